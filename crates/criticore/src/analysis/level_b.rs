@@ -1,0 +1,28 @@
+//! Level B: per-core rate-monotonic scheduling of Level-A and -B tasks with
+//! Level-B PETs (mc2-hardware-management §2). Periods on a core are harmonic, so
+//! RM is schedulable exactly when U_A^B(p) + U_B^B(p) ≤ 1 (Liu & Layland's bound
+//! for harmonic task sets; notes/mc2-analysis-reference.md).
+
+use super::level_a::CoreTest;
+use super::utilization::fits_one_core;
+use super::{Charged, Provisioning};
+use crate::model::{Level, TaskSystem};
+
+/// Level-A and -B tasks of `core` charged with their Level-B PETs.
+pub fn charged(system: &TaskSystem, core: usize, prov: Provisioning) -> Option<Vec<Charged>> {
+    system
+        .on_core(core, Level::A)
+        .chain(system.on_core(core, Level::B))
+        .map(|i| {
+            let t = &system.tasks[i];
+            prov.pet_ns(t, Level::B).map(|pet_ns| Charged { task: i, pet_ns, period_ns: t.period_ns })
+        })
+        .collect()
+}
+
+/// Level-B test of one core.
+pub fn test(system: &TaskSystem, core: usize, prov: Provisioning) -> Option<CoreTest> {
+    let items = charged(system, core, prov)?;
+    let (utilization, schedulable) = fits_one_core(&items);
+    Some(CoreTest { core, tasks: items.iter().map(|c| c.task).collect(), utilization, schedulable })
+}

@@ -1,0 +1,192 @@
+//! Level C: global EDF on the capacity that Levels A and B leave on each core,
+//! with Level-C PETs for every task (mc2-hardware-management §2).
+//!
+//! Supply model: core p runs its Level-A/B tasks (Level-C PETs) and gives
+//! Level C at least û_p·Δ − σ_p time in any interval of length Δ, with
+//! û_p = 1 − U_A^C(p) − U_B^C(p) and σ_p = Σ 2·eᵢ·(1 − uᵢ) over those tasks (a
+//! periodic task's work in any window of length Δ is at most uᵢ·Δ + 2eᵢ(1 − uᵢ)).
+//!
+//! Bounded-tardiness condition (restricted-supply form of Leontyev & Anderson,
+//! RTS 2010, as used for MC²; notes/mc2-analysis-reference.md):
+//!   Σ_p û_p ≥ U_C   and   Σ_p û_p > (m−1)·u_max + U_L(m−1).
+//! Tardiness bound (docs/analysis.md derives it): task i's tardiness is at most
+//!   x + eᵢ,  x = (E_L(m−1) + Σ_p σ_p) / (Σ_p û_p − (m−1)·u_max − U_L(m−1)),
+//! E_L(m−1) the sum of the m−1 largest Level-C PETs.
+
+use super::{Charged, Provisioning, UTILIZATION_EPS};
+use crate::model::{Level, TaskSystem};
+
+/// What core `core` supplies to Level C.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CoreSupply {
+    pub core: usize,
+    /// û_p: long-run share of the core left to Level C (clamped at 0).
+    pub capacity: f64,
+    /// σ_p: maximum supply delay in nanoseconds.
+    pub supply_delay_ns: f64,
+}
+
+/// Supply of one core given its Level-A/B tasks charged at Level-C PETs.
+pub fn core_supply(core: usize, higher: &[Charged]) -> CoreSupply {
+    let used: f64 = higher.iter().map(Charged::utilization).sum();
+    if used >= 1.0 {
+        return CoreSupply { core, capacity: 0.0, supply_delay_ns: 0.0 };
+    }
+    let supply_delay_ns = higher.iter().map(|c| 2.0 * c.pet_ns as f64 * (1.0 - c.utilization())).sum();
+    CoreSupply { core, capacity: 1.0 - used, supply_delay_ns }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LevelCTest {
+    pub tasks: Vec<usize>,
+    pub per_core: Vec<CoreSupply>,
+    /// U_C: total utilization of the Level-C tasks.
+    pub total_utilization: f64,
+    /// Σ_p û_p.
+    pub supply: f64,
+    /// u_max.
+    pub max_task_utilization: f64,
+    /// U_L(m−1).
+    pub largest_utilization_sum: f64,
+    /// E_L(m−1) in nanoseconds.
+    pub largest_pet_sum_ns: u64,
+    /// Σ_p û_p ≥ U_C.
+    pub capacity_condition: bool,
+    /// Σ_p û_p > (m−1)·u_max + U_L(m−1).
+    pub tardiness_condition: bool,
+    /// x in nanoseconds when both conditions hold.
+    pub x_ns: Option<f64>,
+    /// Tardiness bound x + eᵢ per task of `tasks`, rounded up to whole ns.
+    pub tardiness_bounds_ns: Vec<Option<u64>>,
+}
+
+impl LevelCTest {
+    pub fn schedulable(&self) -> bool {
+        self.capacity_condition && self.tardiness_condition
+    }
+}
+
+/// Sum of the k largest values.
+fn largest_sum<T: Copy + PartialOrd + std::iter::Sum<T>>(values: &mut [T], k: usize) -> T {
+    let k = k.min(values.len());
+    values.sort_unstable_by(|a, b| b.partial_cmp(a).unwrap_or(std::cmp::Ordering::Equal));
+    values[..k].iter().copied().sum()
+}
+
+/// The restricted-supply G-EDF test over `m` cores, pure in its inputs.
+pub fn restricted_supply_gedf(per_core: Vec<CoreSupply>, tasks: &[Charged]) -> LevelCTest {
+    let m = per_core.len();
+    let supply: f64 = per_core.iter().map(|s| s.capacity).sum();
+    let total_delay_ns: f64 = per_core.iter().map(|s| s.supply_delay_ns).sum();
+    let mut utils: Vec<f64> = tasks.iter().map(Charged::utilization).collect();
+    let total_utilization: f64 = utils.iter().sum();
+    let max_task_utilization = utils.iter().copied().fold(0.0, f64::max);
+    let largest_utilization_sum = largest_sum(&mut utils, m.saturating_sub(1));
+    let mut pets: Vec<u64> = tasks.iter().map(|c| c.pet_ns).collect();
+    let largest_pet_sum_ns = largest_sum(&mut pets, m.saturating_sub(1));
+    let capacity_condition = supply >= total_utilization - UTILIZATION_EPS;
+    let slack = supply - (m.saturating_sub(1) as f64) * max_task_utilization - largest_utilization_sum;
+    let tardiness_condition = tasks.is_empty() || slack > UTILIZATION_EPS;
+    let x_ns = (capacity_condition && tardiness_condition && !tasks.is_empty())
+        .then(|| (largest_pet_sum_ns as f64 + total_delay_ns) / slack);
+    let tardiness_bounds_ns = tasks
+        .iter()
+        .map(|c| x_ns.map(|x| (x + c.pet_ns as f64).ceil() as u64))
+        .collect();
+    LevelCTest {
+        tasks: tasks.iter().map(|c| c.task).collect(),
+        per_core,
+        total_utilization,
+        supply,
+        max_task_utilization,
+        largest_utilization_sum,
+        largest_pet_sum_ns,
+        capacity_condition,
+        tardiness_condition,
+        x_ns,
+        tardiness_bounds_ns,
+    }
+}
+
+/// Level-C test of a task system under a provisioning; None if a PET is missing.
+pub fn test(system: &TaskSystem, prov: Provisioning) -> Option<LevelCTest> {
+    let charge = |i: usize| {
+        let t = &system.tasks[i];
+        prov.pet_ns(t, Level::C).map(|pet_ns| Charged { task: i, pet_ns, period_ns: t.period_ns })
+    };
+    let per_core = (0..system.platform.cores)
+        .map(|p| {
+            let higher: Option<Vec<Charged>> =
+                system.on_core(p, Level::A).chain(system.on_core(p, Level::B)).map(charge).collect();
+            higher.map(|h| core_supply(p, &h))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let tasks: Vec<Charged> = system.at_level(Level::C).map(charge).collect::<Option<_>>()?;
+    Some(restricted_supply_gedf(per_core, &tasks))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    fn c(task: usize, pet_ms: u64, period_ms: u64) -> Charged {
+        Charged { task, pet_ns: pet_ms * MS, period_ns: period_ms * MS }
+    }
+
+    fn full(m: usize) -> Vec<CoreSupply> {
+        (0..m).map(|core| CoreSupply { core, capacity: 1.0, supply_delay_ns: 0.0 }).collect()
+    }
+
+    #[test]
+    fn supply_of_a_core_is_worked_out_by_hand() {
+        // A/B tasks: 10/100 and 20/200 → û = 0.8, σ = 2·10·0.9 + 2·20·0.9 = 54 ms.
+        let s = core_supply(0, &[c(0, 10, 100), c(1, 20, 200)]);
+        assert!((s.capacity - 0.8).abs() < 1e-12);
+        assert!((s.supply_delay_ns - 54.0 * MS as f64).abs() < 1e-3);
+        let empty = core_supply(1, &[]);
+        assert_eq!((empty.capacity, empty.supply_delay_ns), (1.0, 0.0));
+    }
+
+    #[test]
+    fn tardiness_bound_is_worked_out_by_hand() {
+        // 2 full cores; tasks 5/10 and 3/10 (u = 0.5, 0.3).
+        // slack = 2 − 1·0.5 − 0.5 = 1.0; E_L(1) = 5 ms; σ = 0 → x = 5 ms.
+        let t = restricted_supply_gedf(full(2), &[c(0, 5, 10), c(1, 3, 10)]);
+        assert!(t.schedulable());
+        assert!((t.x_ns.unwrap() - 5.0 * MS as f64).abs() < 1e-6);
+        assert_eq!(t.tardiness_bounds_ns, vec![Some(10 * MS), Some(8 * MS)]);
+    }
+
+    #[test]
+    fn capacity_condition_holds_at_equality_and_fails_just_above() {
+        // One core with û = 0.5 (A/B: 50/100) and no delay; Level-C demand 0.5 then 0.5 + 1 ns/100 ms.
+        let per_core = vec![core_supply(0, &[c(9, 50, 100)])];
+        let at = restricted_supply_gedf(per_core.clone(), &[c(0, 50, 100)]);
+        assert!(at.capacity_condition && at.tardiness_condition, "{at:?}");
+        let above = restricted_supply_gedf(per_core, &[Charged { task: 0, pet_ns: 50 * MS + 1, period_ns: 100 * MS }]);
+        assert!(!above.capacity_condition);
+        assert!(above.tardiness_bounds_ns.iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn tardiness_condition_is_strict() {
+        // 2 full cores, three tasks of u = 0.5: U_C = 1.5 ≤ 2 but
+        // (m−1)·u_max + U_L(1) = 0.5 + 0.5 = 1.0 < 2 → holds.
+        let ok = restricted_supply_gedf(full(2), &[c(0, 5, 10), c(1, 5, 10), c(2, 5, 10)]);
+        assert!(ok.schedulable());
+        // Two tasks of u = 1.0 on 2 cores: U_C = 2 = supply, but 1·1 + 1 = 2 is not < 2.
+        let tight = restricted_supply_gedf(full(2), &[c(0, 10, 10), c(1, 10, 10)]);
+        assert!(tight.capacity_condition);
+        assert!(!tight.tardiness_condition);
+        assert!(!tight.schedulable());
+    }
+
+    #[test]
+    fn no_level_c_tasks_is_trivially_schedulable() {
+        let t = restricted_supply_gedf(full(4), &[]);
+        assert!(t.schedulable());
+        assert_eq!(t.x_ns, None);
+    }
+}

@@ -1,0 +1,49 @@
+//! Exact uniprocessor utilization test, Σ eᵢ/Tᵢ ≤ 1, done in integers over the
+//! hyperperiod H: Σ eᵢ·(H/Tᵢ) ≤ H. Level-A/B periods on a core are harmonic
+//! (validated), so H is the largest period and no rounding can flip a verdict
+//! at the boundary.
+
+use super::{Charged, UTILIZATION_EPS};
+use crate::model::validate::lcm;
+
+/// Utilization of a set of charged tasks and whether it is at most 1.
+pub fn fits_one_core(items: &[Charged]) -> (f64, bool) {
+    let utilization: f64 = items.iter().map(Charged::utilization).sum();
+    let hyper = items.iter().map(|c| c.period_ns).fold(1u64, lcm);
+    let exact = (hyper != u64::MAX).then(|| {
+        items.iter().try_fold(0u128, |acc, c| {
+            acc.checked_add(c.pet_ns as u128 * (hyper / c.period_ns) as u128)
+        })
+    });
+    let fits = match exact.flatten() {
+        Some(demand) => demand <= hyper as u128,
+        // Only reachable for non-harmonic periods with an enormous lcm.
+        None => utilization <= 1.0 + UTILIZATION_EPS,
+    };
+    (utilization, fits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(pet_ns: u64, period_ns: u64) -> Charged {
+        Charged { task: 0, pet_ns, period_ns }
+    }
+
+    #[test]
+    fn exactly_full_core_fits_and_one_ns_more_does_not() {
+        // 1/3 + 1/3 + 1/3 is not exactly 1.0 in floating point; in integers it is.
+        let full = [c(1, 3), c(1, 3), c(1, 3)];
+        assert!(fits_one_core(&full).1);
+        let full = [c(50_000_000, 100_000_000), c(100_000_000, 200_000_000)];
+        assert!(fits_one_core(&full).1);
+        let over = [c(50_000_001, 100_000_000), c(100_000_000, 200_000_000)];
+        assert!(!fits_one_core(&over).1);
+    }
+
+    #[test]
+    fn empty_core_fits_with_zero_utilization() {
+        assert_eq!(fits_one_core(&[]), (0.0, true));
+    }
+}

@@ -1,0 +1,10 @@
+//! criticore engine: the task-system model, MC² schedulability analysis, and
+//! (in later modules) the optimizer and simulator. Pure: no printing, no files.
+
+pub mod analysis;
+pub mod error;
+pub mod generate;
+pub mod model;
+
+pub use error::InputError;
+pub use model::{parse_task_system, Format, TaskSystem};

@@ -1,0 +1,480 @@
+//! Reading a task-system file (TOML or JSON, one schema; see docs/format.md).
+//!
+//! Both formats are first turned into one generic value tree, then walked by
+//! hand so that every error names the exact field path (`task[3].pet.B`) and a
+//! reason. Cross-task rules (harmonic periods, unique names, …) live in
+//! [`super::validate`].
+
+use super::units::{parse_bandwidth_bytes_per_s, parse_duration_ns, parse_size_bytes};
+use super::*;
+use crate::error::{FieldError, FieldResult, InputError};
+use serde_json::{Map, Value};
+
+/// File format of a task system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Toml,
+    Json,
+}
+
+impl Format {
+    /// `.json` files are JSON; everything else is read as TOML.
+    pub fn from_path(path: &str) -> Format {
+        if path.to_ascii_lowercase().ends_with(".json") {
+            Format::Json
+        } else {
+            Format::Toml
+        }
+    }
+}
+
+/// Parse and validate a task system. `file` is only used in error messages.
+pub fn parse_task_system(text: &str, format: Format, file: &str) -> Result<TaskSystem, InputError> {
+    let root = to_value(text, format).map_err(|e| e.in_file(file))?;
+    let system = walk_root(&root).map_err(|e| e.in_file(file))?;
+    validate::validate(&system).map_err(|e| e.in_file(file))?;
+    Ok(system)
+}
+
+/// Parse raw bytes (checks UTF-8 first).
+pub fn parse_task_system_bytes(bytes: &[u8], format: Format, file: &str) -> Result<TaskSystem, InputError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        FieldError::new("(file)", format!("not valid UTF-8 text (byte {})", e.valid_up_to())).in_file(file)
+    })?;
+    parse_task_system(text, format, file)
+}
+
+fn to_value(text: &str, format: Format) -> FieldResult<Value> {
+    match format {
+        Format::Json => serde_json::from_str::<Value>(text).map_err(|e| {
+            FieldError::new(format!("line {} column {}", e.line(), e.column()), format!("invalid JSON: {e}"))
+        }),
+        Format::Toml => {
+            let table = text.parse::<toml::Table>().map_err(|e| {
+                let (line, column) = e
+                    .span()
+                    .map(|s| line_column(text, s.start))
+                    .unwrap_or((1, 1));
+                FieldError::new(
+                    format!("line {line} column {column}"),
+                    format!("invalid TOML: {}", e.message().trim()),
+                )
+            })?;
+            Ok(toml_to_json(toml::Value::Table(table)))
+        }
+    }
+}
+
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text.as_bytes()[..offset.min(text.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+    (line, column)
+}
+
+fn toml_to_json(value: toml::Value) -> Value {
+    match value {
+        toml::Value::String(s) => Value::String(s),
+        toml::Value::Integer(i) => Value::from(i),
+        toml::Value::Float(f) => serde_json::Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null),
+        toml::Value::Boolean(b) => Value::Bool(b),
+        toml::Value::Datetime(d) => Value::String(d.to_string()),
+        toml::Value::Array(a) => Value::Array(a.into_iter().map(toml_to_json).collect()),
+        toml::Value::Table(t) => Value::Object(t.into_iter().map(|(k, v)| (k, toml_to_json(v))).collect()),
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "a table",
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// A table being read, with its path for error messages.
+struct Obj<'a> {
+    map: &'a Map<String, Value>,
+    path: String,
+}
+
+impl<'a> Obj<'a> {
+    fn new(value: &'a Value, path: String) -> FieldResult<Self> {
+        match value {
+            Value::Object(map) => Ok(Obj { map, path }),
+            other => Err(FieldError::new(path, format!("expected a table, got {}", type_name(other)))),
+        }
+    }
+
+    fn field(&self, key: &str) -> String {
+        join(&self.path, key)
+    }
+
+    fn only(&self, allowed: &[&str]) -> FieldResult<()> {
+        for key in self.map.keys() {
+            if !allowed.contains(&key.as_str()) {
+                return Err(FieldError::new(
+                    self.field(key),
+                    format!("unknown field (expected one of: {})", allowed.join(", ")),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn opt(&self, key: &str) -> Option<&'a Value> {
+        self.map.get(key)
+    }
+
+    fn req(&self, key: &str) -> FieldResult<&'a Value> {
+        self.opt(key).ok_or_else(|| FieldError::new(self.field(key), "missing required field"))
+    }
+
+    fn table(&self, key: &str) -> FieldResult<Option<Obj<'a>>> {
+        self.opt(key).map(|v| Obj::new(v, self.field(key))).transpose()
+    }
+}
+
+fn as_str<'v>(v: &'v Value, field: &str) -> FieldResult<&'v str> {
+    v.as_str().ok_or_else(|| FieldError::new(field, format!("expected a string, got {}", type_name(v))))
+}
+
+fn as_count(v: &Value, field: &str, min: u64, max: u64) -> FieldResult<u64> {
+    let n = match v {
+        Value::Number(n) => n.as_i64().ok_or_else(|| FieldError::new(field, format!("expected an integer, got {n}")))?,
+        other => return Err(FieldError::new(field, format!("expected an integer, got {}", type_name(other)))),
+    };
+    if n < min as i64 || n as u64 > max {
+        return Err(FieldError::new(field, format!("must be between {min} and {max}, got {n}")));
+    }
+    Ok(n as u64)
+}
+
+fn as_number(v: &Value, field: &str) -> FieldResult<f64> {
+    v.as_f64().ok_or_else(|| FieldError::new(field, format!("expected a number, got {}", type_name(v))))
+}
+
+fn as_duration_positive(v: &Value, field: &str) -> FieldResult<u64> {
+    let text = as_str(v, field)
+        .map_err(|_| FieldError::new(field, format!("expected a duration string with a unit (e.g. \"100ms\"), got {}", type_name(v))))?;
+    let ns = parse_duration_ns(text).map_err(|r| FieldError::new(field, r))?;
+    if ns == 0 {
+        return Err(FieldError::new(field, format!("must be positive, got \"{text}\"")));
+    }
+    Ok(ns)
+}
+
+fn as_size(v: &Value, field: &str) -> FieldResult<u64> {
+    let text = as_str(v, field)
+        .map_err(|_| FieldError::new(field, format!("expected a size string with a unit (e.g. \"256KiB\"), got {}", type_name(v))))?;
+    parse_size_bytes(text).map_err(|r| FieldError::new(field, r))
+}
+
+fn as_positive_size(v: &Value, field: &str) -> FieldResult<u64> {
+    let bytes = as_size(v, field)?;
+    if bytes == 0 {
+        return Err(FieldError::new(field, "must be positive"));
+    }
+    Ok(bytes)
+}
+
+/// Bandwidth fields are read by later modules (DMA devices, loads); parsed here for one schema.
+#[allow(dead_code)]
+fn as_bandwidth(v: &Value, field: &str) -> FieldResult<u64> {
+    let text = as_str(v, field)?;
+    parse_bandwidth_bytes_per_s(text).map_err(|r| FieldError::new(field, r))
+}
+
+fn walk_root(root: &Value) -> FieldResult<TaskSystem> {
+    let obj = Obj::new(root, String::new())?;
+    obj.only(&["platform", "task", "allocation"])?;
+    let platform = walk_platform(&Obj::new(obj.req("platform")?, "platform".into())?)?;
+    let tasks = match obj.opt("task") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| walk_task(&Obj::new(item, format!("task[{i}]"))?, &platform))
+            .collect::<FieldResult<Vec<_>>>()?,
+        Some(other) => {
+            return Err(FieldError::new(
+                "task",
+                format!("expected an array of tables ([[task]]), got {}", type_name(other)),
+            ))
+        }
+    };
+    let allocation = obj
+        .table("allocation")?
+        .map(|a| walk_allocation(&a, &platform))
+        .transpose()?;
+    Ok(TaskSystem { platform, tasks, allocation })
+}
+
+fn walk_platform(obj: &Obj) -> FieldResult<Platform> {
+    obj.only(&["cores", "llc", "dram", "bus"])?;
+    let cores = as_count(obj.req("cores")?, &obj.field("cores"), 1, 1024)? as usize;
+    let mut llc = Llc::default();
+    if let Some(t) = obj.table("llc")? {
+        t.only(&["size", "ways", "colors", "line"])?;
+        if let Some(v) = t.opt("size") {
+            llc.size_bytes = as_positive_size(v, &t.field("size"))?;
+        }
+        if let Some(v) = t.opt("ways") {
+            llc.ways = as_count(v, &t.field("ways"), 1, 64)? as u32;
+        }
+        if let Some(v) = t.opt("colors") {
+            llc.colors = as_count(v, &t.field("colors"), 1, 4096)? as u32;
+        }
+        if let Some(v) = t.opt("line") {
+            llc.line_bytes = as_positive_size(v, &t.field("line"))?;
+        }
+        if llc.size_bytes % (llc.ways as u64 * llc.line_bytes) != 0 {
+            return Err(FieldError::new(
+                t.field("size"),
+                format!("{} bytes is not a whole number of {} ways × {}-byte lines", llc.size_bytes, llc.ways, llc.line_bytes),
+            ));
+        }
+    }
+    let mut dram = Dram::default();
+    if let Some(t) = obj.table("dram")? {
+        t.only(&["banks", "bank_size"])?;
+        if let Some(v) = t.opt("banks") {
+            dram.banks = as_count(v, &t.field("banks"), 1, 1024)? as u32;
+        }
+        if let Some(v) = t.opt("bank_size") {
+            dram.bank_size_bytes = as_positive_size(v, &t.field("bank_size"))?;
+        }
+    }
+    let mut bus_arbiter = Arbiter::RoundRobin;
+    if let Some(t) = obj.table("bus")? {
+        t.only(&["arbiter"])?;
+        if let Some(v) = t.opt("arbiter") {
+            let field = t.field("arbiter");
+            let name = as_str(v, &field)?;
+            bus_arbiter = Arbiter::NAMES
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, a)| *a)
+                .ok_or_else(|| {
+                    let names: Vec<_> = Arbiter::NAMES.iter().map(|(n, _)| *n).collect();
+                    FieldError::new(field, format!("unknown arbiter \"{name}\" (expected one of: {})", names.join(", ")))
+                })?;
+        }
+    }
+    Ok(Platform { cores, llc, dram, bus_arbiter })
+}
+
+fn walk_level(v: &Value, field: &str) -> FieldResult<Level> {
+    let text = as_str(v, field)?;
+    Level::parse(text)
+        .ok_or_else(|| FieldError::new(field, format!("unknown level \"{text}\" (expected A, B, C or D)")))
+}
+
+fn walk_pets(obj: &Obj) -> FieldResult<LevelPets> {
+    let mut pets = LevelPets::default();
+    for (key, v) in obj.map {
+        let field = obj.field(key);
+        let level = Level::parse(key)
+            .ok_or_else(|| FieldError::new(&field, format!("unknown level \"{key}\" (expected A, B, C or D)")))?;
+        pets.set(level, as_duration_positive(v, &field)?);
+    }
+    // Vestal's MC model: more critical levels get more pessimistic PETs (mc2-hardware-management §2).
+    let given: Vec<(Level, u64)> = Level::ALL.iter().filter_map(|&l| pets.get(l).map(|p| (l, p))).collect();
+    for pair in given.windows(2) {
+        let ((hi, hi_pet), (lo, lo_pet)) = (pair[0], pair[1]);
+        if hi_pet < lo_pet {
+            return Err(FieldError::new(
+                &obj.path,
+                format!(
+                    "PETs must not decrease from level {lo} to level {hi} ({lo} = {}, {hi} = {})",
+                    units::format_duration_ns(lo_pet),
+                    units::format_duration_ns(hi_pet)
+                ),
+            ));
+        }
+    }
+    Ok(pets)
+}
+
+/// Levels whose PET a task of `level` must have: its own and every lower analyzed level.
+fn required_pet_levels(level: Level) -> &'static [Level] {
+    match level {
+        Level::A => &[Level::A, Level::B, Level::C],
+        Level::B => &[Level::B, Level::C],
+        Level::C => &[Level::C],
+        Level::D => &[Level::D],
+    }
+}
+
+fn walk_task(obj: &Obj, platform: &Platform) -> FieldResult<Task> {
+    obj.only(&["name", "level", "core", "period", "deadline", "pet", "pet_unmanaged", "memory"])?;
+    let name = as_str(obj.req("name")?, &obj.field("name"))?.to_string();
+    if name.trim().is_empty() {
+        return Err(FieldError::new(obj.field("name"), "must not be empty"));
+    }
+    let level = walk_level(obj.req("level")?, &obj.field("level"))?;
+    let core = match obj.opt("core") {
+        None => None,
+        Some(v) => {
+            let field = obj.field("core");
+            let n = as_count(v, &field, 0, u32::MAX as u64)?;
+            if n as usize >= platform.cores {
+                return Err(FieldError::new(
+                    field,
+                    format!("core {n} is out of range (the platform has {} cores: 0–{})", platform.cores, platform.cores - 1),
+                ));
+            }
+            Some(n as usize)
+        }
+    };
+    if level.is_partitioned() && core.is_none() {
+        return Err(FieldError::new(
+            obj.field("core"),
+            format!("a Level-{level} task is partitioned and needs a core (mc2-hardware-management §2)"),
+        ));
+    }
+    if level == Level::C && core.is_some() {
+        return Err(FieldError::new(obj.field("core"), "Level-C tasks are scheduled globally (G-EDF) and take no core"));
+    }
+    let period_ns = as_duration_positive(obj.req("period")?, &obj.field("period"))?;
+    let deadline_ns = match obj.opt("deadline") {
+        None => period_ns,
+        Some(v) => {
+            let field = obj.field("deadline");
+            let d = as_duration_positive(v, &field)?;
+            if level != Level::D && d != period_ns {
+                return Err(FieldError::new(
+                    field,
+                    format!("Level-{level} tasks have implicit deadlines (deadline = period) in MC² (mc2-hardware-management §2)"),
+                ));
+            }
+            d
+        }
+    };
+    let pet_obj = Obj::new(obj.req("pet")?, obj.field("pet"))?;
+    let pet_ns = walk_pets(&pet_obj)?;
+    let unmanaged_obj = obj.table("pet_unmanaged")?;
+    let pet_unmanaged_ns = unmanaged_obj.as_ref().map(walk_pets).transpose()?;
+    for (pets, path) in std::iter::once((&pet_ns, &pet_obj.path))
+        .chain(pet_unmanaged_ns.as_ref().zip(unmanaged_obj.as_ref().map(|o| &o.path)))
+    {
+        for &needed in required_pet_levels(level) {
+            if pets.get(needed).is_none() {
+                return Err(FieldError::new(
+                    join(path, &needed.to_string()),
+                    format!("missing: a Level-{level} task needs a PET at level {needed}"),
+                ));
+            }
+        }
+    }
+    let memory = obj.table("memory")?.map(|m| walk_memory(&m)).transpose()?;
+    Ok(Task { name, level, core, period_ns, deadline_ns, pet_ns, pet_unmanaged_ns, memory })
+}
+
+fn walk_memory(obj: &Obj) -> FieldResult<MemoryProfile> {
+    obj.only(&["wss", "accesses_per_ms", "read_fraction"])?;
+    let wss_bytes = as_size(obj.req("wss")?, &obj.field("wss"))?;
+    let field = obj.field("accesses_per_ms");
+    let accesses_per_ms = as_number(obj.req("accesses_per_ms")?, &field)?;
+    if !(accesses_per_ms >= 0.0 && accesses_per_ms.is_finite()) {
+        return Err(FieldError::new(field, format!("must be a non-negative number, got {accesses_per_ms}")));
+    }
+    let read_fraction = match obj.opt("read_fraction") {
+        None => 1.0,
+        Some(v) => {
+            let field = obj.field("read_fraction");
+            let r = as_number(v, &field)?;
+            if !(0.0..=1.0).contains(&r) {
+                return Err(FieldError::new(field, format!("must be between 0 and 1, got {r}")));
+            }
+            r
+        }
+    };
+    Ok(MemoryProfile { wss_bytes, accesses_per_ms, read_fraction })
+}
+
+fn walk_partition(key: &str, field: &str, platform: &Platform) -> FieldResult<Partition> {
+    match key {
+        "levelC" => Ok(Partition::LevelC),
+        "os" => Ok(Partition::Os),
+        _ => {
+            let core = key
+                .strip_prefix("core")
+                .and_then(|n| n.parse::<usize>().ok())
+                .ok_or_else(|| FieldError::new(field, "unknown partition (expected core<N>, levelC or os)"))?;
+            if core >= platform.cores {
+                return Err(FieldError::new(
+                    field,
+                    format!("core {core} is out of range (the platform has {} cores)", platform.cores),
+                ));
+            }
+            Ok(Partition::Core(core))
+        }
+    }
+}
+
+fn walk_index_list(v: &Value, field: &str, limit: u32, what: &str) -> FieldResult<Vec<u32>> {
+    let items = v
+        .as_array()
+        .ok_or_else(|| FieldError::new(field, format!("expected an array of {what} indices, got {}", type_name(v))))?;
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let item_field = format!("{field}[{i}]");
+        let n = as_count(item, &item_field, 0, u32::MAX as u64)? as u32;
+        if n >= limit {
+            return Err(FieldError::new(item_field, format!("{what} {n} is out of range (the platform has {limit})")));
+        }
+        if out.contains(&n) {
+            return Err(FieldError::new(item_field, format!("{what} {n} is listed twice")));
+        }
+        out.push(n);
+    }
+    Ok(out)
+}
+
+fn walk_allocation(obj: &Obj, platform: &Platform) -> FieldResult<Allocation> {
+    obj.only(&["llc_ways", "llc_colors", "banks"])?;
+    let mut allocation = Allocation::default();
+    if let Some(t) = obj.table("llc_ways")? {
+        let mut total = 0u64;
+        for (key, v) in t.map {
+            let field = t.field(key);
+            let partition = walk_partition(key, &field, platform)?;
+            let ways = as_count(v, &field, 0, platform.llc.ways as u64)? as u32;
+            total += ways as u64;
+            allocation.llc_ways.push((partition, ways));
+        }
+        if total > platform.llc.ways as u64 {
+            return Err(FieldError::new(
+                &t.path,
+                format!("{total} ways allocated but the LLC has only {}", platform.llc.ways),
+            ));
+        }
+    }
+    if let Some(t) = obj.table("llc_colors")? {
+        for (key, v) in t.map {
+            let field = t.field(key);
+            let partition = walk_partition(key, &field, platform)?;
+            allocation.llc_colors.push((partition, walk_index_list(v, &field, platform.llc.colors, "colour")?));
+        }
+    }
+    if let Some(t) = obj.table("banks")? {
+        for (key, v) in t.map {
+            let field = t.field(key);
+            let partition = walk_partition(key, &field, platform)?;
+            allocation.banks.push((partition, walk_index_list(v, &field, platform.dram.banks, "bank")?));
+        }
+    }
+    Ok(allocation)
+}
