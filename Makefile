@@ -1,0 +1,43 @@
+# Two commands for a fresh machine: `make run` and `make test` (README).
+# Both create .venv, install what is needed and build the Rust engine.
+
+VENV    := .venv
+PY      := $(VENV)/bin/python
+PIP     := $(VENV)/bin/pip
+STAMP   := $(VENV)/.deps-stamp
+export VIRTUAL_ENV := $(abspath $(VENV))
+export PATH := $(abspath $(VENV))/bin:$(PATH)
+
+.PHONY: run test build install bench clean test-rust test-python
+
+$(PY):
+	python3 -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "pytest>=8" "hypothesis>=6"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+build: install
+	$(VENV)/bin/maturin develop --release --quiet
+
+run: build
+	$(VENV)/bin/criticore analyze examples/mc2-llc-heavy.toml
+	$(VENV)/bin/criticore analyze examples/mc2-llc-light.toml
+
+test-rust:
+	cargo test --workspace --exclude criticore-py --quiet
+
+test-python: build
+	$(PY) -m pytest -q
+
+test: install test-rust test-python
+
+bench: build
+	cargo bench -p criticore --bench analysis
+	$(PY) benches/analysis_reference.py
+
+clean:
+	rm -rf $(VENV) target

@@ -1,0 +1,36 @@
+"""criticore: mixed-criticality real-time systems on multicore hardware.
+
+The engine is Rust (``criticore._core``); this package is the thin Python front:
+file reading, the CLI, rendering and (later) orchestration and plots.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from criticore._core import InputError  # noqa: F401  (re-exported)
+from criticore._core import __version__  # noqa: F401
+from criticore import _core
+
+__all__ = ["InputError", "analyze", "check", "read_input"]
+
+
+def read_input(path: str | Path) -> bytes:
+    """Read a task-system file, turning OS errors into an InputError."""
+    path = Path(path)
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        reason = e.strerror or str(e)
+        raise InputError(f"{path}: (file): cannot read: {reason}", str(path), "(file)", f"cannot read: {reason}") from None
+
+
+def analyze(path: str | Path) -> dict:
+    """MC² schedulability analysis of a task-system file (see docs/analysis.md)."""
+    return json.loads(_core.analyze(read_input(path), str(path)))
+
+
+def check(path: str | Path) -> dict:
+    """Parse and validate a task-system file; returns a short summary."""
+    return json.loads(_core.check(read_input(path), str(path)))

@@ -1,0 +1,87 @@
+"""Rich rendering of engine reports. Only formats values the engine returned."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+MS = 1_000_000
+MAX_SLOTS_SHOWN = 8
+
+
+def _ms(ns: float | None) -> str:
+    return "—" if ns is None else f"{ns / MS:.3f} ms"
+
+
+def _verdict(ok: bool | None) -> Text:
+    if ok is None:
+        return Text("n/a", style="dim")
+    return Text("schedulable", style="bold green") if ok else Text("NOT schedulable", style="bold red")
+
+
+def render_analysis(console: Console, file: str, r: dict) -> None:
+    console.rule(f"[bold]{file}[/] — MC² analysis on {r['cores']} cores")
+    for level, pet in (("A", "Level-A PETs"), ("B", "Level-B PETs")):
+        t = Table(title=f"Level {level} (per core, {pet})", title_justify="left", expand=False)
+        t.add_column("core", justify="right")
+        t.add_column("tasks")
+        t.add_column("utilization", justify="right")
+        t.add_column("verdict")
+        for c in r["levels"][level]["per_core"]:
+            t.add_row(str(c["core"]), ", ".join(c["tasks"]) or "—", f"{c['utilization']:.4f}", _verdict(c["schedulable"]))
+        console.print(t)
+
+    c = r["levels"]["C"]
+    t = Table(title="Level C (global EDF on the capacity A and B leave, Level-C PETs)", title_justify="left")
+    t.add_column("core", justify="right")
+    t.add_column("capacity û", justify="right")
+    t.add_column("supply delay σ", justify="right")
+    for s in c["per_core"]:
+        t.add_row(str(s["core"]), f"{s['capacity']:.4f}", _ms(s["supply_delay_ns"]))
+    console.print(t)
+    m = r["cores"]
+    console.print(
+        f"  U_C = {c['total_utilization']:.4f} ≤ Σû = {c['supply']:.4f}: "
+        f"{'yes' if c['capacity_condition'] else '[red]no[/]'};  "
+        f"Σû > (m−1)·u_max + U_L(m−1) = {(m - 1) * c['max_task_utilization'] + c['largest_utilization_sum']:.4f}: "
+        f"{'yes' if c['tardiness_condition'] else '[red]no[/]'}"
+    )
+    if c["tasks"]:
+        bounds = sorted({b["bound_ns"] for b in c["tardiness_bounds"] if b["bound_ns"] is not None})
+        if bounds:
+            console.print(f"  tardiness bounds: x = {_ms(c['x_ns'])}; per task {_ms(bounds[0])} … {_ms(bounds[-1])}")
+    console.print("  Level C:", _verdict(c["schedulable"]))
+
+    t = Table(title="Configurations (mc2-hardware-management §4.3)", title_justify="left")
+    t.add_column("configuration")
+    t.add_column("total utilization", justify="right")
+    for level in "ABC":
+        t.add_column(level, justify="center")
+    t.add_column("verdict")
+    for cfg in r["configurations"].values():
+        if not cfg["available"]:
+            t.add_row(cfg["label"], "—", "", "", "", Text(f"n/a: {cfg['reason']}", style="dim"))
+            continue
+        lv = cfg["levels"]
+        t.add_row(
+            cfg["label"],
+            f"{cfg['total_utilization']:.4f}",
+            *("✓" if lv[level] else "✗" for level in "ABC"),
+            _verdict(cfg["schedulable"]),
+        )
+    console.print(t)
+
+    for table in r["level_a_tables"]:
+        slots = table["slots"]
+        if slots is None:
+            console.print(f"  Level-A table, core {table['core']}: [red]none (Level A does not fit)[/]")
+        elif slots:
+            shown = ", ".join(
+                f"{s['task']} {s['start_ns'] / MS:g}–{(s['start_ns'] + s['length_ns']) / MS:g}" for s in slots[:MAX_SLOTS_SHOWN]
+            )
+            more = f", … {len(slots) - MAX_SLOTS_SHOWN} more (--json)" if len(slots) > MAX_SLOTS_SHOWN else ""
+            console.print(f"  Level-A table, core {table['core']} (hyperperiod {_ms(table['hyperperiod_ns'])}, ms): {shown}{more}")
+    if r["best_effort"]:
+        console.print(f"  Level D (best effort, not analyzed): {', '.join(r['best_effort'])}")
+    console.print("Overall (configuration (i)):", _verdict(r["schedulable"]))
