@@ -13,8 +13,10 @@ def input_error_line(err: InputError) -> str:
     """The single line shown for a bad input: ``error: FILE: FIELD: REASON``."""
     if len(err.args) == 4:
         _, file, field, reason = err.args
-        return f"error: {file}: {field}: {reason}"
-    return f"error: {err}"
+        line = f"error: {file}: {field}: {reason}"
+    else:
+        line = f"error: {err}"
+    return " ".join(line.split())  # always a single line
 
 
 def fail(err: InputError) -> None:

@@ -13,7 +13,8 @@
 //!   x + eᵢ,  x = (E_L(m−1) + Σ_p σ_p) / (Σ_p û_p − (m−1)·u_max − U_L(m−1)),
 //! E_L(m−1) the sum of the m−1 largest Level-C PETs.
 
-use super::{Charged, Provisioning, UTILIZATION_EPS};
+use super::{utilization, Charged, Provisioning, UTILIZATION_EPS};
+use std::cmp::Ordering;
 use crate::model::{Level, TaskSystem};
 
 /// What core `core` supplies to Level C.
@@ -28,12 +29,12 @@ pub struct CoreSupply {
 
 /// Supply of one core given its Level-A/B tasks charged at Level-C PETs.
 pub fn core_supply(core: usize, higher: &[Charged]) -> CoreSupply {
-    let used: f64 = higher.iter().map(Charged::utilization).sum();
-    if used >= 1.0 {
+    // Decided exactly: 0.7 + 0.2 + 0.1 is a full core even though f64 says 0.999….
+    if utilization::cmp_one(higher) != Ordering::Less {
         return CoreSupply { core, capacity: 0.0, supply_delay_ns: 0.0 };
     }
-    let supply_delay_ns = higher.iter().map(|c| 2.0 * c.pet_ns as f64 * (1.0 - c.utilization())).sum();
-    CoreSupply { core, capacity: 1.0 - used, supply_delay_ns }
+    let supply_delay_ns = higher.iter().map(|c| 2.0 * c.pet_ns as f64 * (1.0 - c.utilization())).fold(0.0, |a, d| a + d);
+    CoreSupply { core, capacity: 1.0 - utilization::total(higher), supply_delay_ns }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -67,19 +68,19 @@ impl LevelCTest {
 }
 
 /// Sum of the k largest values.
-fn largest_sum<T: Copy + PartialOrd + std::iter::Sum<T>>(values: &mut [T], k: usize) -> T {
+fn largest_sum<T: Copy + PartialOrd + Default + std::ops::Add<Output = T>>(values: &mut [T], k: usize) -> T {
     let k = k.min(values.len());
-    values.sort_unstable_by(|a, b| b.partial_cmp(a).unwrap_or(std::cmp::Ordering::Equal));
-    values[..k].iter().copied().sum()
+    values.sort_unstable_by(|a, b| b.partial_cmp(a).unwrap_or(Ordering::Equal));
+    values[..k].iter().fold(T::default(), |a, &v| a + v)
 }
 
 /// The restricted-supply G-EDF test over `m` cores, pure in its inputs.
 pub fn restricted_supply_gedf(per_core: Vec<CoreSupply>, tasks: &[Charged]) -> LevelCTest {
     let m = per_core.len();
-    let supply: f64 = per_core.iter().map(|s| s.capacity).sum();
-    let total_delay_ns: f64 = per_core.iter().map(|s| s.supply_delay_ns).sum();
+    let supply: f64 = per_core.iter().map(|s| s.capacity).fold(0.0, |a, c| a + c);
+    let total_delay_ns: f64 = per_core.iter().map(|s| s.supply_delay_ns).fold(0.0, |a, d| a + d);
     let mut utils: Vec<f64> = tasks.iter().map(Charged::utilization).collect();
-    let total_utilization: f64 = utils.iter().sum();
+    let total_utilization = utilization::total(tasks);
     let max_task_utilization = utils.iter().copied().fold(0.0, f64::max);
     let largest_utilization_sum = largest_sum(&mut utils, m.saturating_sub(1));
     let mut pets: Vec<u64> = tasks.iter().map(|c| c.pet_ns).collect();
@@ -147,6 +148,19 @@ mod tests {
         assert!((s.supply_delay_ns - 54.0 * MS as f64).abs() < 1e-3);
         let empty = core_supply(1, &[]);
         assert_eq!((empty.capacity, empty.supply_delay_ns), (1.0, 0.0));
+        assert!(empty.supply_delay_ns.is_sign_positive());
+    }
+
+    #[test]
+    fn exactly_full_core_supplies_nothing() {
+        // 70 + 20 + 10 ms per 100 ms fill the core exactly (f64 sums to 0.999…).
+        let s = core_supply(0, &[c(0, 70, 100), c(1, 20, 100), c(2, 10, 100)]);
+        assert_eq!((s.capacity, s.supply_delay_ns), (0.0, 0.0));
+        // With one Level-C task 10/100 and a second, empty core (m = 2):
+        // slack = Σû − (m−1)·u_max − U_L(1) = 1 − 0.1 − 0.1 = 0.8,
+        // x = (E_L(1) = 10 ms + Σσ = 0) / 0.8 = 12.5 ms → bound = x + 10 ms = 22.5 ms.
+        let t = restricted_supply_gedf(vec![s, core_supply(1, &[])], &[c(3, 10, 100)]);
+        assert_eq!(t.tardiness_bounds_ns, vec![Some(22_500_000)]);
     }
 
     #[test]

@@ -40,8 +40,7 @@ pub fn total_utilization(system: &TaskSystem, prov: Provisioning) -> Option<f64>
         .tasks
         .iter()
         .filter(|t| t.level != Level::D)
-        .map(|t| prov.pet_ns(t, Level::C).map(|pet| t.utilization(pet)))
-        .sum()
+        .try_fold(0.0, |total, t| prov.pet_ns(t, Level::C).map(|pet| total + t.utilization(pet)))
 }
 
 /// Run every level's test; None when the provisioning needs a PET the file lacks.

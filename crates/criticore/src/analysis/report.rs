@@ -165,7 +165,7 @@ fn global_report(system: &TaskSystem, c: &LevelCTest) -> GlobalLevelReport {
 }
 
 fn missing_pet_reason(system: &TaskSystem, prov: Provisioning) -> String {
-    match system.tasks.iter().position(|t| prov.unmanaged && t.pet_unmanaged_ns.is_none()) {
+    match system.tasks.iter().position(|t| t.level != Level::D && prov.unmanaged && t.pet_unmanaged_ns.is_none()) {
         Some(i) => format!("task[{i}] (\"{}\") has no pet_unmanaged", system.tasks[i].name),
         None => "a PET this configuration needs is missing".to_string(),
     }

@@ -5,22 +5,42 @@
 
 use super::{Charged, UTILIZATION_EPS};
 use crate::model::validate::lcm;
+use std::cmp::Ordering;
+
+/// Sum of utilizations (0.0, not −0.0, when empty).
+pub fn total(items: &[Charged]) -> f64 {
+    items.iter().map(Charged::utilization).fold(0.0, |a, u| a + u)
+}
+
+/// Compare Σ eᵢ/Tᵢ with 1 exactly: demand over the hyperperiod against its length.
+pub fn cmp_one(items: &[Charged]) -> Ordering {
+    let hyper = items.iter().map(|c| c.period_ns).fold(1u64, lcm);
+    let exact = (hyper != u64::MAX)
+        .then(|| {
+            items.iter().try_fold(0u128, |acc, c| {
+                acc.checked_add(c.pet_ns as u128 * (hyper / c.period_ns) as u128)
+            })
+        })
+        .flatten();
+    match exact {
+        Some(demand) => demand.cmp(&(hyper as u128)),
+        // Only reachable for non-harmonic periods with an enormous lcm.
+        None => {
+            let u = total(items);
+            if (u - 1.0).abs() <= UTILIZATION_EPS {
+                Ordering::Equal
+            } else if u < 1.0 {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            }
+        }
+    }
+}
 
 /// Utilization of a set of charged tasks and whether it is at most 1.
 pub fn fits_one_core(items: &[Charged]) -> (f64, bool) {
-    let utilization: f64 = items.iter().map(Charged::utilization).sum();
-    let hyper = items.iter().map(|c| c.period_ns).fold(1u64, lcm);
-    let exact = (hyper != u64::MAX).then(|| {
-        items.iter().try_fold(0u128, |acc, c| {
-            acc.checked_add(c.pet_ns as u128 * (hyper / c.period_ns) as u128)
-        })
-    });
-    let fits = match exact.flatten() {
-        Some(demand) => demand <= hyper as u128,
-        // Only reachable for non-harmonic periods with an enormous lcm.
-        None => utilization <= 1.0 + UTILIZATION_EPS,
-    };
-    (utilization, fits)
+    (total(items), cmp_one(items) != Ordering::Greater)
 }
 
 #[cfg(test)]
@@ -44,6 +64,16 @@ mod tests {
 
     #[test]
     fn empty_core_fits_with_zero_utilization() {
-        assert_eq!(fits_one_core(&[]), (0.0, true));
+        let (u, fits) = fits_one_core(&[]);
+        assert!(fits);
+        assert!(u == 0.0 && u.is_sign_positive());
+    }
+
+    #[test]
+    fn exactly_full_is_equal_even_when_floats_say_otherwise() {
+        // 0.7 + 0.2 + 0.1 sums to 0.9999999999999999 in f64.
+        let items = [c(70, 100), c(20, 100), c(10, 100)];
+        assert!(total(&items) < 1.0);
+        assert_eq!(cmp_one(&items), Ordering::Equal);
     }
 }

@@ -47,7 +47,7 @@ pub fn parse_task_system_bytes(bytes: &[u8], format: Format, file: &str) -> Resu
 fn to_value(text: &str, format: Format) -> FieldResult<Value> {
     match format {
         Format::Json => serde_json::from_str::<Value>(text).map_err(|e| {
-            FieldError::new(format!("line {} column {}", e.line(), e.column()), format!("invalid JSON: {e}"))
+            FieldError::new(format!("line {} column {}", e.line(), e.column()), format!("invalid JSON: {}", one_line(&e.to_string())))
         }),
         Format::Toml => {
             let table = text.parse::<toml::Table>().map_err(|e| {
@@ -57,12 +57,17 @@ fn to_value(text: &str, format: Format) -> FieldResult<Value> {
                     .unwrap_or((1, 1));
                 FieldError::new(
                     format!("line {line} column {column}"),
-                    format!("invalid TOML: {}", e.message().trim()),
+                    format!("invalid TOML: {}", one_line(e.message())),
                 )
             })?;
             Ok(toml_to_json(toml::Value::Table(table)))
         }
     }
+}
+
+/// Error messages from parsers may span lines; the CLI prints one.
+fn one_line(message: &str) -> String {
+    message.split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
 }
 
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
@@ -113,7 +118,10 @@ impl<'a> Obj<'a> {
     fn new(value: &'a Value, path: String) -> FieldResult<Self> {
         match value {
             Value::Object(map) => Ok(Obj { map, path }),
-            other => Err(FieldError::new(path, format!("expected a table, got {}", type_name(other)))),
+            other => {
+                let field = if path.is_empty() { "(top level)".to_string() } else { path };
+                Err(FieldError::new(field, format!("expected a table, got {}", type_name(other))))
+            }
         }
     }
 
