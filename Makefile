@@ -36,7 +36,6 @@ test-python: build
 test: install test-rust test-python
 
 bench: build
-	cargo bench -p criticore --bench analysis
 	$(PY) benches/analysis_reference.py
 
 clean:

@@ -75,7 +75,7 @@ def render_analysis(console: Console, file: str, r: dict) -> None:
     for table in r["level_a_tables"]:
         slots = table["slots"]
         if slots is None:
-            console.print(f"  Level-A table, core {table['core']}: [red]none (Level A does not fit)[/]")
+            console.print(f"  Level-A table, core {table['core']}: [red]none[/] ({table['note']})")
         elif slots:
             shown = ", ".join(
                 f"{s['task']} {s['start_ns'] / MS:g}–{(s['start_ns'] + s['length_ns']) / MS:g}" for s in slots[:MAX_SLOTS_SHOWN]

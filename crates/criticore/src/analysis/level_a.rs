@@ -54,12 +54,33 @@ pub struct CyclicTable {
     pub slots: Vec<Slot>,
 }
 
+/// Largest number of jobs per hyperperiod a table is synthesized for; a core
+/// with periods 1 µs and 100 s would otherwise ask for 10⁸ slots.
+pub const MAX_TABLE_JOBS: u64 = 100_000;
+
+/// Why a core has no table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoTable {
+    /// A PET the provisioning needs is missing.
+    MissingPet,
+    /// Level A does not fit on the core (utilization above 1).
+    Overloaded,
+    /// The hyperperiod holds more than [`MAX_TABLE_JOBS`] jobs.
+    TooLarge { jobs: u64 },
+}
+
 /// Synthesize the cyclic-executive table of one core from charged Level-A tasks.
-/// Returns None if some job would miss its deadline (utilization above 1).
-pub fn synthesize_table(core: usize, items: &[Charged]) -> Option<CyclicTable> {
+pub fn synthesize_table(core: usize, items: &[Charged]) -> Result<CyclicTable, NoTable> {
     let hyperperiod_ns = items.iter().map(|c| c.period_ns).fold(1, lcm);
     if items.is_empty() {
-        return Some(CyclicTable { core, hyperperiod_ns: 0, slots: Vec::new() });
+        return Ok(CyclicTable { core, hyperperiod_ns: 0, slots: Vec::new() });
+    }
+    if !fits_one_core(items).1 {
+        return Err(NoTable::Overloaded);
+    }
+    let jobs = items.iter().fold(0u64, |n, c| n.saturating_add(hyperperiod_ns / c.period_ns));
+    if jobs > MAX_TABLE_JOBS {
+        return Err(NoTable::TooLarge { jobs });
     }
     // Rate-monotonic priority: shorter period first, file order breaks ties.
     let mut order: Vec<&Charged> = items.iter().collect();
@@ -74,7 +95,7 @@ pub fn synthesize_table(core: usize, items: &[Charged]) -> Option<CyclicTable> {
         for k in 0..n {
             if now % order[k].period_ns == 0 {
                 if remaining[k] > 0 {
-                    return None;
+                    return Err(NoTable::Overloaded);
                 }
                 remaining[k] = order[k].pet_ns;
                 job[k] += 1;
@@ -96,14 +117,14 @@ pub fn synthesize_table(core: usize, items: &[Charged]) -> Option<CyclicTable> {
         }
     }
     if remaining.iter().any(|&r| r > 0) {
-        return None;
+        return Err(NoTable::Overloaded);
     }
-    Some(CyclicTable { core, hyperperiod_ns, slots })
+    Ok(CyclicTable { core, hyperperiod_ns, slots })
 }
 
-/// The table of one core under a provisioning (None if a PET is missing or the core is overloaded).
-pub fn table(system: &TaskSystem, core: usize, prov: Provisioning) -> Option<CyclicTable> {
-    synthesize_table(core, &charged(system, core, prov)?)
+/// The table of one core under a provisioning.
+pub fn table(system: &TaskSystem, core: usize, prov: Provisioning) -> Result<CyclicTable, NoTable> {
+    synthesize_table(core, &charged(system, core, prov).ok_or(NoTable::MissingPet)?)
 }
 
 #[cfg(test)]
@@ -140,10 +161,20 @@ mod tests {
 
     #[test]
     fn overloaded_core_has_no_table() {
-        assert!(synthesize_table(0, &[c(0, 5, 10), c(1, 11, 20)]).is_none());
+        assert_eq!(synthesize_table(0, &[c(0, 5, 10), c(1, 11, 20)]), Err(NoTable::Overloaded));
         // One nanosecond over the boundary is enough.
         let over = [Charged { task: 0, pet_ns: 5_000_001, period_ns: 10_000_000 }, c(1, 10, 20)];
-        assert!(synthesize_table(0, &over).is_none());
+        assert_eq!(synthesize_table(0, &over), Err(NoTable::Overloaded));
+    }
+
+    #[test]
+    fn huge_hyperperiod_is_refused_before_any_work() {
+        // 1 µs and 100 s periods: 10⁸ + 1 jobs per hyperperiod.
+        let items = [
+            Charged { task: 0, pet_ns: 500, period_ns: 1_000 },
+            Charged { task: 1, pet_ns: 1, period_ns: 100_000_000_000 },
+        ];
+        assert_eq!(synthesize_table(0, &items), Err(NoTable::TooLarge { jobs: 100_000_001 }));
     }
 
     #[test]

@@ -68,10 +68,10 @@ impl LevelCTest {
 }
 
 /// Sum of the k largest values.
-fn largest_sum<T: Copy + PartialOrd + Default + std::ops::Add<Output = T>>(values: &mut [T], k: usize) -> T {
+fn largest_sum(values: &mut [f64], k: usize) -> f64 {
     let k = k.min(values.len());
-    values.sort_unstable_by(|a, b| b.partial_cmp(a).unwrap_or(Ordering::Equal));
-    values[..k].iter().fold(T::default(), |a, &v| a + v)
+    values.sort_unstable_by(|a, b| b.total_cmp(a));
+    values[..k].iter().fold(0.0, |a, &v| a + v)
 }
 
 /// The restricted-supply G-EDF test over `m` cores, pure in its inputs.
@@ -83,13 +83,14 @@ pub fn restricted_supply_gedf(per_core: Vec<CoreSupply>, tasks: &[Charged]) -> L
     let total_utilization = utilization::total(tasks);
     let max_task_utilization = utils.iter().copied().fold(0.0, f64::max);
     let largest_utilization_sum = largest_sum(&mut utils, m.saturating_sub(1));
-    let mut pets: Vec<u64> = tasks.iter().map(|c| c.pet_ns).collect();
-    let largest_pet_sum_ns = largest_sum(&mut pets, m.saturating_sub(1));
+    // PETs summed in f64 then saturated: E_L can exceed u64 for absurd inputs.
+    let mut pets: Vec<f64> = tasks.iter().map(|c| c.pet_ns as f64).collect();
+    let largest_pet_sum = largest_sum(&mut pets, m.saturating_sub(1));
     let capacity_condition = supply >= total_utilization - UTILIZATION_EPS;
     let slack = supply - (m.saturating_sub(1) as f64) * max_task_utilization - largest_utilization_sum;
     let tardiness_condition = tasks.is_empty() || slack > UTILIZATION_EPS;
     let x_ns = (capacity_condition && tardiness_condition && !tasks.is_empty())
-        .then(|| (largest_pet_sum_ns as f64 + total_delay_ns) / slack);
+        .then(|| (largest_pet_sum + total_delay_ns) / slack);
     let tardiness_bounds_ns = tasks
         .iter()
         .map(|c| x_ns.map(|x| (x + c.pet_ns as f64).ceil() as u64))
@@ -101,7 +102,7 @@ pub fn restricted_supply_gedf(per_core: Vec<CoreSupply>, tasks: &[Charged]) -> L
         supply,
         max_task_utilization,
         largest_utilization_sum,
-        largest_pet_sum_ns,
+        largest_pet_sum_ns: largest_pet_sum as u64,
         capacity_condition,
         tardiness_condition,
         x_ns,

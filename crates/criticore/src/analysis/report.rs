@@ -3,7 +3,7 @@
 //! task names instead of indices. Serialized as the `analyze --json` object
 //! (schema in docs/format.md).
 
-use super::level_a::{self, CoreTest};
+use super::level_a::{self, CoreTest, NoTable};
 use super::level_c::LevelCTest;
 use super::mc2::{self, Mc2Result};
 use super::Provisioning;
@@ -115,8 +115,9 @@ pub struct TableReport {
     pub core: usize,
     /// 0 when the core has no Level-A task.
     pub hyperperiod_ns: u64,
-    /// None when Level A does not fit on the core.
+    /// None when no table could be synthesized (`note` says why).
     pub slots: Option<Vec<SlotReport>>,
+    pub note: Option<String>,
 }
 
 fn names(system: &TaskSystem, indices: &[usize]) -> Vec<String> {
@@ -203,6 +204,15 @@ pub fn report(system: &TaskSystem) -> AnalysisReport {
     let level_a_tables = (0..system.platform.cores)
         .map(|core| {
             let table = level_a::table(system, core, prov);
+            let note = table.as_ref().err().map(|why| match why {
+                NoTable::MissingPet => "a Level-A PET is missing".to_string(),
+                NoTable::Overloaded => "Level A does not fit on this core".to_string(),
+                NoTable::TooLarge { jobs } => format!(
+                    "the Level-A hyperperiod holds {jobs} jobs, more than the {} a table is synthesized for",
+                    level_a::MAX_TABLE_JOBS
+                ),
+            });
+            let table = table.ok();
             TableReport {
                 core,
                 hyperperiod_ns: table.as_ref().map_or(0, |t| t.hyperperiod_ns),
@@ -217,6 +227,7 @@ pub fn report(system: &TaskSystem) -> AnalysisReport {
                         })
                         .collect()
                 }),
+                note,
             }
         })
         .collect();

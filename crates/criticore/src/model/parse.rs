@@ -73,7 +73,9 @@ fn one_line(message: &str) -> String {
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let before = &text.as_bytes()[..offset.min(text.len())];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    // Columns count characters, not bytes.
+    let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
     (line, column)
 }
 
@@ -247,7 +249,8 @@ fn walk_platform(obj: &Obj) -> FieldResult<Platform> {
         if let Some(v) = t.opt("line") {
             llc.line_bytes = as_positive_size(v, &t.field("line"))?;
         }
-        if llc.size_bytes % (llc.ways as u64 * llc.line_bytes) != 0 {
+        let way_line = (llc.ways as u64).checked_mul(llc.line_bytes).filter(|&b| b <= llc.size_bytes);
+        if way_line.is_none_or(|b| llc.size_bytes % b != 0) {
             return Err(FieldError::new(
                 t.field("size"),
                 format!("{} bytes is not a whole number of {} ways × {}-byte lines", llc.size_bytes, llc.ways, llc.line_bytes),
@@ -417,8 +420,10 @@ fn walk_partition(key: &str, field: &str, platform: &Platform) -> FieldResult<Pa
         "levelC" => Ok(Partition::LevelC),
         "os" => Ok(Partition::Os),
         _ => {
+            // Canonical spelling only ("core1", not "core01" or "core+1"), so one core has one key.
             let core = key
                 .strip_prefix("core")
+                .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && (n.len() == 1 || !n.starts_with('0')))
                 .and_then(|n| n.parse::<usize>().ok())
                 .ok_or_else(|| FieldError::new(field, "unknown partition (expected core<N>, levelC or os)"))?;
             if core >= platform.cores {

@@ -1,0 +1,699 @@
+//! One test per input-validation rule of docs/format.md: each feeds a small file
+//! to `parse_task_system` and checks the exact field path, a key phrase of the
+//! reason and the file name the error carries. The last tests check that a
+//! valid file is read field by field as written, in TOML and in JSON.
+
+use criticore::model::{
+    Allocation, Arbiter, Dram, Level, LevelPets, Llc, MemoryProfile, Partition, Platform, Task,
+};
+use criticore::{parse_task_system, Format, InputError, TaskSystem};
+
+const FILE: &str = "sys.toml";
+
+fn parse(text: &str) -> Result<TaskSystem, InputError> {
+    parse_task_system(text, Format::Toml, FILE)
+}
+
+/// Parse `text`, expect an error at exactly `field` whose reason contains `phrase`.
+#[track_caller]
+fn assert_rejected_as(text: &str, format: Format, field: &str, phrase: &str) -> InputError {
+    let err = match parse_task_system(text, format, FILE) {
+        Ok(system) => panic!("expected an error at {field}, but the file parsed: {system:?}"),
+        Err(e) => e,
+    };
+    assert_eq!(err.file, FILE, "{err}");
+    assert_eq!(err.field, field, "wrong field in: {err}");
+    assert!(err.reason.contains(phrase), "reason of {err} should contain {phrase:?}");
+    err
+}
+
+#[track_caller]
+fn assert_rejected(text: &str, field: &str, phrase: &str) -> InputError {
+    assert_rejected_as(text, Format::Toml, field, phrase)
+}
+
+/// A two-core platform followed by `rest`.
+fn two_cores(rest: &str) -> String {
+    format!("[platform]\ncores = 2\n\n{rest}")
+}
+
+/// A valid Level-C task, to put in front of the task under test so that it is task[1].
+const OK_C_TASK: &str = r#"
+[[task]]
+name = "ok"
+level = "C"
+period = "10ms"
+pet = { C = "1ms" }
+"#;
+
+// ---------------------------------------------------------------- missing fields
+
+#[test]
+fn missing_platform_is_rejected_naming_platform() {
+    let text = r#"
+[[task]]
+name = "c"
+level = "C"
+period = "10ms"
+pet = { C = "1ms" }
+"#;
+    assert_rejected(text, "platform", "missing required field");
+    // An empty file lacks it too.
+    assert_rejected("", "platform", "missing required field");
+}
+
+#[test]
+fn missing_core_count_is_rejected_naming_platform_cores() {
+    assert_rejected("[platform]\nllc = { ways = 16 }\n", "platform.cores", "missing required field");
+}
+
+#[test]
+fn missing_task_name_is_rejected_naming_the_task() {
+    let text = two_cores(&format!(
+        "{OK_C_TASK}\n[[task]]\nlevel = \"C\"\nperiod = \"10ms\"\npet = {{ C = \"1ms\" }}\n"
+    ));
+    assert_rejected(&text, "task[1].name", "missing required field");
+}
+
+#[test]
+fn empty_task_name_is_rejected() {
+    let text = two_cores("[[task]]\nname = \"  \"\nlevel = \"C\"\nperiod = \"10ms\"\npet = { C = \"1ms\" }\n");
+    assert_rejected(&text, "task[0].name", "must not be empty");
+}
+
+#[test]
+fn missing_level_is_rejected_naming_the_task() {
+    let text = two_cores("[[task]]\nname = \"x\"\nperiod = \"10ms\"\npet = { C = \"1ms\" }\n");
+    assert_rejected(&text, "task[0].level", "missing required field");
+}
+
+#[test]
+fn missing_period_is_rejected_naming_the_task() {
+    let text = two_cores(&format!("{OK_C_TASK}\n[[task]]\nname = \"x\"\nlevel = \"C\"\npet = {{ C = \"1ms\" }}\n"));
+    assert_rejected(&text, "task[1].period", "missing required field");
+}
+
+#[test]
+fn missing_pet_table_is_rejected_naming_the_task() {
+    let text = two_cores("[[task]]\nname = \"x\"\nlevel = \"B\"\ncore = 1\nperiod = \"10ms\"\n");
+    assert_rejected(&text, "task[0].pet", "missing required field");
+}
+
+// ---------------------------------------------------------------- unknown fields
+
+#[test]
+fn unknown_root_field_is_rejected_naming_it() {
+    // Before [platform], so that the key belongs to the root table.
+    let text = "colour = \"blue\"\n[platform]\ncores = 2\n";
+    assert_rejected(text, "colour", "unknown field");
+}
+
+#[test]
+fn unknown_task_field_is_rejected_naming_task_and_field() {
+    let text = two_cores(&format!(
+        "{OK_C_TASK}\n[[task]]\nname = \"x\"\nlevel = \"C\"\npriority = 3\nperiod = \"10ms\"\npet = {{ C = \"1ms\" }}\n"
+    ));
+    assert_rejected(&text, "task[1].priority", "unknown field");
+}
+
+#[test]
+fn unknown_llc_field_is_rejected_naming_the_nested_path() {
+    let text = "[platform]\ncores = 2\nllc = { size = \"1MiB\", ways = 16, assoc = 4 }\n";
+    assert_rejected(text, "platform.llc.assoc", "unknown field");
+}
+
+// ---------------------------------------------------------------- durations
+
+#[test]
+fn zero_period_is_rejected_as_not_positive() {
+    let text = two_cores("[[task]]\nname = \"x\"\nlevel = \"C\"\nperiod = \"0ms\"\npet = { C = \"1ms\" }\n");
+    assert_rejected(&text, "task[0].period", "must be positive");
+}
+
+#[test]
+fn negative_period_is_rejected_naming_the_field() {
+    let text = two_cores(&format!(
+        "{OK_C_TASK}\n[[task]]\nname = \"x\"\nlevel = \"C\"\nperiod = \"-5ms\"\npet = {{ C = \"1ms\" }}\n"
+    ));
+    assert_rejected(&text, "task[1].period", "must not be negative");
+}
+
+#[test]
+fn zero_pet_is_rejected_naming_the_level_key() {
+    let text = two_cores("[[task]]\nname = \"x\"\nlevel = \"C\"\nperiod = \"10ms\"\npet = { C = \"0ns\" }\n");
+    assert_rejected(&text, "task[0].pet.C", "must be positive");
+}
+
+#[test]
+fn duration_with_unknown_unit_is_rejected() {
+    let text = two_cores("[[task]]\nname = \"x\"\nlevel = \"C\"\nperiod = \"100 parsecs\"\npet = { C = \"1ms\" }\n");
+    let err = assert_rejected(&text, "task[0].period", "expected a duration with a unit");
+    assert!(err.reason.contains("100 parsecs"), "{err}");
+}
+
+#[test]
+fn duration_string_without_unit_is_rejected() {
+    let text = two_cores("[[task]]\nname = \"x\"\nlevel = \"C\"\nperiod = \"100\"\npet = { C = \"1ms\" }\n");
+    assert_rejected(&text, "task[0].period", "expected a duration with a unit");
+}
+
+#[test]
+fn bare_number_duration_is_rejected_as_needing_a_unit() {
+    let text = two_cores("[[task]]\nname = \"x\"\nlevel = \"C\"\nperiod = 100\npet = { C = \"1ms\" }\n");
+    assert_rejected(&text, "task[0].period", "expected a duration string with a unit");
+}
+
+#[test]
+fn fractional_nanoseconds_are_rejected() {
+    let text = two_cores("[[task]]\nname = \"x\"\nlevel = \"C\"\nperiod = \"10ms\"\npet = { C = \"0.5ns\" }\n");
+    assert_rejected(&text, "task[0].pet.C", "not a whole number of nanoseconds");
+}
+
+// ---------------------------------------------------------------- PETs and levels
+
+#[test]
+fn pet_increasing_from_b_to_c_is_rejected_on_the_pet_table() {
+    // C = 3ms > B = 2ms: PETs decrease towards the more critical level B.
+    let text = two_cores(
+        "[[task]]\nname = \"x\"\nlevel = \"B\"\ncore = 0\nperiod = \"10ms\"\npet = { B = \"2ms\", C = \"3ms\" }\n",
+    );
+    let err = assert_rejected(&text, "task[0].pet", "must not decrease");
+    assert!(err.reason.contains("C = 3ms") && err.reason.contains("B = 2ms"), "{err}");
+}
+
+#[test]
+fn pet_increasing_from_a_to_b_is_rejected_even_when_c_is_fine() {
+    // A = 4ms < B = 5ms, B ≥ C.
+    let text = two_cores(
+        "[[task]]\nname = \"x\"\nlevel = \"A\"\ncore = 0\nperiod = \"10ms\"\npet = { A = \"4ms\", B = \"5ms\", C = \"1ms\" }\n",
+    );
+    assert_rejected(&text, "task[0].pet", "must not decrease from level B to level A");
+}
+
+#[test]
+fn decreasing_unmanaged_pets_are_rejected_on_pet_unmanaged() {
+    let text = two_cores(
+        "[[task]]\nname = \"x\"\nlevel = \"C\"\nperiod = \"10ms\"\npet = { C = \"1ms\" }\npet_unmanaged = { B = \"1ms\", C = \"2ms\" }\n",
+    );
+    assert_rejected(&text, "task[0].pet_unmanaged", "must not decrease");
+}
+
+#[test]
+fn equal_pets_at_every_level_are_accepted() {
+    let text = two_cores(
+        "[[task]]\nname = \"x\"\nlevel = \"A\"\ncore = 0\nperiod = \"10ms\"\npet = { A = \"1ms\", B = \"1ms\", C = \"1ms\" }\n",
+    );
+    let system = parse(&text).unwrap();
+    assert_eq!(system.tasks[0].pet_ns, LevelPets([Some(1_000_000), Some(1_000_000), Some(1_000_000), None]));
+}
+
+#[test]
+fn unknown_level_is_rejected_naming_the_level_field() {
+    let text = two_cores("[[task]]\nname = \"x\"\nlevel = \"E\"\nperiod = \"10ms\"\npet = { C = \"1ms\" }\n");
+    assert_rejected(&text, "task[0].level", "unknown level \"E\"");
+}
+
+#[test]
+fn lowercase_level_is_unknown() {
+    let text = two_cores("[[task]]\nname = \"x\"\nlevel = \"c\"\nperiod = \"10ms\"\npet = { C = \"1ms\" }\n");
+    assert_rejected(&text, "task[0].level", "unknown level \"c\"");
+}
+
+#[test]
+fn unknown_pet_level_key_is_rejected_naming_the_key() {
+    let text = two_cores("[[task]]\nname = \"x\"\nlevel = \"C\"\nperiod = \"10ms\"\npet = { C = \"1ms\", X = \"2ms\" }\n");
+    assert_rejected(&text, "task[0].pet.X", "unknown level \"X\"");
+}
+
+#[test]
+fn level_a_task_without_c_pet_is_rejected_naming_the_missing_level() {
+    let text = two_cores(
+        "[[task]]\nname = \"x\"\nlevel = \"A\"\ncore = 0\nperiod = \"10ms\"\npet = { A = \"3ms\", B = \"2ms\" }\n",
+    );
+    assert_rejected(&text, "task[0].pet.C", "a Level-A task needs a PET at level C");
+}
+
+#[test]
+fn level_b_task_without_b_pet_is_rejected() {
+    let text = two_cores("[[task]]\nname = \"x\"\nlevel = \"B\"\ncore = 0\nperiod = \"10ms\"\npet = { C = \"2ms\" }\n");
+    assert_rejected(&text, "task[0].pet.B", "a Level-B task needs a PET at level B");
+}
+
+#[test]
+fn unmanaged_pets_need_the_same_levels() {
+    let text = two_cores(
+        "[[task]]\nname = \"x\"\nlevel = \"B\"\ncore = 0\nperiod = \"10ms\"\npet = { B = \"3ms\", C = \"2ms\" }\npet_unmanaged = { B = \"4ms\" }\n",
+    );
+    assert_rejected(&text, "task[0].pet_unmanaged.C", "needs a PET at level C");
+}
+
+// ---------------------------------------------------------------- cores
+
+#[test]
+fn core_out_of_range_is_rejected() {
+    // Two cores: 0 and 1; core 2 does not exist.
+    let text = two_cores("[[task]]\nname = \"x\"\nlevel = \"B\"\ncore = 2\nperiod = \"10ms\"\npet = { B = \"2ms\", C = \"1ms\" }\n");
+    let err = assert_rejected(&text, "task[0].core", "out of range");
+    assert!(err.reason.contains("0–1"), "{err}");
+}
+
+#[test]
+fn level_a_task_without_core_is_rejected() {
+    let text = two_cores(
+        "[[task]]\nname = \"x\"\nlevel = \"A\"\nperiod = \"10ms\"\npet = { A = \"3ms\", B = \"2ms\", C = \"1ms\" }\n",
+    );
+    assert_rejected(&text, "task[0].core", "needs a core");
+}
+
+#[test]
+fn level_c_task_with_core_is_rejected() {
+    let text = two_cores(&format!(
+        "{OK_C_TASK}\n[[task]]\nname = \"x\"\nlevel = \"C\"\ncore = 0\nperiod = \"10ms\"\npet = {{ C = \"1ms\" }}\n"
+    ));
+    assert_rejected(&text, "task[1].core", "take no core");
+}
+
+#[test]
+fn level_d_task_may_be_pinned_or_not() {
+    let text = two_cores(
+        "[[task]]\nname = \"d0\"\nlevel = \"D\"\ncore = 1\nperiod = \"10ms\"\npet = { D = \"1ms\" }\n\n[[task]]\nname = \"d1\"\nlevel = \"D\"\nperiod = \"10ms\"\npet = { D = \"1ms\" }\n",
+    );
+    let system = parse(&text).unwrap();
+    assert_eq!(system.tasks[0].core, Some(1));
+    assert_eq!(system.tasks[1].core, None);
+}
+
+// ---------------------------------------------------------------- period structure
+
+#[test]
+fn non_harmonic_periods_on_a_core_point_at_the_longer_period() {
+    // Core 0 periods sorted: 10ms (task[0]), 20ms (task[2]), 50ms (task[1]).
+    // 20 | 10? yes. 50 % 20 = 10 ≠ 0 → the pair (20ms, 50ms) fails; the longer is task[1].
+    let text = two_cores(
+        r#"
+[[task]]
+name = "a10"
+level = "A"
+core = 0
+period = "10ms"
+pet = { A = "1ms", B = "1ms", C = "1ms" }
+
+[[task]]
+name = "b50"
+level = "B"
+core = 0
+period = "50ms"
+pet = { B = "1ms", C = "1ms" }
+
+[[task]]
+name = "a20"
+level = "A"
+core = 0
+period = "20ms"
+pet = { A = "1ms", B = "1ms", C = "1ms" }
+"#,
+    );
+    let err = assert_rejected(&text, "task[1].period", "not harmonic");
+    assert!(err.reason.contains("\"a20\"") && err.reason.contains("core 0"), "{err}");
+}
+
+#[test]
+fn non_harmonic_periods_on_different_cores_are_accepted() {
+    // 20ms on core 0 and 30ms on core 1 never share a core.
+    let text = two_cores(
+        "[[task]]\nname = \"a\"\nlevel = \"A\"\ncore = 0\nperiod = \"20ms\"\npet = { A = \"1ms\", B = \"1ms\", C = \"1ms\" }\n\n\
+         [[task]]\nname = \"b\"\nlevel = \"B\"\ncore = 1\nperiod = \"30ms\"\npet = { B = \"1ms\", C = \"1ms\" }\n",
+    );
+    assert!(parse(&text).is_ok());
+}
+
+#[test]
+fn level_b_period_not_multiple_of_level_a_hyperperiod_is_rejected() {
+    // Core 0: Level A 20ms, Level B 10ms. Harmonic (20 % 10 = 0) but the Level-A
+    // hyperperiod is 20ms and 10ms is not a multiple of it.
+    let text = two_cores(
+        "[[task]]\nname = \"a\"\nlevel = \"A\"\ncore = 0\nperiod = \"20ms\"\npet = { A = \"1ms\", B = \"1ms\", C = \"1ms\" }\n\n\
+         [[task]]\nname = \"b\"\nlevel = \"B\"\ncore = 0\nperiod = \"10ms\"\npet = { B = \"1ms\", C = \"1ms\" }\n",
+    );
+    assert_rejected(&text, "task[1].period", "not a multiple of core 0's Level-A hyperperiod 20ms");
+}
+
+#[test]
+fn level_a_deadline_different_from_period_is_rejected() {
+    let text = two_cores(
+        "[[task]]\nname = \"x\"\nlevel = \"A\"\ncore = 0\nperiod = \"10ms\"\ndeadline = \"8ms\"\npet = { A = \"3ms\", B = \"2ms\", C = \"1ms\" }\n",
+    );
+    assert_rejected(&text, "task[0].deadline", "implicit deadlines");
+}
+
+#[test]
+fn level_d_deadline_may_differ_from_period() {
+    let text = two_cores("[[task]]\nname = \"x\"\nlevel = \"D\"\nperiod = \"10ms\"\ndeadline = \"25ms\"\npet = { D = \"1ms\" }\n");
+    let system = parse(&text).unwrap();
+    assert_eq!((system.tasks[0].period_ns, system.tasks[0].deadline_ns), (10_000_000, 25_000_000));
+}
+
+#[test]
+fn duplicate_task_names_are_rejected_at_the_second_one() {
+    let text = two_cores(
+        "[[task]]\nname = \"x\"\nlevel = \"C\"\nperiod = \"10ms\"\npet = { C = \"1ms\" }\n\n\
+         [[task]]\nname = \"y\"\nlevel = \"C\"\nperiod = \"10ms\"\npet = { C = \"1ms\" }\n\n\
+         [[task]]\nname = \"x\"\nlevel = \"C\"\nperiod = \"20ms\"\npet = { C = \"1ms\" }\n",
+    );
+    assert_rejected(&text, "task[2].name", "duplicate task name \"x\" (also task[0])");
+}
+
+// ---------------------------------------------------------------- syntax
+
+#[test]
+fn bad_toml_syntax_is_reported_by_line_and_column() {
+    // Line 2 is `cores = = 2`; the second `=` is its 9th character.
+    let err = assert_rejected("[platform]\ncores = = 2\n", "line 2 column 9", "invalid TOML");
+    assert_eq!(err.to_string(), format!("sys.toml: line 2 column 9: {}", err.reason));
+}
+
+#[test]
+fn bad_json_syntax_is_reported_by_line_and_column() {
+    // `{"platform": {"cores": 2,}}`: the `}` after the trailing comma is character 26.
+    assert_rejected_as("{\"platform\": {\"cores\": 2,}}", Format::Json, "line 1 column 26", "invalid JSON");
+    // Second line ` {"cores": 2]}`: the `]` is character 13.
+    assert_rejected_as("{\"platform\":\n {\"cores\": 2]}", Format::Json, "line 2 column 13", "invalid JSON");
+}
+
+#[test]
+fn non_utf8_bytes_are_rejected_with_the_offset() {
+    // Bytes 0..=10 are "[platform]\n"; byte 11 (0xFF) is invalid.
+    let mut bytes = b"[platform]\n".to_vec();
+    bytes.push(0xFF);
+    let err = criticore::model::parse::parse_task_system_bytes(&bytes, Format::Toml, FILE).unwrap_err();
+    assert_eq!((err.file.as_str(), err.field.as_str()), (FILE, "(file)"));
+    assert!(err.reason.contains("byte 11"), "{err}");
+}
+
+#[test]
+fn task_that_is_not_a_table_is_rejected() {
+    let err = assert_rejected_as("{\"platform\": {\"cores\": 1}, \"task\": [3]}", Format::Json, "task[0]", "expected a table");
+    assert!(err.reason.contains("a number"), "{err}");
+}
+
+#[test]
+fn json_root_that_is_not_a_table_is_rejected_as_top_level() {
+    assert_rejected_as("3", Format::Json, "(top level)", "expected a table, got a number");
+    assert_rejected_as("[]", Format::Json, "(top level)", "expected a table, got an array");
+}
+
+#[test]
+fn core_count_out_of_bounds_is_rejected() {
+    assert_rejected("[platform]\ncores = 0\n", "platform.cores", "between 1 and 1024");
+    assert_rejected("[platform]\ncores = 1025\n", "platform.cores", "between 1 and 1024");
+    assert_rejected("[platform]\ncores = 2.0\n", "platform.cores", "expected an integer");
+}
+
+// ---------------------------------------------------------------- platform and allocation
+
+#[test]
+fn unknown_bus_arbiter_is_rejected() {
+    let text = "[platform]\ncores = 2\nbus = { arbiter = \"lottery\" }\n";
+    assert_rejected(text, "platform.bus.arbiter", "unknown arbiter \"lottery\"");
+}
+
+#[test]
+fn llc_size_not_a_whole_number_of_ways_and_lines_is_rejected() {
+    // 16 ways × 32 B = 512 B; 1000 B is not a multiple of 512.
+    let text = "[platform]\ncores = 2\nllc = { size = \"1000B\" }\n";
+    assert_rejected(text, "platform.llc.size", "not a whole number of 16 ways × 32-byte lines");
+}
+
+#[test]
+fn allocated_ways_above_the_llc_ways_are_rejected() {
+    // 10 + 8 = 18 > 16 default ways; and one over, 9 + 8 = 17.
+    let text = "[platform]\ncores = 2\n\n[allocation]\nllc_ways = { core0 = 10, levelC = 8 }\n";
+    assert_rejected(text, "allocation.llc_ways", "18 ways allocated but the LLC has only 16");
+    let text = "[platform]\ncores = 2\n\n[allocation]\nllc_ways = { core0 = 9, levelC = 8 }\n";
+    assert_rejected(text, "allocation.llc_ways", "17 ways allocated but the LLC has only 16");
+}
+
+#[test]
+fn allocated_ways_exactly_filling_the_llc_are_accepted() {
+    // 2 + 2 + 4 = 8 = the 8 ways declared.
+    let text = "[platform]\ncores = 2\nllc = { size = \"256KiB\", ways = 8 }\n\n[allocation]\nllc_ways = { core0 = 2, core1 = 2, levelC = 4 }\n";
+    let system = parse(text).unwrap();
+    let mut ways = system.allocation.unwrap().llc_ways;
+    ways.sort();
+    assert_eq!(ways, vec![(Partition::Core(0), 2), (Partition::Core(1), 2), (Partition::LevelC, 4)]);
+}
+
+#[test]
+fn bank_out_of_range_is_rejected_naming_the_list_entry() {
+    // 8 banks by default: 0–7; entry [1] is bank 8.
+    let text = "[platform]\ncores = 2\n\n[allocation]\nbanks = { core0 = [7, 8] }\n";
+    assert_rejected(text, "allocation.banks.core0[1]", "bank 8 is out of range");
+}
+
+#[test]
+fn colour_listed_twice_is_rejected() {
+    let text = "[platform]\ncores = 2\n\n[allocation]\nllc_colors = { levelC = [3, 4, 3] }\n";
+    assert_rejected(text, "allocation.llc_colors.levelC[2]", "colour 3 is listed twice");
+}
+
+#[test]
+fn unknown_partition_key_is_rejected() {
+    let text = "[platform]\ncores = 2\n\n[allocation]\nllc_ways = { gpu = 2 }\n";
+    assert_rejected(text, "allocation.llc_ways.gpu", "unknown partition");
+}
+
+#[test]
+fn partition_of_a_missing_core_is_rejected() {
+    let text = "[platform]\ncores = 2\n\n[allocation]\nbanks = { core2 = [0] }\n";
+    assert_rejected(text, "allocation.banks.core2", "core 2 is out of range");
+}
+
+#[test]
+fn read_fraction_outside_zero_one_is_rejected() {
+    let task = |rf: &str| {
+        two_cores(&format!(
+            "[[task]]\nname = \"x\"\nlevel = \"C\"\nperiod = \"10ms\"\npet = {{ C = \"1ms\" }}\nmemory = {{ wss = \"32KiB\", accesses_per_ms = 100, read_fraction = {rf} }}\n"
+        ))
+    };
+    assert_rejected(&task("1.5"), "task[0].memory.read_fraction", "must be between 0 and 1");
+    assert_rejected(&task("-0.1"), "task[0].memory.read_fraction", "must be between 0 and 1");
+    // Both ends are inside.
+    assert_eq!(parse(&task("0.0")).unwrap().tasks[0].memory.as_ref().unwrap().read_fraction, 0.0);
+    assert_eq!(parse(&task("1")).unwrap().tasks[0].memory.as_ref().unwrap().read_fraction, 1.0);
+}
+
+#[test]
+fn negative_access_rate_is_rejected() {
+    let text = two_cores(
+        "[[task]]\nname = \"x\"\nlevel = \"C\"\nperiod = \"10ms\"\npet = { C = \"1ms\" }\nmemory = { wss = \"32KiB\", accesses_per_ms = -1 }\n",
+    );
+    assert_rejected(&text, "task[0].memory.accesses_per_ms", "non-negative");
+}
+
+// ---------------------------------------------------------------- valid files
+
+const FULL_TOML: &str = r#"
+[platform]
+cores = 2
+llc = { size = "512KiB", ways = 8, colors = 8, line = "64B" }
+dram = { banks = 4, bank_size = "256MiB" }
+bus = { arbiter = "tdma" }
+
+[[task]]
+name = "alpha"
+level = "A"
+core = 1
+period = "1.5ms"
+pet = { A = "300us", B = "250us", C = "0.2ms" }
+pet_unmanaged = { A = "400us", B = "350us", C = "300us" }
+memory = { wss = "48KiB", accesses_per_ms = 12000, read_fraction = 0.75 }
+
+[[task]]
+name = "beta"
+level = "B"
+core = 1
+period = "3ms"
+deadline = "3ms"
+pet = { B = "1ms", C = "500000ns" }
+
+[[task]]
+name = "gamma"
+level = "C"
+period = "2s"
+pet = { C = "0.25s" }
+
+[[task]]
+name = "delta"
+level = "D"
+core = 0
+period = "10ms"
+deadline = "20ms"
+pet = { D = "5ms" }
+
+[allocation]
+llc_ways = { core1 = 2, levelC = 4, os = 2 }
+llc_colors = { core1 = [0, 1], levelC = [2, 3, 4] }
+banks = { core0 = [3], levelC = [0, 1], os = [2] }
+"#;
+
+const FULL_JSON: &str = r#"{
+  "platform": {
+    "cores": 2,
+    "llc": { "size": "512KiB", "ways": 8, "colors": 8, "line": "64B" },
+    "dram": { "banks": 4, "bank_size": "256MiB" },
+    "bus": { "arbiter": "tdma" }
+  },
+  "task": [
+    { "name": "alpha", "level": "A", "core": 1, "period": "1.5ms",
+      "pet": { "A": "300us", "B": "250us", "C": "0.2ms" },
+      "pet_unmanaged": { "A": "400us", "B": "350us", "C": "300us" },
+      "memory": { "wss": "48KiB", "accesses_per_ms": 12000, "read_fraction": 0.75 } },
+    { "name": "beta", "level": "B", "core": 1, "period": "3ms", "deadline": "3ms",
+      "pet": { "B": "1ms", "C": "500000ns" } },
+    { "name": "gamma", "level": "C", "period": "2s", "pet": { "C": "0.25s" } },
+    { "name": "delta", "level": "D", "core": 0, "period": "10ms", "deadline": "20ms",
+      "pet": { "D": "5ms" } }
+  ],
+  "allocation": {
+    "llc_ways": { "core1": 2, "levelC": 4, "os": 2 },
+    "llc_colors": { "core1": [0, 1], "levelC": [2, 3, 4] },
+    "banks": { "core0": [3], "levelC": [0, 1], "os": [2] }
+  }
+}"#;
+
+/// FULL_TOML worked out by hand, unit by unit.
+fn expected_full() -> TaskSystem {
+    const US: u64 = 1_000;
+    const MS: u64 = 1_000_000;
+    TaskSystem {
+        platform: Platform {
+            cores: 2,
+            // 512 KiB = 512·1024 = 524 288 B (a whole number of 8 ways × 64 B = 512 B).
+            llc: Llc { size_bytes: 524_288, ways: 8, colors: 8, line_bytes: 64 },
+            // 256 MiB = 256·2^20 = 268 435 456 B.
+            dram: Dram { banks: 4, bank_size_bytes: 268_435_456 },
+            bus_arbiter: Arbiter::Tdma,
+        },
+        tasks: vec![
+            Task {
+                name: "alpha".into(),
+                level: Level::A,
+                core: Some(1),
+                period_ns: 1_500 * US, // 1.5 ms
+                deadline_ns: 1_500 * US,
+                // A 300 µs, B 250 µs, C 0.2 ms = 200 µs.
+                pet_ns: LevelPets([Some(300 * US), Some(250 * US), Some(200 * US), None]),
+                pet_unmanaged_ns: Some(LevelPets([Some(400 * US), Some(350 * US), Some(300 * US), None])),
+                // 48 KiB = 49 152 B.
+                memory: Some(MemoryProfile { wss_bytes: 49_152, accesses_per_ms: 12_000.0, read_fraction: 0.75 }),
+            },
+            Task {
+                name: "beta".into(),
+                level: Level::B,
+                core: Some(1),
+                period_ns: 3 * MS,
+                deadline_ns: 3 * MS,
+                // C = 500 000 ns = 0.5 ms.
+                pet_ns: LevelPets([None, Some(MS), Some(500 * US), None]),
+                pet_unmanaged_ns: None,
+                memory: None,
+            },
+            Task {
+                name: "gamma".into(),
+                level: Level::C,
+                core: None,
+                period_ns: 2_000 * MS,
+                deadline_ns: 2_000 * MS,
+                pet_ns: LevelPets([None, None, Some(250 * MS), None]),
+                pet_unmanaged_ns: None,
+                memory: None,
+            },
+            Task {
+                name: "delta".into(),
+                level: Level::D,
+                core: Some(0),
+                period_ns: 10 * MS,
+                deadline_ns: 20 * MS,
+                pet_ns: LevelPets([None, None, None, Some(5 * MS)]),
+                pet_unmanaged_ns: None,
+                memory: None,
+            },
+        ],
+        allocation: Some(Allocation {
+            llc_ways: vec![(Partition::Core(1), 2), (Partition::LevelC, 4), (Partition::Os, 2)],
+            llc_colors: vec![(Partition::Core(1), vec![0, 1]), (Partition::LevelC, vec![2, 3, 4])],
+            banks: vec![(Partition::Core(0), vec![3]), (Partition::LevelC, vec![0, 1]), (Partition::Os, vec![2])],
+        }),
+    }
+}
+
+/// Allocation entries come in map order; sort them so the comparison does not depend on it.
+fn normalized(mut system: TaskSystem) -> TaskSystem {
+    if let Some(a) = system.allocation.as_mut() {
+        a.llc_ways.sort();
+        a.llc_colors.sort();
+        a.banks.sort();
+    }
+    system
+}
+
+#[test]
+fn valid_system_round_trips_every_field() {
+    let system = normalized(parse(FULL_TOML).unwrap());
+    let expected = expected_full();
+    // Field by field first, for readable failures.
+    assert_eq!(system.platform, expected.platform);
+    for (got, want) in system.tasks.iter().zip(&expected.tasks) {
+        assert_eq!(got, want, "task {}", want.name);
+    }
+    assert_eq!(system.tasks.len(), 4);
+    assert_eq!(system, expected);
+    // Spot checks of the accessors on the parsed values.
+    assert_eq!(system.tasks[0].pet_ns.get(Level::B), Some(250_000));
+    assert_eq!(system.tasks[0].pet_ns.highest(), Some(300_000));
+    assert_eq!(system.tasks[1].pet_ns.highest(), Some(1_000_000));
+    assert_eq!(system.on_core(1, Level::B).collect::<Vec<_>>(), vec![1]);
+    assert_eq!(system.at_level(Level::C).collect::<Vec<_>>(), vec![2]);
+}
+
+#[test]
+fn json_with_the_same_schema_parses_to_the_same_system() {
+    let json = parse_task_system(FULL_JSON, Format::Json, "sys.json").unwrap();
+    let toml = parse(FULL_TOML).unwrap();
+    assert_eq!(json, toml);
+    assert_eq!(normalized(json), expected_full());
+}
+
+#[test]
+fn json_errors_use_the_same_field_paths() {
+    let bad = FULL_JSON.replace("\"period\": \"3ms\"", "\"period\": \"-3ms\"");
+    assert_ne!(bad, FULL_JSON);
+    assert_rejected_as(&bad, Format::Json, "task[1].period", "must not be negative");
+}
+
+#[test]
+fn platform_defaults_are_the_imx6() {
+    let system = parse("[platform]\ncores = 4\n").unwrap();
+    // 1 MiB, 16 ways, 16 colours, 32 B lines; 8 banks of 128 MiB; round-robin bus.
+    assert_eq!(system.platform.llc, Llc { size_bytes: 1_048_576, ways: 16, colors: 16, line_bytes: 32 });
+    assert_eq!(system.platform.dram, Dram { banks: 8, bank_size_bytes: 134_217_728 });
+    assert_eq!(system.platform.bus_arbiter, Arbiter::RoundRobin);
+    assert!(system.tasks.is_empty());
+    assert_eq!(system.allocation, None);
+}
+
+#[test]
+fn non_canonical_core_partition_names_are_rejected() {
+    // "core01" would silently alias core 1 next to "core1".
+    let text = "[platform]\ncores = 2\n[allocation]\nllc_ways = { core1 = 4, core01 = 4 }\n";
+    let err = criticore::parse_task_system(text, criticore::Format::Toml, "sys.toml").unwrap_err();
+    assert_eq!(err.field, "allocation.llc_ways.core01");
+    assert!(err.reason.contains("unknown partition"), "{}", err.reason);
+}
+
+#[test]
+fn toml_error_columns_count_characters_not_bytes() {
+    // "²" is two bytes in UTF-8; the stray `=` after the string is the 10th character.
+    let err = criticore::parse_task_system("x = \"²²\" = 1\n", criticore::Format::Toml, "sys.toml").unwrap_err();
+    assert_eq!(err.field, "line 1 column 10");
+}
