@@ -6,7 +6,7 @@
 //! deadline; each contiguous run of one job becomes a slot.
 
 use super::utilization::fits_one_core;
-use super::{Charged, Provisioning};
+use super::{charge, Charged, Provisioning};
 use crate::model::validate::lcm;
 use crate::model::{Level, TaskSystem};
 
@@ -21,13 +21,7 @@ pub struct CoreTest {
 
 /// Level-A tasks of `core` charged with their Level-A PETs; None if a PET is missing.
 pub fn charged(system: &TaskSystem, core: usize, prov: Provisioning) -> Option<Vec<Charged>> {
-    system
-        .on_core(core, Level::A)
-        .map(|i| {
-            let t = &system.tasks[i];
-            prov.pet_ns(t, Level::A).map(|pet_ns| Charged { task: i, pet_ns, period_ns: t.period_ns })
-        })
-        .collect()
+    charge(system, system.on_core(core, Level::A), Level::A, prov)
 }
 
 /// Level-A test of one core: U_A^A(p) ≤ 1 (notes/mc2-analysis-reference.md).

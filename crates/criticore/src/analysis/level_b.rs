@@ -5,19 +5,12 @@
 
 use super::level_a::CoreTest;
 use super::utilization::fits_one_core;
-use super::{Charged, Provisioning};
+use super::{charge, Charged, Provisioning};
 use crate::model::{Level, TaskSystem};
 
 /// Level-A and -B tasks of `core` charged with their Level-B PETs.
 pub fn charged(system: &TaskSystem, core: usize, prov: Provisioning) -> Option<Vec<Charged>> {
-    system
-        .on_core(core, Level::A)
-        .chain(system.on_core(core, Level::B))
-        .map(|i| {
-            let t = &system.tasks[i];
-            prov.pet_ns(t, Level::B).map(|pet_ns| Charged { task: i, pet_ns, period_ns: t.period_ns })
-        })
-        .collect()
+    charge(system, system.on_core(core, Level::A).chain(system.on_core(core, Level::B)), Level::B, prov)
 }
 
 /// Level-B test of one core.

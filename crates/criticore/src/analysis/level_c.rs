@@ -13,7 +13,7 @@
 //!   x + eᵢ,  x = (E_L(m−1) + Σ_p σ_p) / (Σ_p û_p − (m−1)·u_max − U_L(m−1)),
 //! E_L(m−1) the sum of the m−1 largest Level-C PETs.
 
-use super::{utilization, Charged, Provisioning, UTILIZATION_EPS};
+use super::{charge, utilization, Charged, Provisioning, UTILIZATION_EPS};
 use std::cmp::Ordering;
 use crate::model::{Level, TaskSystem};
 
@@ -112,18 +112,13 @@ pub fn restricted_supply_gedf(per_core: Vec<CoreSupply>, tasks: &[Charged]) -> L
 
 /// Level-C test of a task system under a provisioning; None if a PET is missing.
 pub fn test(system: &TaskSystem, prov: Provisioning) -> Option<LevelCTest> {
-    let charge = |i: usize| {
-        let t = &system.tasks[i];
-        prov.pet_ns(t, Level::C).map(|pet_ns| Charged { task: i, pet_ns, period_ns: t.period_ns })
-    };
     let per_core = (0..system.platform.cores)
         .map(|p| {
-            let higher: Option<Vec<Charged>> =
-                system.on_core(p, Level::A).chain(system.on_core(p, Level::B)).map(charge).collect();
-            higher.map(|h| core_supply(p, &h))
+            let higher = system.on_core(p, Level::A).chain(system.on_core(p, Level::B));
+            charge(system, higher, Level::C, prov).map(|h| core_supply(p, &h))
         })
         .collect::<Option<Vec<_>>>()?;
-    let tasks: Vec<Charged> = system.at_level(Level::C).map(charge).collect::<Option<_>>()?;
+    let tasks = charge(system, system.at_level(Level::C), Level::C, prov)?;
     Some(restricted_supply_gedf(per_core, &tasks))
 }
 

@@ -15,7 +15,7 @@ pub mod mc2;
 pub mod report;
 pub mod utilization;
 
-use crate::model::{Level, Task};
+use crate::model::{Level, Task, TaskSystem};
 
 /// Which PETs a configuration provisions tasks with (mc2-hardware-management §4.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +60,21 @@ impl Charged {
     pub fn utilization(&self) -> f64 {
         self.pet_ns as f64 / self.period_ns as f64
     }
+}
+
+/// Charge `tasks` (indices) with the PET of the Level-`level` test; None if one is missing.
+pub fn charge(
+    system: &TaskSystem,
+    tasks: impl Iterator<Item = usize>,
+    level: Level,
+    prov: Provisioning,
+) -> Option<Vec<Charged>> {
+    tasks
+        .map(|i| {
+            let t = &system.tasks[i];
+            prov.pet_ns(t, level).map(|pet_ns| Charged { task: i, pet_ns, period_ns: t.period_ns })
+        })
+        .collect()
 }
 
 /// Tolerance for floating-point comparisons of utilization sums. PETs are whole
