@@ -44,10 +44,10 @@ fn check_outcome(result: Result<TaskSystem, InputError>) -> Result<bool, TestCas
             for t in &system.tasks {
                 prop_assert!(names.insert(t.name.as_str()), "duplicate name {}", t.name);
                 prop_assert!(t.period_ns > 0);
-                if t.level.is_partitioned() {
+                if t.level.is_some_and(Level::is_partitioned) {
                     prop_assert!(matches!(t.core, Some(c) if c < cores), "{} has core {:?}", t.name, t.core);
                 }
-                if t.level == Level::C {
+                if t.level == Some(Level::C) {
                     prop_assert_eq!(t.core, None);
                 }
             }

@@ -4,7 +4,7 @@
 //! valid file is read field by field as written, in TOML and in JSON.
 
 use criticore::model::{
-    Allocation, Arbiter, Dram, Level, LevelPets, Llc, MemoryProfile, Partition, Platform, Task,
+    Allocation, Arrival, Arbiter, Dram, Level, LevelPets, Llc, MemoryProfile, Partition, Platform, Task,
 };
 use criticore::{parse_task_system, Format, InputError, TaskSystem};
 
@@ -82,9 +82,22 @@ fn empty_task_name_is_rejected() {
 }
 
 #[test]
-fn missing_level_is_rejected_naming_the_task() {
-    let text = two_cores("[[task]]\nname = \"x\"\nperiod = \"10ms\"\npet = { C = \"1ms\" }\n");
-    assert_rejected(&text, "task[0].level", "missing required field");
+fn task_without_level_is_outside_mc2_with_criticality_zero() {
+    let text = two_cores("[[task]]\nname = \"x\"\nperiod = \"10ms\"\npet = \"1ms\"\n");
+    let system = parse_task_system(&text, Format::Toml, "sys.toml").unwrap();
+    let t = &system.tasks[0];
+    assert_eq!((t.level, t.criticality), (None, 0));
+    // A single duration is the same PET at every level.
+    assert_eq!(t.pet_ns, LevelPets([Some(1_000_000); 4]));
+}
+
+#[test]
+fn numeric_level_is_an_mcti_criticality() {
+    let text = two_cores("[[task]]\nname = \"x\"\nlevel = 2\ncore = 0\nperiod = \"10ms\"\npet = \"1ms\"\n");
+    let system = parse_task_system(&text, Format::Toml, "sys.toml").unwrap();
+    assert_eq!((system.tasks[0].level, system.tasks[0].criticality), (None, 2));
+    let text = two_cores("[[task]]\nname = \"x\"\nlevel = -1\nperiod = \"10ms\"\npet = \"1ms\"\n");
+    assert_rejected(&text, "task[0].level", "non-negative integer");
 }
 
 #[test]
@@ -111,9 +124,9 @@ fn unknown_root_field_is_rejected_naming_it() {
 #[test]
 fn unknown_task_field_is_rejected_naming_task_and_field() {
     let text = two_cores(&format!(
-        "{OK_C_TASK}\n[[task]]\nname = \"x\"\nlevel = \"C\"\npriority = 3\nperiod = \"10ms\"\npet = {{ C = \"1ms\" }}\n"
+        "{OK_C_TASK}\n[[task]]\nname = \"x\"\nlevel = \"C\"\nprio = 3\nperiod = \"10ms\"\npet = {{ C = \"1ms\" }}\n"
     ));
-    assert_rejected(&text, "task[1].priority", "unknown field");
+    assert_rejected(&text, "task[1].prio", "unknown field");
 }
 
 #[test]
@@ -577,10 +590,15 @@ fn expected_full() -> TaskSystem {
         tasks: vec![
             Task {
                 name: "alpha".into(),
-                level: Level::A,
+                level: Some(Level::A),
+                criticality: 3,
                 core: Some(1),
                 period_ns: 1_500 * US, // 1.5 ms
                 deadline_ns: 1_500 * US,
+                offset_ns: 0,
+                arrival: Arrival::Periodic,
+                priority: None,
+                server: None,
                 // A 300 µs, B 250 µs, C 0.2 ms = 200 µs.
                 pet_ns: LevelPets([Some(300 * US), Some(250 * US), Some(200 * US), None]),
                 pet_unmanaged_ns: Some(LevelPets([Some(400 * US), Some(350 * US), Some(300 * US), None])),
@@ -589,10 +607,15 @@ fn expected_full() -> TaskSystem {
             },
             Task {
                 name: "beta".into(),
-                level: Level::B,
+                level: Some(Level::B),
+                criticality: 2,
                 core: Some(1),
                 period_ns: 3 * MS,
                 deadline_ns: 3 * MS,
+                offset_ns: 0,
+                arrival: Arrival::Periodic,
+                priority: None,
+                server: None,
                 // C = 500 000 ns = 0.5 ms.
                 pet_ns: LevelPets([None, Some(MS), Some(500 * US), None]),
                 pet_unmanaged_ns: None,
@@ -600,25 +623,36 @@ fn expected_full() -> TaskSystem {
             },
             Task {
                 name: "gamma".into(),
-                level: Level::C,
+                level: Some(Level::C),
+                criticality: 1,
                 core: None,
                 period_ns: 2_000 * MS,
                 deadline_ns: 2_000 * MS,
+                offset_ns: 0,
+                arrival: Arrival::Periodic,
+                priority: None,
+                server: None,
                 pet_ns: LevelPets([None, None, Some(250 * MS), None]),
                 pet_unmanaged_ns: None,
                 memory: None,
             },
             Task {
                 name: "delta".into(),
-                level: Level::D,
+                level: Some(Level::D),
+                criticality: 0,
                 core: Some(0),
                 period_ns: 10 * MS,
                 deadline_ns: 20 * MS,
+                offset_ns: 0,
+                arrival: Arrival::Periodic,
+                priority: None,
+                server: None,
                 pet_ns: LevelPets([None, None, None, Some(5 * MS)]),
                 pet_unmanaged_ns: None,
                 memory: None,
             },
         ],
+        servers: vec![],
         allocation: Some(Allocation {
             llc_ways: vec![(Partition::Core(1), 2), (Partition::LevelC, 4), (Partition::Os, 2)],
             llc_colors: vec![(Partition::Core(1), vec![0, 1]), (Partition::LevelC, vec![2, 3, 4])],

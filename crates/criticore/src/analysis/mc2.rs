@@ -39,7 +39,7 @@ pub fn total_utilization(system: &TaskSystem, prov: Provisioning) -> Option<f64>
     system
         .tasks
         .iter()
-        .filter(|t| t.level != Level::D)
+        .filter(|t| matches!(t.level, Some(Level::A | Level::B | Level::C)))
         .try_fold(0.0, |total, t| prov.pet_ns(t, Level::C).map(|pet| total + t.utilization(pet)))
 }
 

@@ -20,6 +20,8 @@ pub struct AnalysisReport {
     pub level_a_tables: Vec<TableReport>,
     /// Level-D tasks: best effort, not analyzed.
     pub best_effort: Vec<String>,
+    /// Tasks without an MC² level (server or MCTI task sets): not analyzed.
+    pub no_level: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -166,7 +168,7 @@ fn global_report(system: &TaskSystem, c: &LevelCTest) -> GlobalLevelReport {
 }
 
 fn missing_pet_reason(system: &TaskSystem, prov: Provisioning) -> String {
-    match system.tasks.iter().position(|t| t.level != Level::D && prov.unmanaged && t.pet_unmanaged_ns.is_none()) {
+    match system.tasks.iter().position(|t| matches!(t.level, Some(Level::A | Level::B | Level::C)) && prov.unmanaged && t.pet_unmanaged_ns.is_none()) {
         Some(i) => format!("task[{i}] (\"{}\") has no pet_unmanaged", system.tasks[i].name),
         None => "a PET this configuration needs is missing".to_string(),
     }
@@ -246,6 +248,7 @@ pub fn report(system: &TaskSystem) -> AnalysisReport {
             neither: configuration(system, Provisioning::NEITHER, "(iv) neither"),
         },
         level_a_tables,
-        best_effort: system.tasks.iter().filter(|t| t.level == Level::D).map(|t| t.name.clone()).collect(),
+        best_effort: system.tasks.iter().filter(|t| t.level == Some(Level::D)).map(|t| t.name.clone()).collect(),
+        no_level: system.tasks.iter().filter(|t| t.level.is_none()).map(|t| t.name.clone()).collect(),
     }
 }

@@ -54,21 +54,14 @@ pub fn mc2_uniform(params: Mc2UniformParams, seed: u64) -> TaskSystem {
                 pets.set(l, pet);
                 unmanaged.set(l, (pet as f64 * inflation) as u64);
             }
-            Task {
-                name: format!("T{i}"),
-                level,
-                core: level.is_partitioned().then(|| rng.random_range(0..params.cores)),
-                period_ns,
-                deadline_ns: period_ns,
-                pet_ns: pets,
-                pet_unmanaged_ns: Some(unmanaged),
-                memory: None,
-            }
+            let core = level.is_partitioned().then(|| rng.random_range(0..params.cores));
+            Task { pet_unmanaged_ns: Some(unmanaged), ..Task::mc2(format!("T{i}"), level, core, period_ns, pets) }
         })
         .collect();
     TaskSystem {
         platform: Platform { cores: params.cores, llc: Llc::default(), dram: Dram::default(), bus_arbiter: Arbiter::RoundRobin },
         tasks,
+        servers: Vec::new(),
         allocation: None,
     }
 }

@@ -24,6 +24,11 @@ pub enum Level {
 }
 
 impl Level {
+    /// MCTI criticality of an MC² level (mcti-task-isolation §4: 0 = not critical).
+    pub fn criticality(self) -> u32 {
+        3 - self as u32
+    }
+
     pub const ALL: [Level; 4] = [Level::A, Level::B, Level::C, Level::D];
     /// The levels MC² analyzes (D has no guarantees).
     pub const ANALYZED: [Level; 3] = [Level::A, Level::B, Level::C];
@@ -144,14 +149,36 @@ pub struct MemoryProfile {
     pub read_fraction: f64,
 }
 
+/// How a task's jobs arrive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrival {
+    /// Every period from the offset.
+    Periodic,
+    /// At least a period apart; the extra separation is drawn uniformly in
+    /// [0, max_jitter_ns] from the simulation's seed.
+    Sporadic { max_jitter_ns: u64 },
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Task {
     pub name: String,
-    pub level: Level,
-    /// Core of a partitioned (Level-A/B) task; None for global levels.
+    /// MC² level; None for tasks outside MC² (e.g. MRS or MCTI task sets).
+    pub level: Option<Level>,
+    /// Criticality for MCTI (0 = not critical): the numeric level from the
+    /// file, or A = 3, B = 2, C = 1, D = 0 for MC² tasks.
+    pub criticality: u32,
+    /// Core of a partitioned task (Level A/B, a server's task, or pinned); None for global.
     pub core: Option<usize>,
     pub period_ns: u64,
     pub deadline_ns: u64,
+    /// Release of the first job.
+    pub offset_ns: u64,
+    pub arrival: Arrival,
+    /// Fixed priority, higher is more important (Linux convention, MRS Table V);
+    /// None means rate-monotonic order (shorter period first).
+    pub priority: Option<i64>,
+    /// The server (index into `TaskSystem::servers`) this task runs in.
+    pub server: Option<usize>,
     /// PETs measured with hardware isolation (the normal case).
     pub pet_ns: LevelPets,
     /// PETs measured without hardware isolation, if known.
@@ -160,10 +187,71 @@ pub struct Task {
 }
 
 impl Task {
+    /// A periodic MC² task with implicit deadline, no offset and RM priority.
+    pub fn mc2(name: impl Into<String>, level: Level, core: Option<usize>, period_ns: u64, pet_ns: LevelPets) -> Task {
+        Task {
+            name: name.into(),
+            level: Some(level),
+            criticality: level.criticality(),
+            core,
+            period_ns,
+            deadline_ns: period_ns,
+            offset_ns: 0,
+            arrival: Arrival::Periodic,
+            priority: None,
+            server: None,
+            pet_ns,
+            pet_unmanaged_ns: None,
+            memory: None,
+        }
+    }
+
     /// A task's utilization with a given PET.
     pub fn utilization(&self, pet_ns: u64) -> f64 {
         pet_ns as f64 / self.period_ns as f64
     }
+
+    /// The PET a job runs for when the system is exercised at `level`: the
+    /// task's Level-`level` PET if it has one, else the PET of its own level
+    /// (a Level-C task has no Level-B PET), else its most critical PET.
+    pub fn pet_at(&self, level: Level) -> u64 {
+        self.pet_ns
+            .get(level)
+            .or_else(|| self.level.and_then(|own| self.pet_ns.get(own)))
+            .or_else(|| self.pet_ns.highest())
+            .expect("validated tasks have at least one PET")
+    }
+
+    pub fn is_mc2(&self, level: Level) -> bool {
+        self.level == Some(level)
+    }
+}
+
+/// Kind of a reservation server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ServerKind {
+    /// Idling periodic server under fixed-priority node scheduling
+    /// (mrs-multi-resource-server §II-B, §III rules 1–6).
+    Periodic,
+    /// Constant Bandwidth Server with SCHED_DEADLINE semantics (hard
+    /// reservation, EDF among servers; mcti-task-isolation §2, §6.1.1).
+    Cbs,
+}
+
+/// A CPU (and optionally memory) reservation on one core.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Server {
+    pub name: String,
+    pub core: usize,
+    pub kind: ServerKind,
+    pub period_ns: u64,
+    /// CPU budget per period (Q_s).
+    pub budget_ns: u64,
+    /// Node-scheduler priority, higher is more important (periodic servers).
+    pub priority: i64,
+    /// Memory requests allowed per period (M_s, MRS); None = unlimited.
+    pub memory_budget: Option<u64>,
 }
 
 /// A partition of the LLC or of DRAM, in MC²'s vocabulary (mc2-hardware-management Fig. 4).
@@ -199,6 +287,7 @@ pub struct Allocation {
 pub struct TaskSystem {
     pub platform: Platform,
     pub tasks: Vec<Task>,
+    pub servers: Vec<Server>,
     pub allocation: Option<Allocation>,
 }
 
@@ -208,12 +297,12 @@ impl TaskSystem {
         self.tasks
             .iter()
             .enumerate()
-            .filter(move |(_, t)| t.level == level && t.core == Some(core))
+            .filter(move |(_, t)| t.level == Some(level) && t.core == Some(core))
             .map(|(i, _)| i)
     }
 
     /// Indices of the tasks of `level`.
     pub fn at_level(&self, level: Level) -> impl Iterator<Item = usize> + '_ {
-        self.tasks.iter().enumerate().filter(move |(_, t)| t.level == level).map(|(i, _)| i)
+        self.tasks.iter().enumerate().filter(move |(_, t)| t.level == Some(level)).map(|(i, _)| i)
     }
 }

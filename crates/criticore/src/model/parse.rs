@@ -208,27 +208,31 @@ fn as_bandwidth(v: &Value, field: &str) -> FieldResult<u64> {
 
 fn walk_root(root: &Value) -> FieldResult<TaskSystem> {
     let obj = Obj::new(root, String::new())?;
-    obj.only(&["platform", "task", "allocation"])?;
+    obj.only(&["platform", "task", "server", "allocation"])?;
     let platform = walk_platform(&Obj::new(obj.req("platform")?, "platform".into())?)?;
-    let tasks = match obj.opt("task") {
-        None => Vec::new(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| walk_task(&Obj::new(item, format!("task[{i}]"))?, &platform))
-            .collect::<FieldResult<Vec<_>>>()?,
-        Some(other) => {
-            return Err(FieldError::new(
-                "task",
-                format!("expected an array of tables ([[task]]), got {}", type_name(other)),
-            ))
-        }
-    };
+    let servers = walk_array(&obj, "server", |item| walk_server(item, &platform))?;
+    let tasks = walk_array(&obj, "task", |item| walk_task(item, &platform, &servers))?;
     let allocation = obj
         .table("allocation")?
         .map(|a| walk_allocation(&a, &platform))
         .transpose()?;
-    Ok(TaskSystem { platform, tasks, allocation })
+    Ok(TaskSystem { platform, tasks, servers, allocation })
+}
+
+/// An optional array of tables (`[[key]]`), each read by `walk`.
+fn walk_array<T>(obj: &Obj, key: &str, walk: impl Fn(&Obj) -> FieldResult<T>) -> FieldResult<Vec<T>> {
+    match obj.opt(key) {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| walk(&Obj::new(item, format!("{key}[{i}]"))?))
+            .collect(),
+        Some(other) => Err(FieldError::new(
+            key,
+            format!("expected an array of tables ([[{key}]]), got {}", type_name(other)),
+        )),
+    }
 }
 
 fn walk_platform(obj: &Obj) -> FieldResult<Platform> {
@@ -328,35 +332,90 @@ fn required_pet_levels(level: Level) -> &'static [Level] {
     }
 }
 
-fn walk_task(obj: &Obj, platform: &Platform) -> FieldResult<Task> {
-    obj.only(&["name", "level", "core", "period", "deadline", "pet", "pet_unmanaged", "memory"])?;
+fn as_core(v: &Value, field: &str, platform: &Platform) -> FieldResult<usize> {
+    let n = as_count(v, field, 0, u32::MAX as u64)?;
+    if n as usize >= platform.cores {
+        return Err(FieldError::new(
+            field,
+            format!("core {n} is out of range (the platform has {} cores: 0–{})", platform.cores, platform.cores - 1),
+        ));
+    }
+    Ok(n as usize)
+}
+
+/// `level = "A"`…`"D"` (MC²) or a non-negative integer criticality (MCTI §4).
+fn walk_task_level(v: &Value, field: &str) -> FieldResult<(Option<Level>, u32)> {
+    match v {
+        Value::Number(_) => {
+            let c = as_count(v, field, 0, u32::MAX as u64)
+                .map_err(|_| FieldError::new(field, format!("a numeric criticality must be a non-negative integer, got {v}")))?;
+            Ok((None, c as u32))
+        }
+        _ => {
+            let level = walk_level(v, field)?;
+            Ok((Some(level), level.criticality()))
+        }
+    }
+}
+
+/// A PET table per level, or one duration meaning the same PET at every level.
+fn walk_pet_value(v: &Value, field: String) -> FieldResult<LevelPets> {
+    match v {
+        Value::String(_) => {
+            let pet = as_duration_positive(v, &field)?;
+            Ok(LevelPets([Some(pet); 4]))
+        }
+        _ => walk_pets(&Obj::new(v, field)?),
+    }
+}
+
+fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<Task> {
+    obj.only(&[
+        "name", "level", "core", "period", "deadline", "offset", "arrival", "jitter", "priority", "server", "pet",
+        "pet_unmanaged", "memory",
+    ])?;
     let name = as_str(obj.req("name")?, &obj.field("name"))?.to_string();
     if name.trim().is_empty() {
         return Err(FieldError::new(obj.field("name"), "must not be empty"));
     }
-    let level = walk_level(obj.req("level")?, &obj.field("level"))?;
-    let core = match obj.opt("core") {
+    let (level, criticality) = match obj.opt("level") {
+        None => (None, 0),
+        Some(v) => walk_task_level(v, &obj.field("level"))?,
+    };
+    let mut core = obj.opt("core").map(|v| as_core(v, &obj.field("core"), platform)).transpose()?;
+    let server = match obj.opt("server") {
         None => None,
         Some(v) => {
-            let field = obj.field("core");
-            let n = as_count(v, &field, 0, u32::MAX as u64)?;
-            if n as usize >= platform.cores {
+            let field = obj.field("server");
+            let wanted = as_str(v, &field)?;
+            let index = servers.iter().position(|s| s.name == wanted).ok_or_else(|| {
+                let names: Vec<_> = servers.iter().map(|s| s.name.as_str()).collect();
+                FieldError::new(&field, format!("unknown server \"{wanted}\" (defined: {})", if names.is_empty() { "none".to_string() } else { names.join(", ") }))
+            })?;
+            if let Some(l) = level {
+                return Err(FieldError::new(field, format!("a Level-{l} task is scheduled by MC², not by a server; drop `level` or `server`")));
+            }
+            let server_core = servers[index].core;
+            if core.is_some_and(|c| c != server_core) {
                 return Err(FieldError::new(
-                    field,
-                    format!("core {n} is out of range (the platform has {} cores: 0–{})", platform.cores, platform.cores - 1),
+                    obj.field("core"),
+                    format!("the task's server \"{wanted}\" is on core {server_core}"),
                 ));
             }
-            Some(n as usize)
+            core = Some(server_core);
+            Some(index)
         }
     };
-    if level.is_partitioned() && core.is_none() {
-        return Err(FieldError::new(
-            obj.field("core"),
-            format!("a Level-{level} task is partitioned and needs a core (mc2-hardware-management §2)"),
-        ));
-    }
-    if level == Level::C && core.is_some() {
-        return Err(FieldError::new(obj.field("core"), "Level-C tasks are scheduled globally (G-EDF) and take no core"));
+    if let Some(level) = level {
+        if level.is_partitioned() && core.is_none() {
+            return Err(FieldError::new(
+                obj.field("core"),
+                format!("a Level-{level} task is partitioned and needs a core (mc2-hardware-management §2)"),
+            ));
+        }
+        if level == Level::C && core.is_some() {
+            return Err(FieldError::new(obj.field("core"), "Level-C tasks are scheduled globally (G-EDF) and take no core"));
+        }
     }
     let period_ns = as_duration_positive(obj.req("period")?, &obj.field("period"))?;
     let deadline_ns = match obj.opt("deadline") {
@@ -364,33 +423,122 @@ fn walk_task(obj: &Obj, platform: &Platform) -> FieldResult<Task> {
         Some(v) => {
             let field = obj.field("deadline");
             let d = as_duration_positive(v, &field)?;
-            if level != Level::D && d != period_ns {
-                return Err(FieldError::new(
-                    field,
-                    format!("Level-{level} tasks have implicit deadlines (deadline = period) in MC² (mc2-hardware-management §2)"),
-                ));
+            if let Some(l @ (Level::A | Level::B | Level::C)) = level {
+                if d != period_ns {
+                    return Err(FieldError::new(
+                        field,
+                        format!("Level-{l} tasks have implicit deadlines (deadline = period) in MC² (mc2-hardware-management §2)"),
+                    ));
+                }
             }
             d
         }
     };
-    let pet_obj = Obj::new(obj.req("pet")?, obj.field("pet"))?;
-    let pet_ns = walk_pets(&pet_obj)?;
-    let unmanaged_obj = obj.table("pet_unmanaged")?;
-    let pet_unmanaged_ns = unmanaged_obj.as_ref().map(walk_pets).transpose()?;
-    for (pets, path) in std::iter::once((&pet_ns, &pet_obj.path))
-        .chain(pet_unmanaged_ns.as_ref().zip(unmanaged_obj.as_ref().map(|o| &o.path)))
-    {
-        for &needed in required_pet_levels(level) {
-            if pets.get(needed).is_none() {
-                return Err(FieldError::new(
-                    join(path, &needed.to_string()),
-                    format!("missing: a Level-{level} task needs a PET at level {needed}"),
-                ));
+    let offset_ns = match obj.opt("offset") {
+        None => 0,
+        Some(v) => {
+            let field = obj.field("offset");
+            let text = as_str(v, &field)?;
+            parse_duration_ns(text).map_err(|r| FieldError::new(field, r))?
+        }
+    };
+    let arrival = match obj.opt("arrival").map(|v| as_str(v, &obj.field("arrival"))).transpose()? {
+        None | Some("periodic") => {
+            if obj.opt("jitter").is_some() {
+                return Err(FieldError::new(obj.field("jitter"), "jitter needs arrival = \"sporadic\""));
+            }
+            Arrival::Periodic
+        }
+        Some("sporadic") => {
+            let max_jitter_ns = match obj.opt("jitter") {
+                None => 0,
+                Some(v) => {
+                    let field = obj.field("jitter");
+                    parse_duration_ns(as_str(v, &field)?).map_err(|r| FieldError::new(field, r))?
+                }
+            };
+            Arrival::Sporadic { max_jitter_ns }
+        }
+        Some(other) => {
+            return Err(FieldError::new(
+                obj.field("arrival"),
+                format!("unknown arrival \"{other}\" (expected periodic or sporadic)"),
+            ))
+        }
+    };
+    let priority = match obj.opt("priority") {
+        None => None,
+        Some(v) => Some(
+            v.as_i64()
+                .ok_or_else(|| FieldError::new(obj.field("priority"), format!("expected an integer, got {}", type_name(v))))?,
+        ),
+    };
+    let pet_field = obj.field("pet");
+    let pet_ns = walk_pet_value(obj.req("pet")?, pet_field.clone())?;
+    let unmanaged_field = obj.field("pet_unmanaged");
+    let pet_unmanaged_ns = obj.opt("pet_unmanaged").map(|v| walk_pet_value(v, unmanaged_field.clone())).transpose()?;
+    if let Some(level) = level {
+        for (pets, path) in std::iter::once((&pet_ns, &pet_field)).chain(pet_unmanaged_ns.as_ref().map(|p| (p, &unmanaged_field))) {
+            for &needed in required_pet_levels(level) {
+                if pets.get(needed).is_none() {
+                    return Err(FieldError::new(
+                        join(path, &needed.to_string()),
+                        format!("missing: a Level-{level} task needs a PET at level {needed}"),
+                    ));
+                }
             }
         }
+    } else if pet_ns.highest().is_none() {
+        return Err(FieldError::new(pet_field, "needs at least one PET"));
     }
     let memory = obj.table("memory")?.map(|m| walk_memory(&m)).transpose()?;
-    Ok(Task { name, level, core, period_ns, deadline_ns, pet_ns, pet_unmanaged_ns, memory })
+    Ok(Task {
+        name,
+        level,
+        criticality,
+        core,
+        period_ns,
+        deadline_ns,
+        offset_ns,
+        arrival,
+        priority,
+        server,
+        pet_ns,
+        pet_unmanaged_ns,
+        memory,
+    })
+}
+
+fn walk_server(obj: &Obj, platform: &Platform) -> FieldResult<Server> {
+    obj.only(&["name", "core", "kind", "period", "budget", "priority", "memory_budget"])?;
+    let name = as_str(obj.req("name")?, &obj.field("name"))?.to_string();
+    if name.trim().is_empty() {
+        return Err(FieldError::new(obj.field("name"), "must not be empty"));
+    }
+    let core = as_core(obj.req("core")?, &obj.field("core"), platform)?;
+    let kind = match obj.opt("kind").map(|v| as_str(v, &obj.field("kind"))).transpose()? {
+        None | Some("periodic") => ServerKind::Periodic,
+        Some("cbs") => ServerKind::Cbs,
+        Some(other) => {
+            return Err(FieldError::new(obj.field("kind"), format!("unknown server kind \"{other}\" (expected periodic or cbs)")))
+        }
+    };
+    let period_ns = as_duration_positive(obj.req("period")?, &obj.field("period"))?;
+    let budget_ns = as_duration_positive(obj.req("budget")?, &obj.field("budget"))?;
+    if budget_ns > period_ns {
+        return Err(FieldError::new(obj.field("budget"), "a server's budget cannot exceed its period"));
+    }
+    let priority = match obj.opt("priority") {
+        None => 0,
+        Some(v) => v
+            .as_i64()
+            .ok_or_else(|| FieldError::new(obj.field("priority"), format!("expected an integer, got {}", type_name(v))))?,
+    };
+    let memory_budget = obj
+        .opt("memory_budget")
+        .map(|v| as_count(v, &obj.field("memory_budget"), 0, u64::MAX >> 1))
+        .transpose()?;
+    Ok(Server { name, core, kind, period_ns, budget_ns, priority, memory_budget })
 }
 
 fn walk_memory(obj: &Obj) -> FieldResult<MemoryProfile> {

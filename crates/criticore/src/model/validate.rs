@@ -9,6 +9,7 @@ use std::collections::HashMap;
 
 pub fn validate(system: &TaskSystem) -> FieldResult<()> {
     unique_names(system)?;
+    unique_server_names_and_kinds(system)?;
     for core in 0..system.platform.cores {
         core_periods(system, core)?;
     }
@@ -22,6 +23,25 @@ fn unique_names(system: &TaskSystem) -> FieldResult<()> {
             return Err(FieldError::new(
                 format!("task[{i}].name"),
                 format!("duplicate task name \"{}\" (also task[{first}])", task.name),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn unique_server_names_and_kinds(system: &TaskSystem) -> FieldResult<()> {
+    for (i, server) in system.servers.iter().enumerate() {
+        if let Some(first) = system.servers[..i].iter().position(|s| s.name == server.name) {
+            return Err(FieldError::new(
+                format!("server[{i}].name"),
+                format!("duplicate server name \"{}\" (also server[{first}])", server.name),
+            ));
+        }
+        // One node scheduler per core: FP over periodic servers or EDF over CBS servers.
+        if let Some(other) = system.servers[..i].iter().find(|s| s.core == server.core && s.kind != server.kind) {
+            return Err(FieldError::new(
+                format!("server[{i}].kind"),
+                format!("core {} already has {:?} server \"{}\"; one core runs one kind of server", server.core, other.kind, other.name),
             ));
         }
     }
@@ -52,7 +72,7 @@ fn core_periods(system: &TaskSystem, core: usize) -> FieldResult<()> {
         .tasks
         .iter()
         .enumerate()
-        .filter(|(_, t)| t.level.is_partitioned() && t.core == Some(core))
+        .filter(|(_, t)| t.level.is_some_and(Level::is_partitioned) && t.core == Some(core))
         .map(|(i, _)| i)
         .collect();
     ab.sort_by_key(|&i| (system.tasks[i].period_ns, i));
