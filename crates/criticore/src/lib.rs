@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod error;
 pub mod generate;
 pub mod model;
+pub mod sim;
 
 pub use error::InputError;
 pub use model::{parse_task_system, Format, TaskSystem};

@@ -37,11 +37,11 @@ fn unique_server_names_and_kinds(system: &TaskSystem) -> FieldResult<()> {
                 format!("duplicate server name \"{}\" (also server[{first}])", server.name),
             ));
         }
-        // One node scheduler per core: FP over periodic servers or EDF over CBS servers.
-        if let Some(other) = system.servers[..i].iter().find(|s| s.core == server.core && s.kind != server.kind) {
+        // One node-scheduling policy per system: FP over periodic servers or EDF over CBS servers.
+        if let Some(other) = system.servers[..i].iter().find(|s| s.kind != server.kind) {
             return Err(FieldError::new(
                 format!("server[{i}].kind"),
-                format!("core {} already has {:?} server \"{}\"; one core runs one kind of server", server.core, other.kind, other.name),
+                format!("server \"{}\" is of another kind; all servers of a system are periodic or all are cbs", other.name),
             ));
         }
     }

@@ -1,0 +1,98 @@
+//! Jobs in flight and the record a finished job leaves.
+
+/// Index of a job in the [`Jobs`] slab (reused once the job finishes).
+pub type JobId = u32;
+
+/// Sentinel for "none" in compact u32/u64 fields.
+pub const NONE_U32: u32 = u32::MAX;
+pub const NONE_U64: u64 = u64::MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Job {
+    pub task: u32,
+    /// 1-based job number J_{i,number}.
+    pub number: u32,
+    pub release_ns: u64,
+    /// Absolute deadline.
+    pub deadline_ns: u64,
+    /// Actual execution demand (work at rate 1).
+    pub exec_ns: u64,
+    /// Work left, in nanoseconds at rate 1.
+    pub remaining_ns: u64,
+    /// First time the job ran, or NONE_U64.
+    pub start_ns: u64,
+    pub preemptions: u32,
+    pub migrations: u32,
+    /// Core the job last ran on, or NONE_U32.
+    pub last_core: u32,
+}
+
+/// Slab of live jobs; ids are recycled so memory stays bounded by the jobs in flight.
+#[derive(Debug, Default)]
+pub struct Jobs {
+    slots: Vec<Job>,
+    free: Vec<JobId>,
+}
+
+impl Jobs {
+    pub fn insert(&mut self, job: Job) -> JobId {
+        match self.free.pop() {
+            Some(id) => {
+                self.slots[id as usize] = job;
+                id
+            }
+            None => {
+                self.slots.push(job);
+                (self.slots.len() - 1) as JobId
+            }
+        }
+    }
+
+    pub fn remove(&mut self, id: JobId) -> Job {
+        self.free.push(id);
+        self.slots[id as usize]
+    }
+
+    #[inline]
+    pub fn get(&self, id: JobId) -> &Job {
+        &self.slots[id as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: JobId) -> &mut Job {
+        &mut self.slots[id as usize]
+    }
+
+    /// Live jobs (ids not on the free list), for the end-of-run sweep.
+    pub fn live(&self) -> impl Iterator<Item = (JobId, &Job)> {
+        let mut free = self.free.clone();
+        free.sort_unstable();
+        self.slots.iter().enumerate().filter(move |(i, _)| free.binary_search(&(*i as JobId)).is_err()).map(|(i, j)| (i as JobId, j))
+    }
+}
+
+/// What a finished job leaves behind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobRecord {
+    pub task: u32,
+    pub number: u32,
+    /// Core it finished on.
+    pub core: u32,
+    pub release_ns: u64,
+    pub start_ns: u64,
+    pub finish_ns: u64,
+    pub deadline_ns: u64,
+    pub exec_ns: u64,
+    pub preemptions: u32,
+    pub migrations: u32,
+}
+
+impl JobRecord {
+    pub fn response_ns(&self) -> u64 {
+        self.finish_ns - self.release_ns
+    }
+
+    pub fn tardiness_ns(&self) -> u64 {
+        self.finish_ns.saturating_sub(self.deadline_ns)
+    }
+}

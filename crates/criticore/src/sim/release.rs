@@ -1,0 +1,105 @@
+//! Job arrivals and execution demands. Periodic tasks release every period
+//! from their offset; sporadic ones at least a period apart plus a seeded
+//! uniform jitter. Each task draws from its own ChaCha stream, so a task's
+//! jobs do not depend on what other tasks do.
+
+use super::job::Job;
+use super::ExecModel;
+use crate::model::{Arrival, TaskSystem};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+struct TaskArrivals {
+    period_ns: u64,
+    deadline_ns: u64,
+    pet_ns: u64,
+    max_jitter_ns: u64,
+    next_number: u32,
+    rng: Option<ChaCha8Rng>,
+}
+
+pub struct Releases {
+    tasks: Vec<TaskArrivals>,
+    /// (release time, task)
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    best_case_fraction: Option<f64>,
+}
+
+impl Releases {
+    pub fn new(system: &TaskSystem, exec: ExecModel, seed: u64) -> Self {
+        let (level, best_case_fraction) = match exec {
+            ExecModel::Pet(level) => (level, None),
+            ExecModel::Uniform { level, best_case_fraction } => (level, Some(best_case_fraction)),
+        };
+        let tasks: Vec<TaskArrivals> = system
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let max_jitter_ns = match t.arrival {
+                    Arrival::Periodic => 0,
+                    Arrival::Sporadic { max_jitter_ns } => max_jitter_ns,
+                };
+                let random = max_jitter_ns > 0 || best_case_fraction.is_some();
+                TaskArrivals {
+                    period_ns: t.period_ns,
+                    deadline_ns: t.deadline_ns,
+                    pet_ns: t.pet_at(level),
+                    max_jitter_ns,
+                    next_number: 1,
+                    rng: random.then(|| {
+                        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                        rng.set_stream(i as u64);
+                        rng
+                    }),
+                }
+            })
+            .collect();
+        let heap = system.tasks.iter().enumerate().map(|(i, t)| Reverse((t.offset_ns, i as u32))).collect();
+        Releases { tasks, heap, best_case_fraction }
+    }
+
+    /// Time of the next release.
+    #[inline]
+    pub fn next_time(&self) -> u64 {
+        self.heap.peek().map_or(u64::MAX, |r| r.0 .0)
+    }
+
+    /// The next job due at `now`, if any; schedules the task's following release.
+    pub fn pop_due(&mut self, now: u64) -> Option<Job> {
+        let &Reverse((time, task)) = self.heap.peek()?;
+        if time > now {
+            return None;
+        }
+        self.heap.pop();
+        let a = &mut self.tasks[task as usize];
+        let exec_ns = match (self.best_case_fraction, a.rng.as_mut()) {
+            (Some(fraction), Some(rng)) => {
+                let low = ((a.pet_ns as f64 * fraction).ceil() as u64).clamp(1, a.pet_ns);
+                rng.random_range(low..=a.pet_ns)
+            }
+            _ => a.pet_ns,
+        };
+        let jitter = match a.rng.as_mut() {
+            Some(rng) if a.max_jitter_ns > 0 => rng.random_range(0..=a.max_jitter_ns),
+            _ => 0,
+        };
+        let job = Job {
+            task,
+            number: a.next_number,
+            release_ns: time,
+            deadline_ns: time.saturating_add(a.deadline_ns),
+            exec_ns,
+            remaining_ns: exec_ns,
+            start_ns: u64::MAX,
+            preemptions: 0,
+            migrations: 0,
+            last_core: u32::MAX,
+        };
+        a.next_number += 1;
+        self.heap.push(Reverse((time.saturating_add(a.period_ns).saturating_add(jitter), task)));
+        Some(job)
+    }
+}

@@ -1,0 +1,97 @@
+//! The simulation summary: per task and per level, serializable for `--json`
+//! and the CLI tables.
+
+use super::SimResult;
+use crate::model::TaskSystem;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+pub struct Stats {
+    pub released: u64,
+    pub completed: u64,
+    pub deadline_misses: u64,
+    pub unfinished: u64,
+    pub max_response_ns: u64,
+    pub mean_response_ns: f64,
+    pub max_tardiness_ns: u64,
+    pub preemptions: u64,
+    pub migrations: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TaskReport {
+    pub task: String,
+    /// "A"…"D", or "-" for a task outside MC².
+    pub level: String,
+    pub core: Option<usize>,
+    pub server: Option<String>,
+    #[serde(flatten)]
+    pub stats: Stats,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SimReport {
+    pub scheduler: String,
+    pub duration_ns: u64,
+    pub events: u64,
+    #[serde(flatten)]
+    pub total: Stats,
+    pub per_task: Vec<TaskReport>,
+    pub per_level: BTreeMap<String, Stats>,
+}
+
+fn merge(into: &mut Stats, s: &Stats) {
+    let completed = into.completed + s.completed;
+    if completed > 0 {
+        into.mean_response_ns =
+            (into.mean_response_ns * into.completed as f64 + s.mean_response_ns * s.completed as f64) / completed as f64;
+    }
+    into.released += s.released;
+    into.completed = completed;
+    into.deadline_misses += s.deadline_misses;
+    into.unfinished += s.unfinished;
+    into.max_response_ns = into.max_response_ns.max(s.max_response_ns);
+    into.max_tardiness_ns = into.max_tardiness_ns.max(s.max_tardiness_ns);
+    into.preemptions += s.preemptions;
+    into.migrations += s.migrations;
+}
+
+pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
+    let per_task: Vec<TaskReport> = system
+        .tasks
+        .iter()
+        .zip(&result.per_task)
+        .map(|(t, s)| TaskReport {
+            task: t.name.clone(),
+            level: t.level.map_or("-".to_string(), |l| l.to_string()),
+            core: t.core,
+            server: t.server.map(|i| system.servers[i].name.clone()),
+            stats: Stats {
+                released: s.released,
+                completed: s.completed,
+                deadline_misses: s.misses,
+                unfinished: s.unfinished,
+                max_response_ns: s.max_response_ns,
+                mean_response_ns: s.mean_response_ns(),
+                max_tardiness_ns: s.max_tardiness_ns,
+                preemptions: s.preemptions,
+                migrations: s.migrations,
+            },
+        })
+        .collect();
+    let mut per_level: BTreeMap<String, Stats> = BTreeMap::new();
+    let mut total = Stats::default();
+    for t in &per_task {
+        merge(per_level.entry(t.level.clone()).or_default(), &t.stats);
+        merge(&mut total, &t.stats);
+    }
+    SimReport {
+        scheduler: result.scheduler.clone(),
+        duration_ns: result.duration_ns,
+        events: result.events,
+        total,
+        per_task,
+        per_level,
+    }
+}

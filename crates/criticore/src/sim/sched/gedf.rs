@@ -1,0 +1,34 @@
+//! Global EDF: the m jobs with the earliest absolute deadlines run.
+
+use super::priority::edf;
+use super::queue::GlobalQueue;
+use super::Scheduler;
+use crate::model::TaskSystem;
+use crate::sim::job::{Job, JobId, Jobs};
+
+pub struct Gedf {
+    queue: GlobalQueue,
+}
+
+impl Gedf {
+    pub fn new(system: &TaskSystem) -> Self {
+        Gedf { queue: GlobalQueue::new(system.platform.cores) }
+    }
+}
+
+impl Scheduler for Gedf {
+    fn release(&mut self, _now: u64, id: JobId, job: &Job) {
+        self.queue.release(edf(job, id));
+    }
+
+    fn complete(&mut self, _now: u64, id: JobId, _job: &Job, core: usize) {
+        self.queue.complete(id, core);
+    }
+
+    fn dispatch(&mut self, _now: u64, jobs: &Jobs, running: &mut [Option<JobId>]) {
+        self.queue.dispatch(|_| true, |id| jobs.get(id).last_core);
+        for (slot, key) in running.iter_mut().zip(&self.queue.running) {
+            *slot = key.map(|k| k.2);
+        }
+    }
+}

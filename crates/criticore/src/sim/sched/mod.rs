@@ -1,0 +1,94 @@
+//! Schedulers: one file each, all behind [`Scheduler`]. The engine tells a
+//! scheduler about releases, completions and the passing of time, and asks it
+//! what runs on each core; queues in [`queue`] do the common bookkeeping.
+
+pub mod cbs;
+pub mod gedf;
+pub mod gfp;
+pub mod mc2;
+pub mod pedf;
+pub mod periodic_server;
+pub mod pfp;
+pub mod priority;
+pub mod queue;
+
+use crate::error::FieldError;
+use crate::model::TaskSystem;
+use crate::sim::job::{Job, JobId, Jobs, NONE_U64};
+
+pub trait Scheduler {
+    /// A job was released at `now`.
+    fn release(&mut self, now: u64, id: JobId, job: &Job);
+    /// The job running on `core` finished at `now`.
+    fn complete(&mut self, now: u64, id: JobId, job: &Job, core: usize);
+    /// Time passes from `from` to `to` under the current assignment (budgets drain).
+    fn advance(&mut self, _from: u64, _to: u64) {}
+    /// The next internal event (slot boundary, budget exhaustion, replenishment).
+    fn next_timer(&self) -> u64 {
+        NONE_U64
+    }
+    /// Handle the internal events due at `now`.
+    fn timer(&mut self, _now: u64) {}
+    /// Decide what runs: one entry per core.
+    fn dispatch(&mut self, now: u64, jobs: &Jobs, running: &mut [Option<JobId>]);
+    /// Per core, the server holding it (traces only); None where no server runs.
+    fn servers_on_cores(&self, _out: &mut [Option<u32>]) {}
+}
+
+/// The schedulers a task-system file can be run under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchedulerKind {
+    /// MC² composite: A table, B RM per core, C G-EDF, D best effort.
+    Mc2,
+    /// Partitioned fixed priority.
+    Pfp,
+    /// Partitioned EDF.
+    Pedf,
+    /// Global EDF.
+    Gedf,
+    /// Global fixed priority.
+    Gfp,
+    /// Reservation servers (periodic idling servers or CBS, per the file).
+    Servers,
+}
+
+impl SchedulerKind {
+    pub const NAMES: [(&'static str, SchedulerKind); 6] = [
+        ("mc2", SchedulerKind::Mc2),
+        ("pfp", SchedulerKind::Pfp),
+        ("pedf", SchedulerKind::Pedf),
+        ("gedf", SchedulerKind::Gedf),
+        ("gfp", SchedulerKind::Gfp),
+        ("servers", SchedulerKind::Servers),
+    ];
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::NAMES.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|(_, k)| *k == self).map(|(n, _)| *n).unwrap_or("?")
+    }
+
+    /// What the file implies: servers → servers; MC² levels → mc2; every task
+    /// on a core → pfp; otherwise gedf.
+    pub fn implied_by(system: &TaskSystem) -> Self {
+        if !system.servers.is_empty() {
+            SchedulerKind::Servers
+        } else if system.tasks.iter().any(|t| t.level.is_some()) {
+            SchedulerKind::Mc2
+        } else if system.tasks.iter().all(|t| t.core.is_some()) {
+            SchedulerKind::Pfp
+        } else {
+            SchedulerKind::Gedf
+        }
+    }
+}
+
+/// Every task must have a core for a partitioned scheduler.
+pub(crate) fn require_cores(system: &TaskSystem, scheduler: &str) -> Result<(), FieldError> {
+    match system.tasks.iter().position(|t| t.core.is_none()) {
+        Some(i) => Err(FieldError::new(format!("task[{i}].core"), format!("the {scheduler} scheduler needs a core for every task"))),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,39 @@
+//! Partitioned EDF: each core runs its own tasks by earliest deadline.
+
+use super::priority::edf;
+use super::queue::CoreQueue;
+use super::{require_cores, Scheduler};
+use crate::error::FieldError;
+use crate::model::TaskSystem;
+use crate::sim::job::{Job, JobId, Jobs};
+
+pub struct Pedf {
+    core_of: Vec<usize>,
+    cores: Vec<CoreQueue>,
+}
+
+impl Pedf {
+    pub fn new(system: &TaskSystem) -> Result<Self, FieldError> {
+        require_cores(system, "pedf")?;
+        Ok(Pedf {
+            core_of: system.tasks.iter().map(|t| t.core.unwrap_or(0)).collect(),
+            cores: vec![CoreQueue::default(); system.platform.cores],
+        })
+    }
+}
+
+impl Scheduler for Pedf {
+    fn release(&mut self, _now: u64, id: JobId, job: &Job) {
+        self.cores[self.core_of[job.task as usize]].release(edf(job, id));
+    }
+
+    fn complete(&mut self, _now: u64, id: JobId, _job: &Job, core: usize) {
+        self.cores[core].complete(id);
+    }
+
+    fn dispatch(&mut self, _now: u64, _jobs: &Jobs, running: &mut [Option<JobId>]) {
+        for (slot, queue) in running.iter_mut().zip(&mut self.cores) {
+            *slot = queue.dispatch();
+        }
+    }
+}

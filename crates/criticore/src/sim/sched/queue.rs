@@ -1,0 +1,202 @@
+//! Ready queues shared by the schedulers: a keyed heap of ready jobs, a
+//! per-core queue (partitioned scheduling) and a global queue that places the
+//! best jobs on whichever cores are available (global scheduling).
+//!
+//! Keys order jobs, smallest first. Ties never preempt: a job only displaces a
+//! running one with a strictly smaller key.
+
+use crate::sim::job::JobId;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Priority key of a job: smaller runs first. (primary, secondary, job id).
+pub type Key = (u64, u64, JobId);
+
+/// Min-heap of ready (released, unfinished, not running) jobs.
+#[derive(Debug, Default, Clone)]
+pub struct ReadyQueue {
+    heap: BinaryHeap<Reverse<Key>>,
+}
+
+impl ReadyQueue {
+    pub fn push(&mut self, key: Key) {
+        self.heap.push(Reverse(key));
+    }
+
+    pub fn peek(&self) -> Option<Key> {
+        self.heap.peek().map(|r| r.0)
+    }
+
+    pub fn pop(&mut self) -> Option<Key> {
+        self.heap.pop().map(|r| r.0)
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+/// One core's queue: the running job and the ready ones.
+#[derive(Debug, Default, Clone)]
+pub struct CoreQueue {
+    pub ready: ReadyQueue,
+    pub running: Option<Key>,
+}
+
+impl CoreQueue {
+    pub fn release(&mut self, key: Key) {
+        self.ready.push(key);
+    }
+
+    /// The running job finished.
+    pub fn complete(&mut self, job: JobId) {
+        if self.running.is_some_and(|k| k.2 == job) {
+            self.running = None;
+        }
+    }
+
+    /// Put the best job on the core (preempting a worse running one); returns the running job.
+    pub fn dispatch(&mut self) -> Option<JobId> {
+        match (self.running, self.ready.peek()) {
+            (None, Some(_)) => self.running = self.ready.pop(),
+            (Some(run), Some(best)) if best < run => {
+                self.ready.pop();
+                self.ready.push(run);
+                self.running = Some(best);
+            }
+            _ => {}
+        }
+        self.running.map(|k| k.2)
+    }
+
+    /// Take the core away (a higher level needs it): the running job goes back to ready.
+    pub fn yield_core(&mut self) {
+        if let Some(run) = self.running.take() {
+            self.ready.push(run);
+        }
+    }
+
+    /// Best key among running and ready.
+    pub fn best(&self) -> Option<Key> {
+        match (self.running, self.ready.peek()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// Global scheduling over m cores: at every dispatch the best jobs occupy the
+/// available cores. A running job keeps its core unless that core is taken
+/// away or a better job needs a core and this is the worst running one.
+#[derive(Debug, Clone)]
+pub struct GlobalQueue {
+    pub ready: ReadyQueue,
+    /// Per core: the job of this queue running there.
+    pub running: Vec<Option<Key>>,
+}
+
+impl GlobalQueue {
+    pub fn new(cores: usize) -> Self {
+        GlobalQueue { ready: ReadyQueue::default(), running: vec![None; cores] }
+    }
+
+    pub fn release(&mut self, key: Key) {
+        self.ready.push(key);
+    }
+
+    pub fn complete(&mut self, job: JobId, core: usize) {
+        if self.running[core].is_some_and(|k| k.2 == job) {
+            self.running[core] = None;
+        }
+    }
+
+    /// Core `core` is no longer available to this queue.
+    pub fn vacate(&mut self, core: usize) {
+        if let Some(run) = self.running[core].take() {
+            self.ready.push(run);
+        }
+    }
+
+    /// Place ready jobs on `available` cores. `last_core(job)` helps keep a job
+    /// where it ran before (no migration when an idle core allows it).
+    pub fn dispatch(&mut self, available: impl Fn(usize) -> bool, last_core: impl Fn(JobId) -> u32) {
+        while let Some(best) = self.ready.peek() {
+            // An idle available core, preferring the job's previous one.
+            let last = last_core(best.2) as usize;
+            let idle = if last < self.running.len() && available(last) && self.running[last].is_none() {
+                Some(last)
+            } else {
+                (0..self.running.len()).find(|&c| available(c) && self.running[c].is_none())
+            };
+            let target = match idle {
+                Some(c) => c,
+                None => {
+                    // Otherwise the available core running the worst job, if best beats it.
+                    let worst = (0..self.running.len())
+                        .filter(|&c| available(c))
+                        .filter_map(|c| self.running[c].map(|k| (k, c)))
+                        .max();
+                    match worst {
+                        Some((k, c)) if best < k => {
+                            self.ready.push(k);
+                            c
+                        }
+                        _ => break,
+                    }
+                }
+            };
+            self.ready.pop();
+            self.running[target] = Some(best);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ready.is_empty() && self.running.iter().all(Option::is_none)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_queue_preempts_only_on_a_strictly_better_key() {
+        let mut q = CoreQueue::default();
+        q.release((10, 0, 1));
+        assert_eq!(q.dispatch(), Some(1));
+        q.release((10, 0, 2)); // equal primary, larger id: no preemption
+        assert_eq!(q.dispatch(), Some(1));
+        q.release((5, 0, 3));
+        assert_eq!(q.dispatch(), Some(3));
+        q.complete(3);
+        assert_eq!(q.dispatch(), Some(1));
+    }
+
+    #[test]
+    fn global_queue_fills_idle_cores_then_preempts_the_worst() {
+        let mut g = GlobalQueue::new(2);
+        g.release((30, 0, 1));
+        g.release((20, 0, 2));
+        g.dispatch(|_| true, |_| NONE);
+        assert_eq!(g.running, vec![Some((20, 0, 2)), Some((30, 0, 1))]);
+        g.release((10, 0, 3));
+        g.dispatch(|_| true, |_| NONE);
+        // Job 1 (deadline 30) is the worst running: job 3 takes its core.
+        assert_eq!(g.running, vec![Some((20, 0, 2)), Some((10, 0, 3))]);
+        assert_eq!(g.ready.peek(), Some((30, 0, 1)));
+    }
+
+    #[test]
+    fn global_queue_keeps_a_job_on_its_previous_core_when_idle() {
+        let mut g = GlobalQueue::new(3);
+        g.release((5, 0, 7));
+        g.dispatch(|_| true, |_| 2);
+        assert_eq!(g.running[2], Some((5, 0, 7)));
+    }
+
+    const NONE: u32 = u32::MAX;
+}
