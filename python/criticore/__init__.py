@@ -13,7 +13,7 @@ from criticore._core import InputError  # noqa: F401  (re-exported)
 from criticore._core import __version__  # noqa: F401
 from criticore import _core
 
-__all__ = ["InputError", "analyze", "check", "read_input"]
+__all__ = ["InputError", "analyze", "check", "read_input", "simulation"]
 
 
 def read_input(path: str | Path) -> bytes:
@@ -32,5 +32,8 @@ def analyze(path: str | Path) -> dict:
 
 
 def check(path: str | Path) -> dict:
-    """Parse and validate a task-system file; returns a short summary."""
+    """Parse and validate a task-system file; returns its outline (cores, tasks, servers)."""
     return json.loads(_core.check(read_input(path), str(path)))
+
+
+from criticore import simulation  # noqa: E402  (needs read_input above)

@@ -9,8 +9,10 @@ import typer
 from rich.console import Console
 
 import criticore
+from criticore import _core
 from criticore.errors import fail
-from criticore.render import render_analysis
+from criticore.outputs import writable, write_table
+from criticore.render import render_analysis, render_simulation
 
 app = typer.Typer(
     help="criticore: analyze, optimize, simulate, study, profile and regulate mixed-criticality multicore systems.",
@@ -43,7 +45,104 @@ def check(file: Path = typer.Argument(..., help="Task-system file (TOML or JSON)
         summary = criticore.check(file)
     except criticore.InputError as e:
         fail(e)
-    print(f"{file}: ok ({summary['tasks']} tasks on {summary['cores']} cores)")
+    print(f"{file}: ok ({len(summary['tasks'])} tasks, {len(summary['servers'])} servers, {summary['cores']} cores)")
+
+
+plot_app = typer.Typer(help="Plots (PNG or SVG, by the file extension).", no_args_is_help=True)
+app.add_typer(plot_app, name="plot")
+
+
+def _duration(text: str, option: str, file: Path) -> int:
+    try:
+        ns = _core.duration_ns(text)
+    except ValueError as e:
+        fail(criticore.InputError(f"{file}: {option}: {e}", str(file), option, str(e)))
+    if ns == 0:
+        fail(criticore.InputError(f"{file}: {option}: must be positive", str(file), option, "must be positive"))
+    return ns
+
+
+SCHEDULER_HELP = "mc2, pfp, pedf, gedf, gfp or servers; default: what the file implies (servers, MC² levels, cores)."
+
+
+@app.command()
+def simulate(
+    file: Path = typer.Argument(..., help="Task-system file (TOML or JSON)."),
+    duration: str = typer.Option("10s", "--duration", "-d", help="Simulated time, e.g. 10s, 500ms."),
+    scheduler: str = typer.Option(None, "--scheduler", "-s", help=SCHEDULER_HELP),
+    seed: int = typer.Option(0, "--seed", help="Seed for sporadic jitter and random execution times."),
+    exec_level: str = typer.Option("C", "--exec-level", help="Jobs run for their PET at this level (A, B, C, D)."),
+    best_case: float = typer.Option(None, "--best-case", help="Draw execution times uniformly in [f·PET, PET] (0 ≤ f ≤ 1)."),
+    trace: Path = typer.Option(None, "--trace", help="Write a Perfetto/Chrome trace (JSON)."),
+    jobs: Path = typer.Option(None, "--jobs", help="Write job records (.parquet or .csv)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
+    force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
+) -> None:
+    """Simulate a task system over time: per-task and per-level deadline misses, response times, tardiness."""
+    duration_ns = _duration(duration, "--duration", file)
+    try:
+        if trace is not None:
+            writable(trace, force, "--trace")
+        if jobs is not None:
+            writable(jobs, force, "--jobs")
+        outline = criticore.check(file)
+        run = criticore.simulation.simulate(
+            file,
+            duration_ns,
+            scheduler=scheduler,
+            seed=seed,
+            exec_level=exec_level,
+            best_case_fraction=best_case,
+            jobs=jobs is not None,
+            trace=trace is not None,
+        )
+    except criticore.InputError as e:
+        fail(e)
+    if trace is not None:
+        trace.write_text(run.trace, encoding="utf-8")
+    if jobs is not None:
+        write_table(criticore.simulation.job_table(run, [t["name"] for t in outline["tasks"]]), jobs)
+    if as_json:
+        print(json.dumps(run.report, indent=2))
+    else:
+        console = Console()
+        render_simulation(console, str(file), run.report)
+        for label, path in (("trace", trace), ("job records", jobs)):
+            if path is not None:
+                console.print(f"  {label}: {path}")
+
+
+@plot_app.command("gantt")
+def plot_gantt(
+    file: Path = typer.Argument(..., help="Task-system file (TOML or JSON)."),
+    output: Path = typer.Option(..., "--output", "-o", help="Image to write (.png or .svg)."),
+    duration: str = typer.Option("200ms", "--duration", "-d", help="Simulated time to draw."),
+    scheduler: str = typer.Option(None, "--scheduler", "-s", help=SCHEDULER_HELP),
+    seed: int = typer.Option(0, "--seed"),
+    exec_level: str = typer.Option("C", "--exec-level"),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing image."),
+) -> None:
+    """Simulate and draw a Gantt chart: a row per server and per task, releases as arrows, misses as red crosses."""
+    from criticore.plots import gantt
+
+    duration_ns = _duration(duration, "--duration", file)
+    try:
+        writable(output, force, "--output")
+        outline = criticore.check(file)
+        run = criticore.simulation.simulate(
+            file, duration_ns, scheduler=scheduler, seed=seed, exec_level=exec_level, jobs=True, segments=True
+        )
+    except criticore.InputError as e:
+        fail(e)
+    gantt(
+        run,
+        [t["name"] for t in outline["tasks"]],
+        [s["name"] for s in outline["servers"]],
+        outline["cores"],
+        output,
+        f"{file.name} — {run.report['scheduler']}, {duration}",
+    )
+    print(f"wrote {output}")
 
 
 @app.command()

@@ -85,3 +85,41 @@ def render_analysis(console: Console, file: str, r: dict) -> None:
     if r["best_effort"]:
         console.print(f"  Level D (best effort, not analyzed): {', '.join(r['best_effort'])}")
     console.print("Overall (configuration (i)):", _verdict(r["schedulable"]))
+
+
+def _num_ms(ns: float) -> str:
+    return f"{ns / MS:.6g}"
+
+
+def render_simulation(console: Console, file: str, r: dict) -> None:
+    console.rule(f"[bold]{file}[/] — simulated {r['duration_ns'] / MS:g} ms under {r['scheduler']}")
+    tasks = r["per_task"]
+    has_level = any(x["level"] != "-" for x in tasks)
+    has_server = any(x["server"] for x in tasks)
+    t = Table(title="Per task (times in ms)", title_justify="left")
+    cols = [("task", "left")]
+    cols += [("lvl", "center")] if has_level else []
+    cols += [("core", "right")] + ([("server", "left")] if has_server else [])
+    cols += [("jobs", "right"), ("miss", "right"), ("max resp", "right"), ("mean resp", "right"), ("max tard", "right"),
+             ("pre", "right"), ("mig", "right")]
+    for col, just in cols:
+        t.add_column(col, justify=just)
+    for x in tasks:
+        row = [x["task"]] + ([x["level"]] if has_level else [])
+        row += ["—" if x["core"] is None else str(x["core"])] + ([x["server"] or "—"] if has_server else [])
+        misses = Text(str(x["deadline_misses"]), style="bold red" if x["deadline_misses"] else "green")
+        row += [f"{x['completed']}/{x['released']}", misses, _num_ms(x["max_response_ns"]), _num_ms(x["mean_response_ns"]),
+                _num_ms(x["max_tardiness_ns"]), str(x["preemptions"]), str(x["migrations"])]
+        t.add_row(*row)
+    console.print(t)
+    if has_level:
+        t = Table(title="Per level (times in ms)", title_justify="left")
+        for col in ("level", "jobs", "misses", "max response", "max tardiness"):
+            t.add_column(col, justify="right")
+        for level, x in r["per_level"].items():
+            t.add_row(level, f"{x['completed']}/{x['released']}", str(x["deadline_misses"]), _num_ms(x["max_response_ns"]),
+                      _num_ms(x["max_tardiness_ns"]))
+        console.print(t)
+    style = "bold red" if r["deadline_misses"] else "bold green"
+    console.print(f"Deadline misses: [{style}]{r['deadline_misses']}[/] of {r['released']} jobs released "
+                  f"({r['unfinished']} unfinished at the end); {r['events']} events")

@@ -2,6 +2,11 @@
 //! JSON text; input problems raise `InputError(message, file, field, reason)`.
 
 use criticore::analysis::report::report;
+use criticore::model::units::parse_duration_ns;
+use criticore::model::Level;
+use criticore::sim::sched::SchedulerKind;
+use criticore::sim::{self, ExecModel, SimConfig};
+use pyo3::types::{PyBytes, PyDict};
 use criticore::model::parse::parse_task_system_bytes;
 use criticore::{Format, InputError as EngineInputError, TaskSystem};
 use pyo3::create_exception;
@@ -27,14 +32,29 @@ fn parse(data: &[u8], file: &str, format: Option<&str>) -> PyResult<TaskSystem> 
     parse_task_system_bytes(data, format_of(file, format)?, file).map_err(to_py)
 }
 
-/// Parse and validate a task-system file's bytes; returns a short summary as JSON.
+/// Parse and validate a task-system file's bytes; returns its outline (cores, tasks, servers) as JSON.
 #[pyfunction]
 #[pyo3(signature = (data, file, format=None))]
 fn check(data: &[u8], file: &str, format: Option<&str>) -> PyResult<String> {
     let system = parse(data, file, format)?;
+    let tasks: Vec<_> = system
+        .tasks
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "name": t.name,
+                "level": t.level.map(|l| l.to_string()),
+                "core": t.core,
+                "server": t.server.map(|i| system.servers[i].name.clone()),
+            })
+        })
+        .collect();
+    let servers: Vec<_> = system.servers.iter().map(|s| serde_json::json!({"name": s.name, "core": s.core})).collect();
     Ok(serde_json::json!({
         "cores": system.platform.cores,
-        "tasks": system.tasks.len(),
+        "tasks": tasks,
+        "servers": servers,
+        "implied_scheduler": SchedulerKind::implied_by(&system).name(),
     })
     .to_string())
 }
@@ -48,8 +68,116 @@ fn analyze(py: Python<'_>, data: &[u8], file: &str, format: Option<&str>) -> PyR
     text.map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+fn option_error(file: &str, field: &str, reason: impl Into<String>) -> PyErr {
+    let reason = reason.into();
+    InputError::new_err((format!("{file}: {field}: {reason}"), file.to_string(), field.to_string(), reason))
+}
+
+/// Little-endian bytes of a column, for numpy.frombuffer on the Python side.
+fn u32_column<'py>(py: Python<'py>, values: impl Iterator<Item = u32>) -> Bound<'py, PyBytes> {
+    PyBytes::new(py, &values.flat_map(u32::to_le_bytes).collect::<Vec<u8>>())
+}
+
+fn u64_column<'py>(py: Python<'py>, values: impl Iterator<Item = u64>) -> Bound<'py, PyBytes> {
+    PyBytes::new(py, &values.flat_map(u64::to_le_bytes).collect::<Vec<u8>>())
+}
+
+/// Parse a duration string ("10s") into nanoseconds.
+#[pyfunction]
+fn duration_ns(text: &str) -> PyResult<u64> {
+    parse_duration_ns(text).map_err(PyValueError::new_err)
+}
+
+/// Simulate a task-system file. Returns (report JSON, job columns or None,
+/// Perfetto trace JSON or None, segment columns or None).
+#[pyfunction]
+#[pyo3(signature = (data, file, duration_ns, scheduler=None, seed=0, exec_level="C", best_case_fraction=None, jobs=false, trace=false, segments=false, format=None))]
+#[allow(clippy::too_many_arguments)]
+fn simulate<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    file: &str,
+    duration_ns: u64,
+    scheduler: Option<String>,
+    seed: u64,
+    exec_level: &str,
+    best_case_fraction: Option<f64>,
+    jobs: bool,
+    trace: bool,
+    segments: bool,
+    format: Option<&str>,
+) -> PyResult<(String, Option<Bound<'py, PyDict>>, Option<String>, Option<Bound<'py, PyDict>>)> {
+    let system = parse(data, file, format)?;
+    let level = Level::parse(exec_level)
+        .ok_or_else(|| option_error(file, "--exec-level", format!("unknown level \"{exec_level}\" (expected A, B, C or D)")))?;
+    if duration_ns == 0 {
+        return Err(option_error(file, "--duration", "must be positive"));
+    }
+    let kind = match &scheduler {
+        None => SchedulerKind::implied_by(&system),
+        Some(name) => SchedulerKind::parse(name).ok_or_else(|| {
+            let names: Vec<_> = SchedulerKind::NAMES.iter().map(|(n, _)| *n).collect();
+            option_error(file, "--scheduler", format!("unknown scheduler \"{name}\" (expected one of: {})", names.join(", ")))
+        })?,
+    };
+    let exec = match best_case_fraction {
+        None => ExecModel::Pet(level),
+        Some(f) if (0.0..=1.0).contains(&f) => ExecModel::Uniform { level, best_case_fraction: f },
+        Some(f) => return Err(option_error(file, "--best-case", format!("must be between 0 and 1, got {f}"))),
+    };
+    let config = SimConfig {
+        duration_ns,
+        seed,
+        exec,
+        record_jobs: jobs || trace,
+        record_segments: trace || segments,
+    };
+    let result = py
+        .allow_threads(|| sim::simulate(&system, kind, &config))
+        .map_err(|e| to_py(e.in_file(file)))?;
+    let summary = serde_json::to_string(&sim::report::report(&system, &result)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let job_columns = if jobs {
+        let d = PyDict::new(py);
+        let r = &result.records;
+        d.set_item("task", u32_column(py, r.iter().map(|x| x.task)))?;
+        d.set_item("job", u32_column(py, r.iter().map(|x| x.number)))?;
+        d.set_item("core", u32_column(py, r.iter().map(|x| x.core)))?;
+        d.set_item("release_ns", u64_column(py, r.iter().map(|x| x.release_ns)))?;
+        d.set_item("start_ns", u64_column(py, r.iter().map(|x| x.start_ns)))?;
+        d.set_item("finish_ns", u64_column(py, r.iter().map(|x| x.finish_ns)))?;
+        d.set_item("deadline_ns", u64_column(py, r.iter().map(|x| x.deadline_ns)))?;
+        d.set_item("exec_ns", u64_column(py, r.iter().map(|x| x.exec_ns)))?;
+        d.set_item("preemptions", u32_column(py, r.iter().map(|x| x.preemptions)))?;
+        d.set_item("migrations", u32_column(py, r.iter().map(|x| x.migrations)))?;
+        Some(d)
+    } else {
+        None
+    };
+    let trace_json = trace.then(|| sim::trace::perfetto_json(&system, &result));
+    let segment_columns = if segments {
+        let d = PyDict::new(py);
+        let s = &result.segments;
+        d.set_item("core", u32_column(py, s.iter().map(|x| x.core)))?;
+        d.set_item("task", u32_column(py, s.iter().map(|x| x.task)))?;
+        d.set_item("job", u32_column(py, s.iter().map(|x| x.number)))?;
+        d.set_item("start_ns", u64_column(py, s.iter().map(|x| x.start_ns)))?;
+        d.set_item("end_ns", u64_column(py, s.iter().map(|x| x.end_ns)))?;
+        let v = &result.server_segments;
+        d.set_item("server_core", u32_column(py, v.iter().map(|x| x.core)))?;
+        d.set_item("server", u32_column(py, v.iter().map(|x| x.server)))?;
+        d.set_item("server_start_ns", u64_column(py, v.iter().map(|x| x.start_ns)))?;
+        d.set_item("server_end_ns", u64_column(py, v.iter().map(|x| x.end_ns)))?;
+        Some(d)
+    } else {
+        None
+    };
+    Ok((summary, job_columns, trace_json, segment_columns))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(duration_ns, m)?)?;
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;

@@ -1,0 +1,83 @@
+"""Running the simulator from Python: the engine returns a JSON summary and
+columns of little-endian integers, turned here into numpy arrays."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from criticore import _core, read_input
+
+_U32 = {"task", "job", "core", "preemptions", "migrations", "server_core", "server"}
+
+
+def _columns(raw: dict[str, bytes] | None) -> dict[str, np.ndarray] | None:
+    if raw is None:
+        return None
+    return {k: np.frombuffer(v, dtype="<u4" if k in _U32 else "<u8") for k, v in raw.items()}
+
+
+@dataclass
+class SimRun:
+    report: dict
+    jobs: dict[str, np.ndarray] | None
+    trace: str | None
+    segments: dict[str, np.ndarray] | None
+
+
+def simulate(
+    path: str | Path,
+    duration_ns: int,
+    scheduler: str | None = None,
+    seed: int = 0,
+    exec_level: str = "C",
+    best_case_fraction: float | None = None,
+    jobs: bool = False,
+    trace: bool = False,
+    segments: bool = False,
+) -> SimRun:
+    """Simulate a task-system file; see docs/simulator.md."""
+    report, job_cols, trace_json, seg_cols = _core.simulate(
+        read_input(path),
+        str(path),
+        duration_ns,
+        scheduler=scheduler,
+        seed=seed,
+        exec_level=exec_level,
+        best_case_fraction=best_case_fraction,
+        jobs=jobs,
+        trace=trace,
+        segments=segments,
+    )
+    return SimRun(json.loads(report), _columns(job_cols), trace_json, _columns(seg_cols))
+
+
+def job_table(run: SimRun, task_names: list[str]):
+    """Job records as a pyarrow table with names and derived response/tardiness."""
+    import pyarrow as pa
+
+    cols = run.jobs
+    assert cols is not None, "simulate(..., jobs=True) keeps job records"
+    response = cols["finish_ns"] - cols["release_ns"]
+    late = cols["finish_ns"] > cols["deadline_ns"]
+    tardiness = np.where(late, cols["finish_ns"] - np.minimum(cols["finish_ns"], cols["deadline_ns"]), 0).astype("u8")
+    names = np.asarray(task_names, dtype=object)
+    return pa.table(
+        {
+            "task": pa.array(names[cols["task"].astype(np.int64)], type=pa.string()),
+            "job": cols["job"],
+            "core": cols["core"],
+            "release_ns": cols["release_ns"],
+            "start_ns": cols["start_ns"],
+            "finish_ns": cols["finish_ns"],
+            "deadline_ns": cols["deadline_ns"],
+            "exec_ns": cols["exec_ns"],
+            "response_ns": response,
+            "tardiness_ns": tardiness,
+            "preemptions": cols["preemptions"],
+            "migrations": cols["migrations"],
+        }
+    )
