@@ -26,6 +26,7 @@ build: install
 run: build
 	$(VENV)/bin/criticore analyze examples/mc2-llc-heavy.toml
 	$(VENV)/bin/criticore analyze examples/mc2-llc-light.toml
+	$(VENV)/bin/criticore simulate examples/mrs-synthetic.toml --duration 10s
 
 test-rust:
 	cargo test --workspace --exclude criticore-py --quiet
