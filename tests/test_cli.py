@@ -141,9 +141,9 @@ def test_check_subcommand():
     p = run("check", HEAVY)
     assert p.returncode == 0, p.stderr
     assert p.stderr == ""
-    assert p.stdout.strip() == f"{HEAVY}: ok (27 tasks on 4 cores)"
+    assert p.stdout.strip() == f"{HEAVY}: ok (27 tasks, 0 servers, 4 cores)"
     p = run("check", LIGHT)
-    assert p.returncode == 0 and p.stdout.strip() == f"{LIGHT}: ok (24 tasks on 4 cores)"
+    assert p.returncode == 0 and p.stdout.strip() == f"{LIGHT}: ok (24 tasks, 0 servers, 4 cores)"
 
 
 # --------------------------------------------------------------------------- valid files
@@ -155,7 +155,7 @@ def test_json_file_gives_the_same_analysis_as_toml(tmp_path, heavy):
     path.write_text(json.dumps(doc), encoding="utf-8")
     assert analyze_json(path) == heavy
     p = run("check", path)
-    assert p.returncode == 0 and "ok (27 tasks on 4 cores)" in p.stdout
+    assert p.returncode == 0 and "ok (27 tasks, 0 servers, 4 cores)" in p.stdout
 
 
 @pytest.mark.parametrize("seed", [3, 17])

@@ -731,3 +731,18 @@ fn toml_error_columns_count_characters_not_bytes() {
     let err = criticore::parse_task_system("x = \"²²\" = 1\n", criticore::Format::Toml, "sys.toml").unwrap_err();
     assert_eq!(err.field, "line 1 column 10");
 }
+
+#[test]
+fn level_a_and_b_tasks_must_start_at_zero_and_be_periodic() {
+    let offset = "[platform]\ncores = 1\n[[task]]\nname = \"a\"\nlevel = \"A\"\ncore = 0\nperiod = \"10ms\"\noffset = \"1ms\"\npet = { A = \"1ms\", B = \"1ms\", C = \"1ms\" }\n";
+    let err = parse_task_system(offset, Format::Toml, "sys.toml").unwrap_err();
+    assert_eq!(err.field, "task[0].offset");
+    assert!(err.reason.contains("time 0"), "{}", err.reason);
+    let sporadic = "[platform]\ncores = 1\n[[task]]\nname = \"b\"\nlevel = \"B\"\ncore = 0\nperiod = \"10ms\"\narrival = \"sporadic\"\npet = { B = \"1ms\", C = \"1ms\" }\n";
+    let err = parse_task_system(sporadic, Format::Toml, "sys.toml").unwrap_err();
+    assert_eq!(err.field, "task[0].arrival");
+    assert!(err.reason.contains("periodic"), "{}", err.reason);
+    // Level C may be sporadic with an offset.
+    let c = "[platform]\ncores = 1\n[[task]]\nname = \"c\"\nlevel = \"C\"\nperiod = \"10ms\"\noffset = \"1ms\"\narrival = \"sporadic\"\njitter = \"2ms\"\npet = { C = \"1ms\" }\n";
+    assert!(parse_task_system(c, Format::Toml, "sys.toml").is_ok());
+}

@@ -466,6 +466,15 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
             ))
         }
     };
+    // MC² §2: Level-A and -B tasks are periodic and all commence at time 0.
+    if let Some(l @ (Level::A | Level::B)) = level {
+        if offset_ns != 0 {
+            return Err(FieldError::new(obj.field("offset"), format!("Level-{l} tasks start at time 0 in MC² (mc2-hardware-management §2)")));
+        }
+        if arrival != Arrival::Periodic {
+            return Err(FieldError::new(obj.field("arrival"), format!("Level-{l} tasks are periodic in MC² (mc2-hardware-management §2)")));
+        }
+    }
     let priority = match obj.opt("priority") {
         None => None,
         Some(v) => Some(

@@ -10,7 +10,15 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Priority key of a job: smaller runs first. (primary, secondary, job id).
+/// The secondary carries the task index in its upper 32 bits (see
+/// `priority::tie`), which [`GlobalQueue`] uses to run a task's jobs in order.
 pub type Key = (u64, u64, JobId);
+
+/// Task index of a key (upper 32 bits of the secondary).
+#[inline]
+fn task_of(key: Key) -> u64 {
+    key.1 >> 32
+}
 
 /// Min-heap of ready (released, unfinished, not running) jobs.
 #[derive(Debug, Default, Clone)]
@@ -123,8 +131,16 @@ impl GlobalQueue {
 
     /// Place ready jobs on `available` cores. `last_core(job)` helps keep a job
     /// where it ran before (no migration when an idle core allows it).
+    /// A task is one thread: a job whose task already has a job running here
+    /// waits for it (jobs of a task never run in parallel).
     pub fn dispatch(&mut self, available: impl Fn(usize) -> bool, last_core: impl Fn(JobId) -> u32) {
+        let mut waiting: Vec<Key> = Vec::new();
         while let Some(best) = self.ready.peek() {
+            if self.running.iter().flatten().any(|&k| task_of(k) == task_of(best)) {
+                self.ready.pop();
+                waiting.push(best);
+                continue;
+            }
             // An idle available core, preferring the job's previous one.
             let last = last_core(best.2) as usize;
             let idle = if last < self.running.len() && available(last) && self.running[last].is_none() {
@@ -152,6 +168,9 @@ impl GlobalQueue {
             self.ready.pop();
             self.running[target] = Some(best);
         }
+        for key in waiting {
+            self.ready.push(key);
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -178,16 +197,18 @@ mod tests {
 
     #[test]
     fn global_queue_fills_idle_cores_then_preempts_the_worst() {
+        // One job each of tasks 1, 2, 3 (secondary = task << 32 | job).
+        let (a, b, c) = ((30, 1 << 32 | 1, 1), (20, 2 << 32 | 1, 2), (10, 3 << 32 | 1, 3));
         let mut g = GlobalQueue::new(2);
-        g.release((30, 0, 1));
-        g.release((20, 0, 2));
+        g.release(a);
+        g.release(b);
         g.dispatch(|_| true, |_| NONE);
-        assert_eq!(g.running, vec![Some((20, 0, 2)), Some((30, 0, 1))]);
-        g.release((10, 0, 3));
+        assert_eq!(g.running, vec![Some(b), Some(a)]);
+        g.release(c);
         g.dispatch(|_| true, |_| NONE);
         // Job 1 (deadline 30) is the worst running: job 3 takes its core.
-        assert_eq!(g.running, vec![Some((20, 0, 2)), Some((10, 0, 3))]);
-        assert_eq!(g.ready.peek(), Some((30, 0, 1)));
+        assert_eq!(g.running, vec![Some(b), Some(c)]);
+        assert_eq!(g.ready.peek(), Some(a));
     }
 
     #[test]
@@ -196,6 +217,22 @@ mod tests {
         g.release((5, 0, 7));
         g.dispatch(|_| true, |_| 2);
         assert_eq!(g.running[2], Some((5, 0, 7)));
+    }
+
+    #[test]
+    fn global_queue_never_runs_two_jobs_of_one_task_at_once() {
+        // Task 1's jobs 1 and 2 (secondary = task << 32 | job) and task 2's job 1; 3 idle cores.
+        let mut g = GlobalQueue::new(3);
+        g.release((10, 1 << 32 | 1, 1));
+        g.release((20, 1 << 32 | 2, 2));
+        g.release((30, 2 << 32 | 1, 3));
+        g.dispatch(|_| true, |_| NONE);
+        assert_eq!(g.running, vec![Some((10, 1 << 32 | 1, 1)), Some((30, 2 << 32 | 1, 3)), None]);
+        assert_eq!(g.ready.peek(), Some((20, 1 << 32 | 2, 2)));
+        // Once job 1 finishes, job 2 runs.
+        g.complete(1, 0);
+        g.dispatch(|_| true, |_| NONE);
+        assert_eq!(g.running, vec![Some((20, 1 << 32 | 2, 2)), Some((30, 2 << 32 | 1, 3)), None]);
     }
 
     const NONE: u32 = u32::MAX;
