@@ -30,10 +30,16 @@ def gantt(run, task_names: list[str], server_names: list[str], cores: int, path:
     for srv, s, e in zip(seg["server"], seg["server_start_ns"], seg["server_end_ns"]):
         ax.broken_barh([(s / MS, (e - s) / MS)], (int(srv) - 0.35, 0.7), color="0.7", linewidth=0)
     if jobs is not None:
-        for t, r, d, f in zip(jobs["task"], jobs["release_ns"], jobs["deadline_ns"], jobs["finish_ns"]):
+        end = run.report["duration_ns"]
+        # Unfinished jobs count as finishing after the end.
+        tasks = np.concatenate([jobs["task"], jobs["unfinished_task"]])
+        releases = np.concatenate([jobs["release_ns"], jobs["unfinished_release_ns"]])
+        deadlines = np.concatenate([jobs["deadline_ns"], jobs["unfinished_deadline_ns"]])
+        finishes = np.concatenate([jobs["finish_ns"], np.full(len(jobs["unfinished_task"]), end + 1, dtype="u8")])
+        for t, r, d, f in zip(tasks, releases, deadlines, finishes):
             y = y_of_task[int(t)]
             ax.annotate("", xy=(r / MS, y - 0.4), xytext=(r / MS, y + 0.45), arrowprops=dict(arrowstyle="->", lw=0.6, color="k"))
-            if f > d:
+            if f > d and d <= end:
                 ax.plot([d / MS], [y], marker="x", color="red", markersize=6)
     ax.set_yticks(np.arange(len(rows)))
     ax.set_yticklabels(rows)

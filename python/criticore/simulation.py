@@ -11,7 +11,7 @@ import numpy as np
 
 from criticore import _core, read_input
 
-_U32 = {"task", "job", "core", "preemptions", "migrations", "server_core", "server"}
+_U32 = {"task", "job", "core", "preemptions", "migrations", "server_core", "server", "unfinished_task", "unfinished_job"}
 
 
 def _columns(raw: dict[str, bytes] | None) -> dict[str, np.ndarray] | None:

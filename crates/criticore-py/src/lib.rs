@@ -149,6 +149,11 @@ fn simulate<'py>(
         d.set_item("exec_ns", u64_column(py, r.iter().map(|x| x.exec_ns)))?;
         d.set_item("preemptions", u32_column(py, r.iter().map(|x| x.preemptions)))?;
         d.set_item("migrations", u32_column(py, r.iter().map(|x| x.migrations)))?;
+        let u = &result.unfinished;
+        d.set_item("unfinished_task", u32_column(py, u.iter().map(|x| x.task)))?;
+        d.set_item("unfinished_job", u32_column(py, u.iter().map(|x| x.number)))?;
+        d.set_item("unfinished_release_ns", u64_column(py, u.iter().map(|x| x.release_ns)))?;
+        d.set_item("unfinished_deadline_ns", u64_column(py, u.iter().map(|x| x.deadline_ns)))?;
         Some(d)
     } else {
         None

@@ -9,7 +9,7 @@ use super::memory::MemoryModel;
 use super::regulate::Regulator;
 use super::release::Releases;
 use super::sched::Scheduler;
-use super::{Segment, ServerSegment, SimConfig, SimResult, TaskStats};
+use super::{Segment, ServerSegment, SimConfig, SimResult, TaskStats, Unfinished};
 use crate::model::TaskSystem;
 
 /// Run `system` for `config.duration_ns` under a scheduler, memory model and regulator.
@@ -38,6 +38,7 @@ pub fn run<S: Scheduler, M: MemoryModel, R: Regulator>(
         scheduler: String::new(),
         per_task: vec![TaskStats::default(); system.tasks.len()],
         records: Vec::new(),
+        unfinished: Vec::new(),
         segments: Vec::new(),
         server_segments: Vec::new(),
         events: 0,
@@ -202,6 +203,10 @@ pub fn run<S: Scheduler, M: MemoryModel, R: Regulator>(
         if job.deadline_ns <= end {
             stats.misses += 1;
         }
+        if config.record_jobs {
+            result.unfinished.push(Unfinished { task: job.task, number: job.number, release_ns: job.release_ns, deadline_ns: job.deadline_ns });
+        }
     }
+    result.unfinished.sort_unstable_by_key(|u| (u.release_ns, u.task));
     result
 }

@@ -107,12 +107,23 @@ pub struct ServerSegment {
     pub end_ns: u64,
 }
 
+/// A job still unfinished at the end of the run (kept with job records).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unfinished {
+    pub task: u32,
+    pub number: u32,
+    pub release_ns: u64,
+    pub deadline_ns: u64,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimResult {
     pub duration_ns: u64,
     pub scheduler: String,
     pub per_task: Vec<TaskStats>,
     pub records: Vec<JobRecord>,
+    /// Jobs unfinished at the end, when job records are kept.
+    pub unfinished: Vec<Unfinished>,
     pub segments: Vec<Segment>,
     pub server_segments: Vec<ServerSegment>,
     /// Engine iterations (one per distinct event time).

@@ -85,6 +85,14 @@ pub fn perfetto_json(system: &TaskSystem, result: &SimResult) -> String {
             event(&mut out, instant(r.task, r.deadline_ns, "miss"));
         }
     }
+    // Jobs unfinished at the end: their release, and a miss if the deadline has passed.
+    for u in &result.unfinished {
+        event(&mut out, instant(u.task, u.release_ns, "release"));
+        if u.deadline_ns <= result.duration_ns {
+            event(&mut out, instant(u.task, u.deadline_ns, "deadline"));
+            event(&mut out, instant(u.task, u.deadline_ns, "miss"));
+        }
+    }
     out.push_str("\n]}\n");
     out
 }

@@ -130,7 +130,12 @@ impl Scheduler for Cbs {
                     let s = &self.servers[i];
                     s.core == c && s.pending > 0 && !s.throttled && s.q > 0
                 })
-                .min_by_key(|&i| (self.servers[i].d, i));
+                .min_by_key(|&i| (self.servers[i].d, i))
+                // Equal deadlines do not preempt the server holding the core.
+                .map(|i| match self.holder[c] {
+                    Some(h) if h != i && self.servers[h].d == self.servers[i].d && self.servers[h].pending > 0 && !self.servers[h].throttled && self.servers[h].q > 0 => h,
+                    _ => i,
+                });
             if let Some(old) = self.holder[c] {
                 if Some(old) != best {
                     self.servers[old].queue.yield_core();

@@ -2,8 +2,10 @@
 //! per-core queue (partitioned scheduling) and a global queue that places the
 //! best jobs on whichever cores are available (global scheduling).
 //!
-//! Keys order jobs, smallest first. Ties never preempt: a job only displaces a
-//! running one with a strictly smaller key.
+//! Keys order jobs, smallest first. Ready jobs are taken in full key order
+//! (ties broken by task index, then job number), but a job only displaces a
+//! running one with a strictly smaller *primary* key (an earlier deadline, a
+//! higher priority): equal deadlines never preempt, as in SCHED_DEADLINE and SimSo.
 
 use crate::sim::job::JobId;
 use std::cmp::Reverse;
@@ -13,6 +15,12 @@ use std::collections::BinaryHeap;
 /// The secondary carries the task index in its upper 32 bits (see
 /// `priority::tie`), which [`GlobalQueue`] uses to run a task's jobs in order.
 pub type Key = (u64, u64, JobId);
+
+/// Whether a ready job may displace a running one: strictly better primary key.
+#[inline]
+pub fn preempts(ready: Key, running: Key) -> bool {
+    ready.0 < running.0
+}
 
 /// Task index of a key (upper 32 bits of the secondary).
 #[inline]
@@ -71,7 +79,7 @@ impl CoreQueue {
     pub fn dispatch(&mut self) -> Option<JobId> {
         match (self.running, self.ready.peek()) {
             (None, Some(_)) => self.running = self.ready.pop(),
-            (Some(run), Some(best)) if best < run => {
+            (Some(run), Some(best)) if preempts(best, run) => {
                 self.ready.pop();
                 self.ready.push(run);
                 self.running = Some(best);
@@ -157,7 +165,7 @@ impl GlobalQueue {
                         .filter_map(|c| self.running[c].map(|k| (k, c)))
                         .max();
                     match worst {
-                        Some((k, c)) if best < k => {
+                        Some((k, c)) if preempts(best, k) => {
                             self.ready.push(k);
                             c
                         }
@@ -185,14 +193,25 @@ mod tests {
     #[test]
     fn core_queue_preempts_only_on_a_strictly_better_key() {
         let mut q = CoreQueue::default();
-        q.release((10, 0, 1));
+        q.release((10, 5 << 32, 1));
         assert_eq!(q.dispatch(), Some(1));
-        q.release((10, 0, 2)); // equal primary, larger id: no preemption
+        q.release((10, 0, 2)); // equal deadline, lower task index: still no preemption
         assert_eq!(q.dispatch(), Some(1));
         q.release((5, 0, 3));
         assert_eq!(q.dispatch(), Some(3));
         q.complete(3);
-        assert_eq!(q.dispatch(), Some(1));
+        // Both 1 and 2 are now ready: full key order picks the lower task index.
+        assert_eq!(q.dispatch(), Some(2));
+    }
+
+    #[test]
+    fn global_queue_does_not_preempt_on_an_equal_deadline() {
+        let mut g = GlobalQueue::new(1);
+        g.release((10, 5 << 32 | 1, 1));
+        g.dispatch(|_| true, |_| NONE);
+        g.release((10, 1 << 32 | 1, 2)); // same deadline, lower task index
+        g.dispatch(|_| true, |_| NONE);
+        assert_eq!(g.running, vec![Some((10, 5 << 32 | 1, 1))]);
     }
 
     #[test]
