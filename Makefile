@@ -8,7 +8,7 @@ STAMP   := $(VENV)/.deps-stamp
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: run test build install bench clean test-rust test-python
+.PHONY: run test build install bench bench-simso clean test-rust test-python
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -39,5 +39,22 @@ test: install test-rust test-python
 bench: build
 	$(PY) benches/analysis_reference.py
 
+# Simulator against SimSo (issue 3), in a benchmark-only environment: SimSo
+# 0.8.5 and its pinned SimPy 2.3.1 go into .venv-simso, never into .venv or the
+# package's dependencies. Cross-check of job finish times (~4 min), then
+# jobs/s of criticore and SimSo on the same systems (~2 min).
+SIMSO_VENV  := .venv-simso
+SIMSO_STAMP := $(SIMSO_VENV)/.simso-stamp
+
+$(SIMSO_STAMP):
+	python3 -m venv $(SIMSO_VENV)
+	$(SIMSO_VENV)/bin/pip install --quiet --upgrade pip
+	$(SIMSO_VENV)/bin/pip install --quiet "simso==0.8.5" "SimPy==2.3.1"
+	touch $(SIMSO_STAMP)
+
+bench-simso: build $(SIMSO_STAMP)
+	$(PY) benches/simso_crosscheck.py
+	$(PY) benches/sim_vs_simso.py
+
 clean:
-	rm -rf $(VENV) target
+	rm -rf $(VENV) $(SIMSO_VENV) target
