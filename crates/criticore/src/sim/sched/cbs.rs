@@ -12,7 +12,7 @@
 
 use super::priority::{fixed, fixed_priority_ranks};
 use super::queue::CoreQueue;
-use super::Scheduler;
+use super::{server_of_tasks, Scheduler};
 use crate::error::FieldError;
 use crate::model::TaskSystem;
 use crate::sim::job::{Job, JobId, Jobs, NONE_U64};
@@ -41,12 +41,7 @@ pub struct Cbs {
 
 impl Cbs {
     pub fn new(system: &TaskSystem) -> Result<Self, FieldError> {
-        let server_of = system
-            .tasks
-            .iter()
-            .enumerate()
-            .map(|(i, t)| t.server.ok_or_else(|| FieldError::new(format!("task[{i}].server"), "with servers, every task needs a server")))
-            .collect::<Result<Vec<_>, _>>()?;
+        let server_of = server_of_tasks(system)?;
         let all: Vec<usize> = (0..system.tasks.len()).collect();
         Ok(Cbs {
             servers: system

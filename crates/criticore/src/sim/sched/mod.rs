@@ -85,6 +85,16 @@ impl SchedulerKind {
     }
 }
 
+/// The server of every task; with servers, every task needs one.
+pub(crate) fn server_of_tasks(system: &TaskSystem) -> Result<Vec<usize>, FieldError> {
+    system
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| t.server.ok_or_else(|| FieldError::new(format!("task[{i}].server"), "with servers, every task needs a server")))
+        .collect()
+}
+
 /// Every task must have a core for a partitioned scheduler.
 pub(crate) fn require_cores(system: &TaskSystem, scheduler: &str) -> Result<(), FieldError> {
     match system.tasks.iter().position(|t| t.core.is_none()) {
