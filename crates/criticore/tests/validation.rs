@@ -4,7 +4,7 @@
 //! valid file is read field by field as written, in TOML and in JSON.
 
 use criticore::model::{
-    Allocation, Arrival, Arbiter, Dram, Level, LevelPets, Llc, MemoryProfile, Partition, Platform, Task,
+    AccessPattern, Allocation, Arrival, Arbiter, Bus, Dram, MemoryPhase, Level, LevelPets, Llc, MemoryProfile, Partition, Platform, Task,
 };
 use criticore::{parse_task_system, Format, InputError, TaskSystem};
 
@@ -491,8 +491,8 @@ fn read_fraction_outside_zero_one_is_rejected() {
     assert_rejected(&task("1.5"), "task[0].memory.read_fraction", "must be between 0 and 1");
     assert_rejected(&task("-0.1"), "task[0].memory.read_fraction", "must be between 0 and 1");
     // Both ends are inside.
-    assert_eq!(parse(&task("0.0")).unwrap().tasks[0].memory.as_ref().unwrap().read_fraction, 0.0);
-    assert_eq!(parse(&task("1")).unwrap().tasks[0].memory.as_ref().unwrap().read_fraction, 1.0);
+    assert_eq!(parse(&task("0.0")).unwrap().tasks[0].memory.as_ref().unwrap().phases[0].read_fraction, 0.0);
+    assert_eq!(parse(&task("1")).unwrap().tasks[0].memory.as_ref().unwrap().phases[0].read_fraction, 1.0);
 }
 
 #[test]
@@ -584,8 +584,9 @@ fn expected_full() -> TaskSystem {
             // 512 KiB = 512·1024 = 524 288 B (a whole number of 8 ways × 64 B = 512 B).
             llc: Llc { size_bytes: 524_288, ways: 8, colors: 8, line_bytes: 64 },
             // 256 MiB = 256·2^20 = 268 435 456 B.
-            dram: Dram { banks: 4, bank_size_bytes: 268_435_456 },
-            bus_arbiter: Arbiter::Tdma,
+            // Latencies keep the i.MX6 defaults (120 ns read, 30 ns row conflict).
+            dram: Dram { banks: 4, bank_size_bytes: 268_435_456, read_latency_ns: 120, row_conflict_ns: 30 },
+            bus: Bus { arbiter: Arbiter::Tdma, bandwidth_bytes_per_s: 2_020_000_000 },
         },
         tasks: vec![
             Task {
@@ -603,7 +604,11 @@ fn expected_full() -> TaskSystem {
                 pet_ns: LevelPets([Some(300 * US), Some(250 * US), Some(200 * US), None]),
                 pet_unmanaged_ns: Some(LevelPets([Some(400 * US), Some(350 * US), Some(300 * US), None])),
                 // 48 KiB = 49 152 B.
-                memory: Some(MemoryProfile { wss_bytes: 49_152, accesses_per_ms: 12_000.0, read_fraction: 0.75 }),
+                memory: Some(MemoryProfile {
+                    wss_bytes: 49_152,
+                    pattern: AccessPattern::Random,
+                    phases: vec![MemoryPhase { work_ns: None, accesses_per_ms: 12_000.0, read_fraction: 0.75 }],
+                }),
             },
             Task {
                 name: "beta".into(),
@@ -658,6 +663,7 @@ fn expected_full() -> TaskSystem {
             llc_colors: vec![(Partition::Core(1), vec![0, 1]), (Partition::LevelC, vec![2, 3, 4])],
             banks: vec![(Partition::Core(0), vec![3]), (Partition::LevelC, vec![0, 1]), (Partition::Os, vec![2])],
         }),
+        regulation: None,
     }
 }
 
@@ -710,8 +716,8 @@ fn platform_defaults_are_the_imx6() {
     let system = parse("[platform]\ncores = 4\n").unwrap();
     // 1 MiB, 16 ways, 16 colours, 32 B lines; 8 banks of 128 MiB; round-robin bus.
     assert_eq!(system.platform.llc, Llc { size_bytes: 1_048_576, ways: 16, colors: 16, line_bytes: 32 });
-    assert_eq!(system.platform.dram, Dram { banks: 8, bank_size_bytes: 134_217_728 });
-    assert_eq!(system.platform.bus_arbiter, Arbiter::RoundRobin);
+    assert_eq!(system.platform.dram, Dram { banks: 8, bank_size_bytes: 134_217_728, read_latency_ns: 120, row_conflict_ns: 30 });
+    assert_eq!(system.platform.bus, Bus { arbiter: Arbiter::RoundRobin, bandwidth_bytes_per_s: 2_020_000_000 });
     assert!(system.tasks.is_empty());
     assert_eq!(system.allocation, None);
 }

@@ -6,7 +6,7 @@
 //! Level-C periods uniform in 10–100 ms; PETs follow Vestal's ordering with
 //! Level-A PETs 1.5× Level-B PETs (mc2-io-ipc-os-isolation §2).
 
-use crate::model::{Dram, Level, LevelPets, Llc, Platform, Task, TaskSystem, Arbiter};
+use crate::model::{Level, LevelPets, Platform, Task, TaskSystem};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -59,10 +59,11 @@ pub fn mc2_uniform(params: Mc2UniformParams, seed: u64) -> TaskSystem {
         })
         .collect();
     TaskSystem {
-        platform: Platform { cores: params.cores, llc: Llc::default(), dram: Dram::default(), bus_arbiter: Arbiter::RoundRobin },
+        platform: Platform { cores: params.cores, ..Platform::preset("imx6").expect("built-in preset") },
         tasks,
         servers: Vec::new(),
         allocation: None,
+        regulation: None,
     }
 }
 

@@ -121,15 +121,35 @@ impl Default for Llc {
 }
 
 /// DRAM: eight 128 MiB banks on the i.MX6 (mc2-io-ipc-os-isolation §2).
+/// Latencies are the fluid memory model's (docs/calibration.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Dram {
     pub banks: u32,
     pub bank_size_bytes: u64,
+    /// Time a core stalls on a read miss with no contention.
+    pub read_latency_ns: u64,
+    /// Extra latency of a row-buffer conflict with another core on the same bank.
+    pub row_conflict_ns: u64,
 }
 
 impl Default for Dram {
     fn default() -> Self {
-        Dram { banks: 8, bank_size_bytes: 128 << 20 }
+        Dram { banks: 8, bank_size_bytes: 128 << 20, read_latency_ns: 120, row_conflict_ns: 30 }
+    }
+}
+
+/// The memory bus / interconnect.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Bus {
+    pub arbiter: Arbiter,
+    /// Peak transfer rate; one request moves one LLC line. Default: the SABRE
+    /// Lite's 2,020 MB/s write-only peak (blin-bandwidth-monitor §2.3).
+    pub bandwidth_bytes_per_s: u64,
+}
+
+impl Default for Bus {
+    fn default() -> Self {
+        Bus { arbiter: Arbiter::RoundRobin, bandwidth_bytes_per_s: 2_020_000_000 }
     }
 }
 
@@ -138,15 +158,62 @@ pub struct Platform {
     pub cores: usize,
     pub llc: Llc,
     pub dram: Dram,
-    pub bus_arbiter: Arbiter,
+    pub bus: Bus,
+}
+
+impl Platform {
+    /// A named platform's defaults (the file may override any field).
+    /// `imx6` (the default): NXP i.MX6 / SABRE Lite of MC² and the bandwidth monitor;
+    /// `zcu102`: Xilinx ZCU102 of MCTI (docs/calibration.md).
+    pub fn preset(name: &str) -> Option<Platform> {
+        match name {
+            "imx6" | "sabre-lite" => Some(Platform { cores: 4, llc: Llc::default(), dram: Dram::default(), bus: Bus::default() }),
+            "zcu102" => Some(Platform {
+                cores: 4,
+                llc: Llc { size_bytes: 1 << 20, ways: 16, colors: 16, line_bytes: 64 },
+                dram: Dram { banks: 16, bank_size_bytes: 256 << 20, read_latency_ns: 110, row_conflict_ns: 28 },
+                bus: Bus { arbiter: Arbiter::RoundRobin, bandwidth_bytes_per_s: 4_000_000_000 },
+            }),
+            _ => None,
+        }
+    }
+
+    pub const PRESETS: [&'static str; 3] = ["imx6", "sabre-lite", "zcu102"];
+
+    /// Bus time to move one LLC line, in ns.
+    pub fn line_service_ns(&self) -> f64 {
+        self.llc.line_bytes as f64 * 1e9 / self.bus.bandwidth_bytes_per_s as f64
+    }
+}
+
+/// How a task walks its working set (sets the LLC miss curve, docs/memory-model.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AccessPattern {
+    /// Uniform random over the working set: misses fall linearly as the cache grows.
+    Random,
+    /// Cyclic sweep: with LRU, everything misses until the whole set fits.
+    Stream,
+}
+
+/// One phase of constant memory behaviour (blin-bandwidth-monitor §3; the
+/// three phases of `mser`, mcti-task-isolation §7.1.2).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MemoryPhase {
+    /// Length in work (isolated execution time); None = the rest of the job.
+    pub work_ns: Option<u64>,
+    /// LLC references per millisecond of work.
+    pub accesses_per_ms: f64,
+    pub read_fraction: f64,
 }
 
 /// Memory demand of a task; read by the simulator, ignored by the analysis.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MemoryProfile {
     pub wss_bytes: u64,
-    pub accesses_per_ms: f64,
-    pub read_fraction: f64,
+    pub pattern: AccessPattern,
+    /// At least one; the last one lasts to the end of the job.
+    pub phases: Vec<MemoryPhase>,
 }
 
 /// How a task's jobs arrive.
@@ -283,12 +350,65 @@ pub struct Allocation {
     pub banks: Vec<(Partition, Vec<u32>)>,
 }
 
+/// Which memory regulator the simulator runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RegulationKind {
+    /// Per-core budget of Qm requests per period M; a core that exhausts it stalls.
+    Memguard,
+    /// MemGuard plus the memory-overload rule of mcti-task-isolation §4.
+    Mcti,
+    /// Per-server memory budgets of the Multi-Resource Server (mrs §III rules 4, 5).
+    Mrs,
+    /// The bandwidth monitor of blin-bandwidth-monitor §3.3.
+    Monitor,
+}
+
+impl RegulationKind {
+    pub const NAMES: [(&'static str, RegulationKind); 4] = [
+        ("memguard", RegulationKind::Memguard),
+        ("mcti", RegulationKind::Mcti),
+        ("mrs", RegulationKind::Mrs),
+        ("monitor", RegulationKind::Monitor),
+    ];
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::NAMES.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
+    }
+}
+
+/// Settings of the bandwidth monitor (blin-bandwidth-monitor §3.3).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MonitorConfig {
+    /// The real-time task whose overhead is bounded.
+    pub rt_task: usize,
+    /// Best-effort cores, suspended together.
+    pub be_cores: Vec<usize>,
+    /// Sampling interval Δ (default 50 µs, §4.1).
+    pub sample_ns: u64,
+    /// Largest allowed overhead, e.g. 0.05.
+    pub threshold: f64,
+    /// Overhead-table file, as written in the task file (resolved by the front end).
+    pub table_file: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Regulation {
+    pub kind: RegulationKind,
+    /// Regulation period M (MemGuard, MCTI); synchronous on all cores.
+    pub period_ns: u64,
+    /// Qm per core: memory requests allowed per period.
+    pub budgets: Vec<u64>,
+    pub monitor: Option<MonitorConfig>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskSystem {
     pub platform: Platform,
     pub tasks: Vec<Task>,
     pub servers: Vec<Server>,
     pub allocation: Option<Allocation>,
+    pub regulation: Option<Regulation>,
 }
 
 impl TaskSystem {

@@ -199,8 +199,6 @@ fn as_positive_size(v: &Value, field: &str) -> FieldResult<u64> {
     Ok(bytes)
 }
 
-/// Bandwidth fields are read by later modules (DMA devices, loads); parsed here for one schema.
-#[allow(dead_code)]
 fn as_bandwidth(v: &Value, field: &str) -> FieldResult<u64> {
     let text = as_str(v, field)?;
     parse_bandwidth_bytes_per_s(text).map_err(|r| FieldError::new(field, r))
@@ -208,7 +206,7 @@ fn as_bandwidth(v: &Value, field: &str) -> FieldResult<u64> {
 
 fn walk_root(root: &Value) -> FieldResult<TaskSystem> {
     let obj = Obj::new(root, String::new())?;
-    obj.only(&["platform", "task", "server", "allocation"])?;
+    obj.only(&["platform", "task", "server", "allocation", "regulation"])?;
     let platform = walk_platform(&Obj::new(obj.req("platform")?, "platform".into())?)?;
     let servers = walk_array(&obj, "server", |item| walk_server(item, &platform))?;
     let tasks = walk_array(&obj, "task", |item| walk_task(item, &platform, &servers))?;
@@ -216,7 +214,8 @@ fn walk_root(root: &Value) -> FieldResult<TaskSystem> {
         .table("allocation")?
         .map(|a| walk_allocation(&a, &platform))
         .transpose()?;
-    Ok(TaskSystem { platform, tasks, servers, allocation })
+    let regulation = obj.table("regulation")?.map(|r| walk_regulation(&r, &platform, &tasks)).transpose()?;
+    Ok(TaskSystem { platform, tasks, servers, allocation, regulation })
 }
 
 /// An optional array of tables (`[[key]]`), each read by `walk`.
@@ -236,9 +235,19 @@ fn walk_array<T>(obj: &Obj, key: &str, walk: impl Fn(&Obj) -> FieldResult<T>) ->
 }
 
 fn walk_platform(obj: &Obj) -> FieldResult<Platform> {
-    obj.only(&["cores", "llc", "dram", "bus"])?;
-    let cores = as_count(obj.req("cores")?, &obj.field("cores"), 1, 1024)? as usize;
-    let mut llc = Llc::default();
+    obj.only(&["preset", "cores", "llc", "dram", "bus"])?;
+    let mut platform = match obj.opt("preset") {
+        None => Platform::preset("imx6").expect("built-in preset"),
+        Some(v) => {
+            let field = obj.field("preset");
+            let name = as_str(v, &field)?;
+            Platform::preset(name).ok_or_else(|| {
+                FieldError::new(field, format!("unknown platform preset \"{name}\" (expected one of: {})", Platform::PRESETS.join(", ")))
+            })?
+        }
+    };
+    platform.cores = as_count(obj.req("cores")?, &obj.field("cores"), 1, 1024)? as usize;
+    let llc = &mut platform.llc;
     if let Some(t) = obj.table("llc")? {
         t.only(&["size", "ways", "colors", "line"])?;
         if let Some(v) = t.opt("size") {
@@ -261,23 +270,30 @@ fn walk_platform(obj: &Obj) -> FieldResult<Platform> {
             ));
         }
     }
-    let mut dram = Dram::default();
+    let dram = &mut platform.dram;
     if let Some(t) = obj.table("dram")? {
-        t.only(&["banks", "bank_size"])?;
+        t.only(&["banks", "bank_size", "read_latency", "row_conflict"])?;
         if let Some(v) = t.opt("banks") {
             dram.banks = as_count(v, &t.field("banks"), 1, 1024)? as u32;
         }
         if let Some(v) = t.opt("bank_size") {
             dram.bank_size_bytes = as_positive_size(v, &t.field("bank_size"))?;
         }
+        if let Some(v) = t.opt("read_latency") {
+            dram.read_latency_ns = as_duration_positive(v, &t.field("read_latency"))?;
+        }
+        if let Some(v) = t.opt("row_conflict") {
+            let field = t.field("row_conflict");
+            dram.row_conflict_ns = parse_duration_ns(as_str(v, &field)?).map_err(|r| FieldError::new(field, r))?;
+        }
     }
-    let mut bus_arbiter = Arbiter::RoundRobin;
+    let bus = &mut platform.bus;
     if let Some(t) = obj.table("bus")? {
-        t.only(&["arbiter"])?;
+        t.only(&["arbiter", "bandwidth"])?;
         if let Some(v) = t.opt("arbiter") {
             let field = t.field("arbiter");
             let name = as_str(v, &field)?;
-            bus_arbiter = Arbiter::NAMES
+            bus.arbiter = Arbiter::NAMES
                 .iter()
                 .find(|(n, _)| *n == name)
                 .map(|(_, a)| *a)
@@ -286,8 +302,15 @@ fn walk_platform(obj: &Obj) -> FieldResult<Platform> {
                     FieldError::new(field, format!("unknown arbiter \"{name}\" (expected one of: {})", names.join(", ")))
                 })?;
         }
+        if let Some(v) = t.opt("bandwidth") {
+            let field = t.field("bandwidth");
+            bus.bandwidth_bytes_per_s = as_bandwidth(v, &field)?;
+            if bus.bandwidth_bytes_per_s == 0 {
+                return Err(FieldError::new(field, "must be positive"));
+            }
+        }
     }
-    Ok(Platform { cores, llc, dram, bus_arbiter })
+    Ok(platform)
 }
 
 fn walk_level(v: &Value, field: &str) -> FieldResult<Level> {
@@ -550,26 +573,107 @@ fn walk_server(obj: &Obj, platform: &Platform) -> FieldResult<Server> {
     Ok(Server { name, core, kind, period_ns, budget_ns, priority, memory_budget })
 }
 
-fn walk_memory(obj: &Obj) -> FieldResult<MemoryProfile> {
-    obj.only(&["wss", "accesses_per_ms", "read_fraction"])?;
-    let wss_bytes = as_size(obj.req("wss")?, &obj.field("wss"))?;
-    let field = obj.field("accesses_per_ms");
-    let accesses_per_ms = as_number(obj.req("accesses_per_ms")?, &field)?;
-    if !(accesses_per_ms >= 0.0 && accesses_per_ms.is_finite()) {
-        return Err(FieldError::new(field, format!("must be a non-negative number, got {accesses_per_ms}")));
+fn as_fraction(v: &Value, field: &str) -> FieldResult<f64> {
+    let r = as_number(v, field)?;
+    if !(0.0..=1.0).contains(&r) {
+        return Err(FieldError::new(field, format!("must be between 0 and 1, got {r}")));
     }
-    let read_fraction = match obj.opt("read_fraction") {
-        None => 1.0,
-        Some(v) => {
-            let field = obj.field("read_fraction");
-            let r = as_number(v, &field)?;
-            if !(0.0..=1.0).contains(&r) {
-                return Err(FieldError::new(field, format!("must be between 0 and 1, got {r}")));
-            }
-            r
+    Ok(r)
+}
+
+fn as_rate(v: &Value, field: &str) -> FieldResult<f64> {
+    let r = as_number(v, field)?;
+    if !(r >= 0.0 && r.is_finite()) {
+        return Err(FieldError::new(field, format!("must be a non-negative number, got {r}")));
+    }
+    Ok(r)
+}
+
+fn walk_memory(obj: &Obj) -> FieldResult<MemoryProfile> {
+    obj.only(&["wss", "accesses_per_ms", "read_fraction", "pattern", "phases"])?;
+    let wss_bytes = as_size(obj.req("wss")?, &obj.field("wss"))?;
+    let pattern = match obj.opt("pattern").map(|v| as_str(v, &obj.field("pattern"))).transpose()? {
+        None | Some("random") => AccessPattern::Random,
+        Some("stream") => AccessPattern::Stream,
+        Some(other) => {
+            return Err(FieldError::new(obj.field("pattern"), format!("unknown access pattern \"{other}\" (expected random or stream)")))
         }
     };
-    Ok(MemoryProfile { wss_bytes, accesses_per_ms, read_fraction })
+    let read_fraction = obj.opt("read_fraction").map(|v| as_fraction(v, &obj.field("read_fraction"))).transpose()?.unwrap_or(1.0);
+    let phases = match obj.opt("phases") {
+        None => vec![MemoryPhase {
+            work_ns: None,
+            accesses_per_ms: as_rate(obj.req("accesses_per_ms")?, &obj.field("accesses_per_ms"))?,
+            read_fraction,
+        }],
+        Some(v) => {
+            let field = obj.field("phases");
+            let items = v.as_array().filter(|a| !a.is_empty()).ok_or_else(|| FieldError::new(&field, "expected a non-empty array of phase tables"))?;
+            let default_rate = obj.opt("accesses_per_ms").map(|v| as_rate(v, &obj.field("accesses_per_ms"))).transpose()?;
+            let mut phases = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                let p = Obj::new(item, format!("{field}[{i}]"))?;
+                p.only(&["work", "accesses_per_ms", "read_fraction"])?;
+                let work_ns = p.opt("work").map(|v| as_duration_positive(v, &p.field("work"))).transpose()?;
+                if work_ns.is_none() && i + 1 < items.len() {
+                    return Err(FieldError::new(p.field("work"), "only the last phase may leave out its length"));
+                }
+                let accesses_per_ms = match (p.opt("accesses_per_ms"), default_rate) {
+                    (Some(v), _) => as_rate(v, &p.field("accesses_per_ms"))?,
+                    (None, Some(r)) => r,
+                    (None, None) => return Err(FieldError::new(p.field("accesses_per_ms"), "missing required field")),
+                };
+                let rf = p.opt("read_fraction").map(|v| as_fraction(v, &p.field("read_fraction"))).transpose()?.unwrap_or(read_fraction);
+                phases.push(MemoryPhase { work_ns, accesses_per_ms, read_fraction: rf });
+            }
+            phases
+        }
+    };
+    Ok(MemoryProfile { wss_bytes, pattern, phases })
+}
+
+fn walk_regulation(obj: &Obj, platform: &Platform, tasks: &[Task]) -> FieldResult<Regulation> {
+    obj.only(&["kind", "period", "budget", "budgets", "rt_task", "be_cores", "sample", "threshold", "overhead_table"])?;
+    let field = obj.field("kind");
+    let name = as_str(obj.req("kind")?, &field)?;
+    let kind = RegulationKind::parse(name).ok_or_else(|| {
+        let names: Vec<_> = RegulationKind::NAMES.iter().map(|(n, _)| *n).collect();
+        FieldError::new(&field, format!("unknown regulation \"{name}\" (expected one of: {})", names.join(", ")))
+    })?;
+    // MemGuard's default period is 1 ms (notes/regulation-reference.md); MCTI uses the same (§6.1.2).
+    let period_ns = obj.opt("period").map(|v| as_duration_positive(v, &obj.field("period"))).transpose()?.unwrap_or(1_000_000);
+    let budgets = match (obj.opt("budget"), obj.opt("budgets")) {
+        (Some(_), Some(_)) => return Err(FieldError::new(obj.field("budgets"), "give either budget (all cores) or budgets (per core)")),
+        (Some(v), None) => vec![as_count(v, &obj.field("budget"), 0, u64::MAX >> 1)?; platform.cores],
+        (None, Some(v)) => {
+            let f = obj.field("budgets");
+            let items = v.as_array().ok_or_else(|| FieldError::new(&f, "expected an array with one budget per core"))?;
+            if items.len() != platform.cores {
+                return Err(FieldError::new(&f, format!("expected {} budgets (one per core), got {}", platform.cores, items.len())));
+            }
+            items.iter().enumerate().map(|(i, x)| as_count(x, &format!("{f}[{i}]"), 0, u64::MAX >> 1)).collect::<FieldResult<_>>()?
+        }
+        (None, None) => {
+            if matches!(kind, RegulationKind::Memguard | RegulationKind::Mcti) {
+                return Err(FieldError::new(obj.field("budgets"), "MemGuard and MCTI need a per-core budget (budget or budgets)"));
+            }
+            vec![u64::MAX >> 1; platform.cores]
+        }
+    };
+    let monitor = if kind == RegulationKind::Monitor {
+        let f = obj.field("rt_task");
+        let rt_name = as_str(obj.req("rt_task")?, &f)?;
+        let rt_task = tasks.iter().position(|t| t.name == rt_name).ok_or_else(|| FieldError::new(&f, format!("no task named \"{rt_name}\"")))?;
+        let f = obj.field("be_cores");
+        let be_cores = walk_index_list(obj.req("be_cores")?, &f, platform.cores as u32, "core")?.into_iter().map(|c| c as usize).collect();
+        let sample_ns = obj.opt("sample").map(|v| as_duration_positive(v, &obj.field("sample"))).transpose()?.unwrap_or(50_000);
+        let threshold = as_fraction(obj.req("threshold")?, &obj.field("threshold"))?;
+        let table_file = as_str(obj.req("overhead_table")?, &obj.field("overhead_table"))?.to_string();
+        Some(MonitorConfig { rt_task, be_cores, sample_ns, threshold, table_file })
+    } else {
+        None
+    };
+    Ok(Regulation { kind, period_ns, budgets, monitor })
 }
 
 fn walk_partition(key: &str, field: &str, platform: &Platform) -> FieldResult<Partition> {
