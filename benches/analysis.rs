@@ -72,14 +72,14 @@ fn to_toml(system: &TaskSystem) -> String {
         p.llc.size_bytes, p.llc.ways, p.llc.colors, p.llc.line_bytes
     );
     let _ = writeln!(out, "dram = {{ banks = {}, bank_size = \"{}B\" }}", p.dram.banks, p.dram.bank_size_bytes);
-    let arbiter = serde_json::to_value(p.bus_arbiter).unwrap();
+    let arbiter = serde_json::to_value(p.bus.arbiter).unwrap();
     let _ = writeln!(out, "bus = {{ arbiter = {arbiter} }}");
     assert!(system.allocation.is_none(), "the TOML helper does not write allocations");
     for t in &system.tasks {
         assert!(t.memory.is_none(), "the TOML helper does not write memory profiles");
         let _ = writeln!(out, "\n[[task]]");
         let _ = writeln!(out, "name = \"{}\"", t.name);
-        let _ = writeln!(out, "level = \"{}\"", t.level);
+        let _ = writeln!(out, "level = \"{}\"", t.level.expect("mc2_uniform tasks have levels"));
         if let Some(core) = t.core {
             let _ = writeln!(out, "core = {core}");
         }

@@ -3,7 +3,8 @@
 
 use criticore::analysis::report::report;
 use criticore::model::units::parse_duration_ns;
-use criticore::model::Level;
+use criticore::model::overhead::parse_overhead_table;
+use criticore::model::{Level, RegulationKind};
 use criticore::sim::sched::SchedulerKind;
 use criticore::sim::{self, ExecModel, SimConfig};
 use pyo3::types::{PyBytes, PyDict};
@@ -91,7 +92,7 @@ fn duration_ns(text: &str) -> PyResult<u64> {
 /// Simulate a task-system file. Returns (report JSON, job columns or None,
 /// Perfetto trace JSON or None, segment columns or None).
 #[pyfunction]
-#[pyo3(signature = (data, file, duration_ns, scheduler=None, seed=0, exec_level="C", best_case_fraction=None, jobs=false, trace=false, segments=false, format=None))]
+#[pyo3(signature = (data, file, duration_ns, scheduler=None, seed=0, exec_level="C", best_case_fraction=None, jobs=false, trace=false, segments=false, format=None, regulator=None, memory=true, bandwidth_bin_ns=None, overhead_table=None, overhead_file=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -106,6 +107,11 @@ fn simulate<'py>(
     trace: bool,
     segments: bool,
     format: Option<&str>,
+    regulator: Option<&str>,
+    memory: bool,
+    bandwidth_bin_ns: Option<u64>,
+    overhead_table: Option<&str>,
+    overhead_file: Option<&str>,
 ) -> PyResult<(String, Option<Bound<'py, PyDict>>, Option<String>, Option<Bound<'py, PyDict>>)> {
     let system = parse(data, file, format)?;
     let level = Level::parse(exec_level)
@@ -125,12 +131,28 @@ fn simulate<'py>(
         Some(f) if (0.0..=1.0).contains(&f) => ExecModel::Uniform { level, best_case_fraction: f },
         Some(f) => return Err(option_error(file, "--best-case", format!("must be between 0 and 1, got {f}"))),
     };
+    let regulation = match regulator {
+        None => None,
+        Some("none") => Some(None),
+        Some(name) => Some(Some(RegulationKind::parse(name).ok_or_else(|| {
+            let names: Vec<_> = RegulationKind::NAMES.iter().map(|(n, _)| *n).collect();
+            option_error(file, "--regulator", format!("unknown regulator \"{name}\" (expected none, {})", names.join(", ")))
+        })?)),
+    };
+    let overhead_table = match overhead_table {
+        None => None,
+        Some(text) => Some(parse_overhead_table(text, overhead_file.unwrap_or("(overhead table)")).map_err(to_py)?),
+    };
     let config = SimConfig {
         duration_ns,
         seed,
         exec,
         record_jobs: jobs || trace,
         record_segments: trace || segments,
+        bandwidth_bin_ns,
+        memory,
+        regulation,
+        overhead_table,
     };
     let result = py
         .allow_threads(|| sim::simulate(&system, kind, &config))

@@ -55,6 +55,9 @@ fn job(task: u32, number: u32, core: u32, release: u64, start: u64, finish: u64,
         exec_ns: exec * MS,
         preemptions,
         migrations,
+        // No memory profiles in these systems: no requests, no stalls.
+        memory_requests: 0,
+        memory_stall_ns: 0,
     }
 }
 

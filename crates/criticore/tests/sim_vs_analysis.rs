@@ -77,7 +77,7 @@ fn cases() -> &'static [Case] {
 }
 
 fn run(case: &Case, exec: ExecModel, duration_ns: u64, record_jobs: bool) -> SimResult {
-    let config = SimConfig { duration_ns, seed: case.seed, exec, record_jobs, record_segments: false };
+    let config = SimConfig { seed: case.seed, exec, record_jobs, ..SimConfig::new(duration_ns) };
     simulate(&case.system, SchedulerKind::Mc2, &config).unwrap_or_else(|e| panic!("seed {}: {e:?}", case.seed))
 }
 

@@ -5,6 +5,7 @@
 //! mc2-hardware-management §2), and an optional allocation of LLC ways, page
 //! colours and DRAM banks to partitions. All times are integer nanoseconds.
 
+pub mod overhead;
 pub mod parse;
 pub mod units;
 pub mod validate;
@@ -348,6 +349,15 @@ pub struct Allocation {
     pub llc_ways: Vec<(Partition, u32)>,
     pub llc_colors: Vec<(Partition, Vec<u32>)>,
     pub banks: Vec<(Partition, Vec<u32>)>,
+}
+
+impl Allocation {
+    /// Whether any of ways, colours or banks is given for `part`.
+    pub fn mentions(&self, part: Partition) -> bool {
+        self.llc_ways.iter().any(|(q, _)| *q == part)
+            || self.llc_colors.iter().any(|(q, _)| *q == part)
+            || self.banks.iter().any(|(q, _)| *q == part)
+    }
 }
 
 /// Which memory regulator the simulator runs.

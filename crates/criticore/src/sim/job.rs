@@ -7,7 +7,7 @@ pub type JobId = u32;
 pub const NONE_U32: u32 = u32::MAX;
 pub const NONE_U64: u64 = u64::MAX;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Job {
     pub task: u32,
     /// 1-based job number J_{i,number}.
@@ -25,6 +25,12 @@ pub struct Job {
     pub migrations: u32,
     /// Core the job last ran on, or NONE_U32.
     pub last_core: u32,
+    /// Memory requests issued so far.
+    pub memory_requests: f64,
+    /// Time stalled on memory or by a regulator so far.
+    pub memory_stall_ns: f64,
+    /// Preempted since it last ran: its cache contents may be gone.
+    pub needs_reload: bool,
 }
 
 /// Slab of live jobs; ids are recycled so memory stays bounded by the jobs in flight.
@@ -85,6 +91,8 @@ pub struct JobRecord {
     pub exec_ns: u64,
     pub preemptions: u32,
     pub migrations: u32,
+    pub memory_requests: u64,
+    pub memory_stall_ns: u64,
 }
 
 impl JobRecord {

@@ -39,11 +39,29 @@ pub struct SimConfig {
     pub record_jobs: bool,
     /// Keep execution segments (for traces and Gantt charts).
     pub record_segments: bool,
+    /// Bin width of the per-core bandwidth series; None = no series.
+    pub bandwidth_bin_ns: Option<u64>,
+    /// Memory model: the fluid model when tasks have memory profiles, unless false.
+    pub memory: bool,
+    /// Regulation: None = the file's `[regulation]`; Some(None) = none; Some(Some(kind)) = that kind.
+    pub regulation: Option<Option<crate::model::RegulationKind>>,
+    /// The bandwidth monitor's overhead table (read by the front end).
+    pub overhead_table: Option<crate::model::overhead::OverheadTable>,
 }
 
 impl SimConfig {
     pub fn new(duration_ns: u64) -> Self {
-        SimConfig { duration_ns, seed: 0, exec: ExecModel::Pet(Level::C), record_jobs: false, record_segments: false }
+        SimConfig {
+            duration_ns,
+            seed: 0,
+            exec: ExecModel::Pet(Level::C),
+            record_jobs: false,
+            record_segments: false,
+            bandwidth_bin_ns: None,
+            memory: true,
+            regulation: None,
+            overhead_table: None,
+        }
     }
 }
 
@@ -128,6 +146,13 @@ pub struct SimResult {
     pub server_segments: Vec<ServerSegment>,
     /// Engine iterations (one per distinct event time).
     pub events: u64,
+    /// Width of the bandwidth bins (0 = none kept).
+    pub bandwidth_bin_ns: u64,
+    /// Per core, memory requests in each bin.
+    pub bandwidth: Vec<Vec<f64>>,
+    /// Stalled / overload / suspended / depleted spans.
+    pub regulator_intervals: Vec<regulate::Interval>,
+    pub regulator_report: Option<serde_json::Value>,
 }
 
 impl SimResult {
@@ -136,20 +161,68 @@ impl SimResult {
     }
 }
 
-/// Simulate without memory interference or regulation (this engine).
+fn memory_model(system: &TaskSystem, config: &SimConfig) -> Box<dyn memory::MemoryModel> {
+    if config.memory && system.tasks.iter().any(|t| t.memory.is_some()) {
+        Box::new(memory::fluid::Fluid::new(system))
+    } else {
+        Box::new(memory::CpuOnly)
+    }
+}
+
+fn regulator(system: &TaskSystem, config: &SimConfig) -> Result<Box<dyn regulate::Regulator>, FieldError> {
+    use crate::model::{Regulation, RegulationKind};
+    let kind = match config.regulation {
+        Some(k) => k,
+        None => system.regulation.as_ref().map(|r| r.kind),
+    };
+    let Some(kind) = kind else { return Ok(Box::new(regulate::Unregulated)) };
+    let file_config = system.regulation.as_ref().filter(|r| r.kind == kind || matches!((r.kind, kind), (RegulationKind::Memguard, RegulationKind::Mcti) | (RegulationKind::Mcti, RegulationKind::Memguard)));
+    let needs_budgets = || -> Result<&Regulation, FieldError> {
+        file_config.ok_or_else(|| FieldError::new("regulation.budgets", "MemGuard and MCTI need per-core budgets in the file's [regulation] table"))
+    };
+    Ok(match kind {
+        RegulationKind::Memguard => Box::new(regulate::memguard::Memguard::new(needs_budgets()?)),
+        RegulationKind::Mcti => Box::new(regulate::mcti::Mcti::new(needs_budgets()?)),
+        RegulationKind::Mrs => {
+            if system.servers.is_empty() {
+                return Err(FieldError::new("regulation.kind", "MRS memory budgets need [[server]]s with memory_budget"));
+            }
+            Box::new(regulate::mrs::Mrs::new(system))
+        }
+        RegulationKind::Monitor => {
+            let monitor = file_config
+                .and_then(|r| r.monitor.as_ref())
+                .ok_or_else(|| FieldError::new("regulation.rt_task", "the bandwidth monitor needs rt_task, be_cores, threshold and overhead_table"))?;
+            let table = config
+                .overhead_table
+                .clone()
+                .ok_or_else(|| FieldError::new("regulation.overhead_table", "the overhead table was not loaded"))?;
+            let level = match config.exec {
+                ExecModel::Pet(l) | ExecModel::Uniform { level: l, .. } => l,
+            };
+            let exec_ns = system.tasks[monitor.rt_task].pet_at(level);
+            Box::new(regulate::monitor::Monitor::new(system, monitor, table, exec_ns))
+        }
+    })
+}
+
+/// Simulate a task system under a scheduler, with the fluid memory model when
+/// tasks have memory profiles and the file's (or the config's) regulator.
 pub fn simulate(system: &TaskSystem, kind: SchedulerKind, config: &SimConfig) -> Result<SimResult, FieldError> {
-    let (mut mem, mut reg) = (memory::CpuOnly, regulate::Unregulated);
+    let mut mem = memory_model(system, config);
+    let mut reg = regulator(system, config)?;
+    let (mem, reg) = (mem.as_mut(), reg.as_mut());
     let mut result = match kind {
-        SchedulerKind::Gedf => engine::run(system, &mut sched::gedf::Gedf::new(system), &mut mem, &mut reg, config),
-        SchedulerKind::Gfp => engine::run(system, &mut sched::gfp::Gfp::new(system), &mut mem, &mut reg, config),
-        SchedulerKind::Pedf => engine::run(system, &mut sched::pedf::Pedf::new(system)?, &mut mem, &mut reg, config),
-        SchedulerKind::Pfp => engine::run(system, &mut sched::pfp::Pfp::new(system)?, &mut mem, &mut reg, config),
-        SchedulerKind::Mc2 => engine::run(system, &mut sched::mc2::Mc2::new(system)?, &mut mem, &mut reg, config),
+        SchedulerKind::Gedf => engine::run(system, &mut sched::gedf::Gedf::new(system), mem, reg, config),
+        SchedulerKind::Gfp => engine::run(system, &mut sched::gfp::Gfp::new(system), mem, reg, config),
+        SchedulerKind::Pedf => engine::run(system, &mut sched::pedf::Pedf::new(system)?, mem, reg, config),
+        SchedulerKind::Pfp => engine::run(system, &mut sched::pfp::Pfp::new(system)?, mem, reg, config),
+        SchedulerKind::Mc2 => engine::run(system, &mut sched::mc2::Mc2::new(system)?, mem, reg, config),
         SchedulerKind::Servers => {
             if system.servers.iter().any(|s| s.kind == crate::model::ServerKind::Cbs) {
-                engine::run(system, &mut sched::cbs::Cbs::new(system)?, &mut mem, &mut reg, config)
+                engine::run(system, &mut sched::cbs::Cbs::new(system)?, mem, reg, config)
             } else {
-                engine::run(system, &mut sched::periodic_server::PeriodicServers::new(system)?, &mut mem, &mut reg, config)
+                engine::run(system, &mut sched::periodic_server::PeriodicServers::new(system)?, mem, reg, config)
             }
         }
     };

@@ -97,6 +97,9 @@ impl Releases {
             preemptions: 0,
             migrations: 0,
             last_core: u32::MAX,
+            memory_requests: 0.0,
+            memory_stall_ns: 0.0,
+            needs_reload: false,
         };
         a.next_number += 1;
         self.heap.push(Reverse((time.saturating_add(a.period_ns).saturating_add(jitter), task)));

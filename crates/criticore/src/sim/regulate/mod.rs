@@ -1,20 +1,78 @@
-//! Regulators: mechanisms that stall or throttle cores (MemGuard, MCTI, MRS
-//! memory budgets, the bandwidth monitor). The engine stops a core's progress
-//! while its regulator disallows it, and wakes the regulator at its own events.
-//! [`Unregulated`] lets every core run.
+//! Regulators: mechanisms that stall cores, suspend servers or change the bus
+//! arbitration to contain memory interference. One file each, all behind
+//! [`Regulator`], usable with any scheduler:
+//! [`memguard`] (per-core budgets), [`mcti`] (MemGuard plus the memory-overload
+//! rule), [`mrs`] (per-server memory budgets) and [`monitor`] (the bandwidth
+//! monitor). [`Unregulated`] lets every core run.
+
+pub mod mcti;
+pub mod memguard;
+pub mod monitor;
+pub mod mrs;
 
 use crate::sim::job::NONE_U64;
 
+/// What runs on one core, as a regulator sees it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CoreView {
+    pub task: Option<u32>,
+    /// MCTI criticality of the running task (0 = not critical or idle).
+    pub criticality: u32,
+    /// Absolute deadline of the running job (u64::MAX if idle).
+    pub deadline_ns: u64,
+    /// Server holding the core, if any.
+    pub server: Option<u32>,
+    /// Work the running job has done (for phase-aware regulators).
+    pub work_done_ns: u64,
+}
+
+/// A span during which a regulator held a core in some state (for traces).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interval {
+    pub core: u32,
+    /// "stalled" (budget exhausted), "overload" (MCTI rule 5), "suspended" (monitor),
+    /// or "depleted" (MRS server memory budget; `core` is then the server index).
+    pub state: &'static str,
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
 pub trait Regulator {
-    /// Next time the regulator changes state by itself (a replenishment, a sample).
+    /// False for no regulation (lets the engine skip it).
+    fn is_active(&self) -> bool {
+        true
+    }
+    /// Regulator-specific results (e.g. the monitor's parallelism), as JSON.
+    fn report(&self) -> Option<serde_json::Value> {
+        None
+    }
+    /// Next time the regulator acts by itself (replenishment, exhaustion, sample).
     fn next_event(&self) -> u64 {
         NONE_U64
     }
+    /// Time passes from `from` to `to` with these per-core request rates.
+    fn advance(&mut self, _from: u64, _to: u64, _requests_per_ns: &[f64]) {}
     /// Handle the regulator's events due at `now`.
-    fn on_event(&mut self, _now: u64) {}
+    fn on_event(&mut self, _now: u64, _cores: &[CoreView]) {}
+    fn job_released(&mut self, _now: u64, _task: u32) {}
+    fn job_completed(&mut self, _now: u64, _task: u32) {}
+    /// After a scheduling decision: which cores may run, and the bus mode.
+    fn update(&mut self, _now: u64, _cores: &[CoreView]) {}
+    /// After the memory model: the request rates until the next event.
+    fn set_flows(&mut self, _now: u64, _requests_per_ns: &[f64]) {}
     /// Whether `core` may make progress now.
-    fn core_allowed(&self, _core: usize) -> bool {
+    fn allowed(&self, _core: usize) -> bool {
         true
+    }
+    /// Fixed bus priorities (higher wins) while they override the arbiter.
+    fn bus_priority(&self) -> Option<&[u32]> {
+        None
+    }
+    /// Servers whose memory budget ran out since the last call (MRS rule 5).
+    fn take_depleted_servers(&mut self, _out: &mut Vec<u32>) {}
+    /// Close open intervals at the end and hand them over.
+    fn finish(&mut self, _end: u64) -> Vec<Interval> {
+        Vec::new()
     }
 }
 
@@ -22,4 +80,42 @@ pub trait Regulator {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Unregulated;
 
-impl Regulator for Unregulated {}
+impl Regulator for Unregulated {
+    fn is_active(&self) -> bool {
+        false
+    }
+}
+
+/// Open/close bookkeeping of per-core states for [`Interval`]s.
+#[derive(Debug, Clone, Default)]
+pub struct IntervalLog {
+    open: Vec<Option<(&'static str, u64)>>,
+    pub done: Vec<Interval>,
+}
+
+impl IntervalLog {
+    pub fn new(slots: usize) -> Self {
+        IntervalLog { open: vec![None; slots], done: Vec::new() }
+    }
+
+    /// Set slot `i` to `state` (None = normal) at `now`.
+    pub fn set(&mut self, i: usize, state: Option<&'static str>, now: u64) {
+        let current = self.open[i].map(|(s, _)| s);
+        if current == state {
+            return;
+        }
+        if let Some((s, start)) = self.open[i].take() {
+            if now > start {
+                self.done.push(Interval { core: i as u32, state: s, start_ns: start, end_ns: now });
+            }
+        }
+        self.open[i] = state.map(|s| (s, now));
+    }
+
+    pub fn finish(&mut self, end: u64) -> Vec<Interval> {
+        for i in 0..self.open.len() {
+            self.set(i, None, end);
+        }
+        std::mem::take(&mut self.done)
+    }
+}

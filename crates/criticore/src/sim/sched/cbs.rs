@@ -144,6 +144,13 @@ impl Scheduler for Cbs {
         }
     }
 
+    fn deplete_server(&mut self, server: u32) {
+        // Treated as a budget exhaustion: throttled until the server deadline.
+        let s = &mut self.servers[server as usize];
+        s.q = 0;
+        s.throttled = true;
+    }
+
     fn servers_on_cores(&self, out: &mut [Option<u32>]) {
         for (o, h) in out.iter_mut().zip(&self.holder) {
             *o = h.map(|i| i as u32);

@@ -31,8 +31,10 @@ pub trait Scheduler {
     fn timer(&mut self, _now: u64) {}
     /// Decide what runs: one entry per core.
     fn dispatch(&mut self, now: u64, jobs: &Jobs, running: &mut [Option<JobId>]);
-    /// Per core, the server holding it (traces only); None where no server runs.
+    /// Per core, the server holding it; None where no server runs.
     fn servers_on_cores(&self, _out: &mut [Option<u32>]) {}
+    /// A server's memory budget ran out: suspend it until its next period (MRS rule 5).
+    fn deplete_server(&mut self, _server: u32) {}
 }
 
 /// The schedulers a task-system file can be run under.

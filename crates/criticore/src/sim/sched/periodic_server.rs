@@ -120,6 +120,11 @@ impl Scheduler for PeriodicServers {
         }
     }
 
+    fn deplete_server(&mut self, server: u32) {
+        // MRS rule 5: either budget depleted → both are, until the next period.
+        self.servers[server as usize].q = 0;
+    }
+
     fn servers_on_cores(&self, out: &mut [Option<u32>]) {
         for (o, h) in out.iter_mut().zip(&self.holder) {
             *o = h.map(|i| i as u32);

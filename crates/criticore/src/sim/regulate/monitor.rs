@@ -1,0 +1,158 @@
+//! The bandwidth monitor of blin-bandwidth-monitor §3.3. While a job of the
+//! real-time task is active, the monitor samples the global memory traffic
+//! every Δ (50 µs by default, §4.1). For each sample it looks up the overhead
+//! table of the job's current phase at `bytes >> shift`, and adds
+//! overhead × Δ / ExecT to a running sum (ExecT: the task's isolated execution
+//! time). When the sum exceeds the threshold minus one sample's share of ExecT
+//! (footnote 4), it suspends every best-effort core until the real-time job
+//! completes. The sum restarts at each release.
+
+use super::{CoreView, Interval, IntervalLog, Regulator};
+use crate::model::overhead::OverheadTable;
+use crate::model::{MonitorConfig, TaskSystem};
+use crate::sim::job::NONE_U64;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct MonitorStats {
+    /// Real-time jobs observed.
+    pub jobs: u64,
+    /// Jobs during which the best-effort cores were suspended.
+    pub suspensions: u64,
+    /// Per job: the share of its active time before suspension (parallelism).
+    pub parallelism: Vec<f64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Monitor {
+    rt_task: u32,
+    be: Vec<bool>,
+    sample_ns: u64,
+    threshold: f64,
+    exec_ns: f64,
+    line_bytes: f64,
+    table: OverheadTable,
+    /// Cumulative work at the end of each memory phase of the real-time task.
+    phase_ends: Vec<u64>,
+    active_since: Option<u64>,
+    next_sample: u64,
+    window_requests: f64,
+    sum: f64,
+    suspended_at: Option<u64>,
+    work_done: u64,
+    pub stats: MonitorStats,
+    log: IntervalLog,
+}
+
+impl Monitor {
+    pub fn new(system: &TaskSystem, config: &MonitorConfig, table: OverheadTable, exec_ns: u64) -> Self {
+        let rt = &system.tasks[config.rt_task];
+        let mut end = 0u64;
+        let phase_ends = rt
+            .memory
+            .as_ref()
+            .map(|m| m.phases.iter().map(|p| { end = p.work_ns.map_or(u64::MAX, |w| end.saturating_add(w)); end }).collect())
+            .unwrap_or_else(|| vec![u64::MAX]);
+        let mut be = vec![false; system.platform.cores];
+        for &c in &config.be_cores {
+            be[c] = true;
+        }
+        Monitor {
+            rt_task: config.rt_task as u32,
+            be,
+            sample_ns: config.sample_ns,
+            threshold: config.threshold,
+            exec_ns: exec_ns as f64,
+            line_bytes: system.platform.llc.line_bytes as f64,
+            table,
+            phase_ends,
+            active_since: None,
+            next_sample: NONE_U64,
+            window_requests: 0.0,
+            sum: 0.0,
+            suspended_at: None,
+            work_done: 0,
+            stats: MonitorStats::default(),
+            log: IntervalLog::new(system.platform.cores),
+        }
+    }
+
+    fn phase(&self) -> usize {
+        self.phase_ends.iter().position(|&e| e > self.work_done).unwrap_or(self.phase_ends.len() - 1)
+    }
+}
+
+impl Regulator for Monitor {
+    fn next_event(&self) -> u64 {
+        self.next_sample
+    }
+
+    fn advance(&mut self, from: u64, to: u64, requests_per_ns: &[f64]) {
+        if self.active_since.is_some() {
+            self.window_requests += requests_per_ns.iter().sum::<f64>() * (to - from) as f64;
+        }
+    }
+
+    fn job_released(&mut self, now: u64, task: u32) {
+        if task == self.rt_task {
+            self.active_since = Some(now);
+            self.sum = 0.0;
+            self.window_requests = 0.0;
+            self.work_done = 0;
+            self.next_sample = now + self.sample_ns;
+        }
+    }
+
+    fn job_completed(&mut self, now: u64, task: u32) {
+        if task != self.rt_task {
+            return;
+        }
+        if let Some(since) = self.active_since.take() {
+            let span = (now - since).max(1) as f64;
+            let parallel = self.suspended_at.map_or(now, |s| s) - since;
+            self.stats.jobs += 1;
+            self.stats.parallelism.push(parallel as f64 / span);
+        }
+        // Resume the best-effort cores when the real-time activation ends.
+        self.suspended_at = None;
+        self.next_sample = NONE_U64;
+        for c in 0..self.be.len() {
+            self.log.set(c, None, now);
+        }
+    }
+
+    fn on_event(&mut self, now: u64, cores: &[CoreView]) {
+        if let Some(v) = cores.iter().find(|v| v.task == Some(self.rt_task)) {
+            self.work_done = v.work_done_ns;
+        }
+        if self.active_since.is_none() || now < self.next_sample {
+            return;
+        }
+        let bytes = (self.window_requests * self.line_bytes) as u64;
+        self.window_requests = 0.0;
+        self.next_sample = now + self.sample_ns;
+        self.sum += self.table.lookup(self.phase(), bytes) * self.sample_ns as f64 / self.exec_ns;
+        let share = self.sample_ns as f64 / self.exec_ns;
+        if self.suspended_at.is_none() && self.sum > self.threshold - share {
+            self.suspended_at = Some(now);
+            self.stats.suspensions += 1;
+            for c in 0..self.be.len() {
+                if self.be[c] {
+                    self.log.set(c, Some("suspended"), now);
+                }
+            }
+        }
+    }
+
+    fn allowed(&self, core: usize) -> bool {
+        !(self.suspended_at.is_some() && self.be[core])
+    }
+
+    fn report(&self) -> Option<serde_json::Value> {
+        serde_json::to_value(&self.stats).ok()
+    }
+
+    fn finish(&mut self, end: u64) -> Vec<Interval> {
+        self.log.finish(end)
+    }
+}

@@ -1,0 +1,102 @@
+//! Memory budgets of the Multi-Resource Server (mrs-multi-resource-server §III):
+//! each server S_s may issue M_s memory requests per server period P_s
+//! (rule 1: replenished with the CPU budget at every period start). Requests of
+//! the tasks a server runs are charged to it (rule 4). When m_s reaches 0 the
+//! server is suspended and its remaining CPU budget discarded until its next
+//! period (rule 5); the scheduler does the suspending when told.
+
+use super::{CoreView, Interval, IntervalLog, Regulator};
+use crate::model::TaskSystem;
+use crate::sim::job::NONE_U64;
+
+#[derive(Debug, Clone)]
+pub struct Mrs {
+    period_ns: Vec<u64>,
+    budget: Vec<Option<f64>>,
+    left: Vec<f64>,
+    next_replenish: Vec<u64>,
+    holder: Vec<Option<u32>>,
+    exhaust_at: Vec<u64>,
+    depleted: Vec<u32>,
+    log: IntervalLog,
+}
+
+impl Mrs {
+    pub fn new(system: &TaskSystem) -> Self {
+        let budget: Vec<Option<f64>> = system.servers.iter().map(|s| s.memory_budget.map(|m| m as f64)).collect();
+        let n = system.servers.len();
+        Mrs {
+            period_ns: system.servers.iter().map(|s| s.period_ns).collect(),
+            left: budget.iter().map(|b| b.unwrap_or(f64::INFINITY)).collect(),
+            budget,
+            next_replenish: system.servers.iter().map(|s| s.period_ns).collect(),
+            holder: vec![None; system.platform.cores],
+            exhaust_at: vec![NONE_U64; system.platform.cores],
+            depleted: Vec::new(),
+            log: IntervalLog::new(n),
+        }
+    }
+}
+
+impl Regulator for Mrs {
+    fn next_event(&self) -> u64 {
+        let replenish = self.next_replenish.iter().copied().min().unwrap_or(NONE_U64);
+        self.exhaust_at.iter().copied().min().unwrap_or(NONE_U64).min(replenish)
+    }
+
+    fn advance(&mut self, from: u64, to: u64, requests_per_ns: &[f64]) {
+        let dt = (to - from) as f64;
+        for (c, h) in self.holder.iter().enumerate() {
+            if let Some(s) = h {
+                let left = &mut self.left[*s as usize];
+                *left = (*left - requests_per_ns[c] * dt).max(0.0); // rule 4
+            }
+        }
+    }
+
+    fn on_event(&mut self, now: u64, _cores: &[CoreView]) {
+        for s in 0..self.left.len() {
+            while self.next_replenish[s] <= now {
+                self.next_replenish[s] += self.period_ns[s];
+                self.left[s] = self.budget[s].unwrap_or(f64::INFINITY); // rule 1
+                self.log.set(s, None, now);
+            }
+        }
+        for c in 0..self.exhaust_at.len() {
+            if self.exhaust_at[c] <= now {
+                self.exhaust_at[c] = NONE_U64;
+                if let Some(s) = self.holder[c] {
+                    self.left[s as usize] = 0.0;
+                    self.depleted.push(s); // rule 5
+                    self.log.set(s as usize, Some("depleted"), now);
+                }
+            }
+        }
+    }
+
+    fn update(&mut self, _now: u64, cores: &[CoreView]) {
+        for (h, c) in self.holder.iter_mut().zip(cores) {
+            *h = c.server;
+        }
+    }
+
+    fn set_flows(&mut self, now: u64, requests_per_ns: &[f64]) {
+        for c in 0..self.holder.len() {
+            let r = requests_per_ns[c];
+            self.exhaust_at[c] = match self.holder[c] {
+                Some(s) if r > 0.0 && self.left[s as usize].is_finite() => {
+                    now.saturating_add((self.left[s as usize] / r).ceil().max(1.0) as u64)
+                }
+                _ => NONE_U64,
+            };
+        }
+    }
+
+    fn take_depleted_servers(&mut self, out: &mut Vec<u32>) {
+        out.append(&mut self.depleted);
+    }
+
+    fn finish(&mut self, end: u64) -> Vec<Interval> {
+        self.log.finish(end)
+    }
+}
