@@ -163,7 +163,10 @@ def load_trace(path: Path) -> list[dict]:
 
 def assert_well_formed(events: list[dict]) -> None:
     for e in events:
-        assert e["ph"] in ("M", "X", "i"), e
+        # M: metadata, X: slices, i: instants, C: counters (bandwidth, with memory traffic only).
+        assert e["ph"] in ("M", "X", "i", "C"), e
+        if e["ph"] == "C":
+            assert isinstance(e["ts"], (int, float)) and all(isinstance(v, (int, float)) for v in e["args"].values()), e
         if e["ph"] == "X":
             for key in ("ts", "dur", "pid", "tid", "name"):
                 assert key in e, (key, e)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import typer
 from rich.console import Console
 
@@ -73,18 +74,22 @@ def simulate(
     seed: int = typer.Option(0, "--seed", help="Seed for sporadic jitter and random execution times."),
     exec_level: str = typer.Option("C", "--exec-level", help="Jobs run for their PET at this level (A, B, C, D)."),
     best_case: float = typer.Option(None, "--best-case", help="Draw execution times uniformly in [f·PET, PET] (0 ≤ f ≤ 1)."),
+    regulator: str = typer.Option(None, "--regulator", "-r", help="none, memguard, mcti, mrs or monitor; default: the file's [regulation]."),
+    no_memory: bool = typer.Option(False, "--no-memory", help="Ignore memory profiles (CPU-only simulation)."),
     trace: Path = typer.Option(None, "--trace", help="Write a Perfetto/Chrome trace (JSON)."),
     jobs: Path = typer.Option(None, "--jobs", help="Write job records (.parquet or .csv)."),
+    bandwidth: Path = typer.Option(None, "--bandwidth", help="Write the per-core bandwidth series (.parquet or .csv, MB/s)."),
+    bin_width: str = typer.Option("1ms", "--bin", help="Bin width of the bandwidth series and trace counters."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
 ) -> None:
-    """Simulate a task system over time: per-task and per-level deadline misses, response times, tardiness."""
+    """Simulate a task system over time: deadline misses, response times, tardiness, memory stalls, regulation."""
     duration_ns = _duration(duration, "--duration", file)
+    bin_ns = _duration(bin_width, "--bin", file) if (bandwidth is not None or trace is not None) else None
     try:
-        if trace is not None:
-            writable(trace, force, "--trace")
-        if jobs is not None:
-            writable(jobs, force, "--jobs")
+        for path, option in ((trace, "--trace"), (jobs, "--jobs"), (bandwidth, "--bandwidth")):
+            if path is not None:
+                writable(path, force, option)
         outline = criticore.check(file)
         run = criticore.simulation.simulate(
             file,
@@ -95,6 +100,9 @@ def simulate(
             best_case_fraction=best_case,
             jobs=jobs is not None,
             trace=trace is not None,
+            regulator=regulator,
+            memory=not no_memory,
+            bin_ns=bin_ns,
         )
     except criticore.InputError as e:
         fail(e)
@@ -102,12 +110,19 @@ def simulate(
         trace.write_text(run.trace, encoding="utf-8")
     if jobs is not None:
         write_table(criticore.simulation.job_table(run, [t["name"] for t in outline["tasks"]]), jobs)
+    if bandwidth is not None:
+        import pyarrow as pa
+
+        mb_s = run.bandwidth_mb_s(outline["line_bytes"])
+        cols = {"start_ns": np.arange(mb_s.shape[1], dtype="u8") * bin_ns}
+        cols.update({f"core{c}_mb_s": mb_s[c] for c in range(mb_s.shape[0])})
+        write_table(pa.table(cols), bandwidth)
     if as_json:
         print(json.dumps(run.report, indent=2))
     else:
         console = Console()
         render_simulation(console, str(file), run.report)
-        for label, path in (("trace", trace), ("job records", jobs)):
+        for label, path in (("trace", trace), ("job records", jobs), ("bandwidth series", bandwidth)):
             if path is not None:
                 console.print(f"  {label}: {path}")
 

@@ -120,6 +120,22 @@ def render_simulation(console: Console, file: str, r: dict) -> None:
             t.add_row(level, f"{x['completed']}/{x['released']}", str(x["deadline_misses"]), _num_ms(x["max_response_ns"]),
                       _num_ms(x["max_tardiness_ns"]))
         console.print(t)
+    if r["memory_requests"]:
+        console.print(f"  memory: {r['memory_requests']:,} requests by completed jobs, "
+                      f"{r['memory_stall_ns'] / MS:.6g} ms stalled")
+    reg = r.get("regulation")
+    if reg:
+        t = Table(title="Regulation", title_justify="left")
+        for col in ("state", "core/server", "intervals", "total (ms)"):
+            t.add_column(col, justify="right")
+        for x in reg["states"]:
+            t.add_row(x["state"], str(x["index"]), str(x["intervals"]), _num_ms(x["total_ns"]))
+        console.print(t)
+        details = reg.get("details")
+        if details and details.get("parallelism"):
+            par = details["parallelism"]
+            console.print(f"  monitor: {details['jobs']} real-time jobs, {details['suspensions']} suspensions, "
+                          f"best-effort parallelism min {min(par):.2f} / mean {sum(par) / len(par):.2f}")
     style = "bold red" if r["deadline_misses"] else "bold green"
     console.print(f"Deadline misses: [{style}]{r['deadline_misses']}[/] of {r['released']} jobs released "
                   f"({r['unfinished']} unfinished at the end); {r['events']} events")

@@ -26,6 +26,14 @@ class SimRun:
     jobs: dict[str, np.ndarray] | None
     trace: str | None
     segments: dict[str, np.ndarray] | None
+    #: Memory requests per core and bin (cores × bins), when a bin width was given.
+    bandwidth: np.ndarray | None = None
+    bin_ns: int | None = None
+
+    def bandwidth_mb_s(self, line_bytes: int) -> np.ndarray:
+        """The bandwidth series in MB/s (decimal) per core and bin."""
+        assert self.bandwidth is not None and self.bin_ns
+        return self.bandwidth * line_bytes / self.bin_ns * 1e3
 
 
 def simulate(
@@ -38,9 +46,23 @@ def simulate(
     jobs: bool = False,
     trace: bool = False,
     segments: bool = False,
+    regulator: str | None = None,
+    memory: bool = True,
+    bin_ns: int | None = None,
 ) -> SimRun:
-    """Simulate a task-system file; see docs/simulator.md."""
-    report, job_cols, trace_json, seg_cols = _core.simulate(
+    """Simulate a task-system file; see docs/simulator.md and docs/memory-model.md.
+
+    ``regulator`` overrides the file's [regulation] ("none" switches it off);
+    ``memory=False`` runs CPU-only; ``bin_ns`` keeps a per-core bandwidth series.
+    """
+    outline = json.loads(_core.check(read_input(path), str(path)))
+    table_text = table_file = None
+    reg = outline.get("regulation") or {}
+    wants_monitor = regulator == "monitor" or (regulator is None and reg.get("kind") == "monitor")
+    if wants_monitor and reg.get("overhead_table"):
+        table_file = Path(path).parent / reg["overhead_table"]
+        table_text = read_input(table_file).decode("utf-8", errors="replace")
+    report, job_cols, trace_json, seg_cols, bandwidth = _core.simulate(
         read_input(path),
         str(path),
         duration_ns,
@@ -51,8 +73,16 @@ def simulate(
         jobs=jobs,
         trace=trace,
         segments=segments,
+        regulator=regulator,
+        memory=memory,
+        bandwidth_bin_ns=bin_ns,
+        overhead_table=table_text,
+        overhead_file=None if table_file is None else str(table_file),
     )
-    return SimRun(json.loads(report), _columns(job_cols), trace_json, _columns(seg_cols))
+    series = None
+    if bandwidth is not None:
+        series = np.frombuffer(bandwidth, dtype="<f8").reshape(outline["cores"], -1)
+    return SimRun(json.loads(report), _columns(job_cols), trace_json, _columns(seg_cols), series, bin_ns)
 
 
 def job_table(run: SimRun, task_names: list[str]):
@@ -79,5 +109,7 @@ def job_table(run: SimRun, task_names: list[str]):
             "tardiness_ns": tardiness,
             "preemptions": cols["preemptions"],
             "migrations": cols["migrations"],
+            "memory_requests": cols["memory_requests"],
+            "memory_stall_ns": cols["memory_stall_ns"],
         }
     )

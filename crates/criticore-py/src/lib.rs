@@ -53,9 +53,14 @@ fn check(data: &[u8], file: &str, format: Option<&str>) -> PyResult<String> {
     let servers: Vec<_> = system.servers.iter().map(|s| serde_json::json!({"name": s.name, "core": s.core})).collect();
     Ok(serde_json::json!({
         "cores": system.platform.cores,
+        "line_bytes": system.platform.llc.line_bytes,
         "tasks": tasks,
         "servers": servers,
         "implied_scheduler": SchedulerKind::implied_by(&system).name(),
+        "regulation": system.regulation.as_ref().map(|r| serde_json::json!({
+            "kind": r.kind,
+            "overhead_table": r.monitor.as_ref().map(|m| m.table_file.clone()),
+        })),
     })
     .to_string())
 }
@@ -90,7 +95,7 @@ fn duration_ns(text: &str) -> PyResult<u64> {
 }
 
 /// Simulate a task-system file. Returns (report JSON, job columns or None,
-/// Perfetto trace JSON or None, segment columns or None).
+/// Perfetto trace JSON or None, segment columns or None, bandwidth bytes or None).
 #[pyfunction]
 #[pyo3(signature = (data, file, duration_ns, scheduler=None, seed=0, exec_level="C", best_case_fraction=None, jobs=false, trace=false, segments=false, format=None, regulator=None, memory=true, bandwidth_bin_ns=None, overhead_table=None, overhead_file=None))]
 #[allow(clippy::too_many_arguments)]
@@ -112,7 +117,7 @@ fn simulate<'py>(
     bandwidth_bin_ns: Option<u64>,
     overhead_table: Option<&str>,
     overhead_file: Option<&str>,
-) -> PyResult<(String, Option<Bound<'py, PyDict>>, Option<String>, Option<Bound<'py, PyDict>>)> {
+) -> PyResult<(String, Option<Bound<'py, PyDict>>, Option<String>, Option<Bound<'py, PyDict>>, Option<Bound<'py, PyBytes>>)> {
     let system = parse(data, file, format)?;
     let level = Level::parse(exec_level)
         .ok_or_else(|| option_error(file, "--exec-level", format!("unknown level \"{exec_level}\" (expected A, B, C or D)")))?;
@@ -171,6 +176,8 @@ fn simulate<'py>(
         d.set_item("exec_ns", u64_column(py, r.iter().map(|x| x.exec_ns)))?;
         d.set_item("preemptions", u32_column(py, r.iter().map(|x| x.preemptions)))?;
         d.set_item("migrations", u32_column(py, r.iter().map(|x| x.migrations)))?;
+        d.set_item("memory_requests", u64_column(py, r.iter().map(|x| x.memory_requests)))?;
+        d.set_item("memory_stall_ns", u64_column(py, r.iter().map(|x| x.memory_stall_ns)))?;
         let u = &result.unfinished;
         d.set_item("unfinished_task", u32_column(py, u.iter().map(|x| x.task)))?;
         d.set_item("unfinished_job", u32_column(py, u.iter().map(|x| x.number)))?;
@@ -198,7 +205,10 @@ fn simulate<'py>(
     } else {
         None
     };
-    Ok((summary, job_columns, trace_json, segment_columns))
+    // Bandwidth series: cores × bins of f64 requests, row-major.
+    let bandwidth = (!result.bandwidth.is_empty())
+        .then(|| PyBytes::new(py, &result.bandwidth.iter().flatten().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()));
+    Ok((summary, job_columns, trace_json, segment_columns, bandwidth))
 }
 
 #[pymodule]

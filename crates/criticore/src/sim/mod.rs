@@ -80,6 +80,8 @@ pub struct TaskStats {
     pub max_tardiness_ns: u64,
     pub preemptions: u64,
     pub migrations: u64,
+    pub memory_requests: u64,
+    pub memory_stall_ns: u64,
 }
 
 impl TaskStats {
@@ -95,6 +97,8 @@ impl TaskStats {
         self.max_tardiness_ns = self.max_tardiness_ns.max(tardiness);
         self.preemptions += r.preemptions as u64;
         self.migrations += r.migrations as u64;
+        self.memory_requests += r.memory_requests;
+        self.memory_stall_ns += r.memory_stall_ns;
     }
 
     pub fn mean_response_ns(&self) -> f64 {

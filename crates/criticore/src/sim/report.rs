@@ -17,6 +17,10 @@ pub struct Stats {
     pub max_tardiness_ns: u64,
     pub preemptions: u64,
     pub migrations: u64,
+    /// Memory requests of completed jobs.
+    pub memory_requests: u64,
+    /// Time completed jobs spent stalled on memory or by a regulator.
+    pub memory_stall_ns: u64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -39,6 +43,25 @@ pub struct SimReport {
     pub total: Stats,
     pub per_task: Vec<TaskReport>,
     pub per_level: BTreeMap<String, Stats>,
+    /// Present when a regulator ran.
+    pub regulation: Option<RegulationReport>,
+}
+
+/// Time and count of each regulator state, per core (or per server for MRS).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StateTotals {
+    pub state: String,
+    /// Core index, or server index for "depleted".
+    pub index: u32,
+    pub intervals: u64,
+    pub total_ns: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RegulationReport {
+    pub states: Vec<StateTotals>,
+    /// Regulator-specific results (the monitor's parallelism).
+    pub details: Option<serde_json::Value>,
 }
 
 fn merge(into: &mut Stats, s: &Stats) {
@@ -55,6 +78,8 @@ fn merge(into: &mut Stats, s: &Stats) {
     into.max_tardiness_ns = into.max_tardiness_ns.max(s.max_tardiness_ns);
     into.preemptions += s.preemptions;
     into.migrations += s.migrations;
+    into.memory_requests += s.memory_requests;
+    into.memory_stall_ns += s.memory_stall_ns;
 }
 
 pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
@@ -77,6 +102,8 @@ pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
                 max_tardiness_ns: s.max_tardiness_ns,
                 preemptions: s.preemptions,
                 migrations: s.migrations,
+                memory_requests: s.memory_requests,
+                memory_stall_ns: s.memory_stall_ns,
             },
         })
         .collect();
@@ -86,6 +113,21 @@ pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
         merge(per_level.entry(t.level.clone()).or_default(), &t.stats);
         merge(&mut total, &t.stats);
     }
+    let regulation = (!result.regulator_intervals.is_empty() || result.regulator_report.is_some()).then(|| {
+        let mut totals: BTreeMap<(&str, u32), (u64, u64)> = BTreeMap::new();
+        for i in &result.regulator_intervals {
+            let e = totals.entry((i.state, i.core)).or_default();
+            e.0 += 1;
+            e.1 += i.end_ns - i.start_ns;
+        }
+        RegulationReport {
+            states: totals
+                .into_iter()
+                .map(|((state, index), (intervals, total_ns))| StateTotals { state: state.to_string(), index, intervals, total_ns })
+                .collect(),
+            details: result.regulator_report.clone(),
+        }
+    });
     SimReport {
         scheduler: result.scheduler.clone(),
         duration_ns: result.duration_ns,
@@ -93,5 +135,6 @@ pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
         total,
         per_task,
         per_level,
+        regulation,
     }
 }

@@ -2,7 +2,10 @@
 //! ui.perfetto.dev and chrome://tracing). Process 1 has one track per core with
 //! job slices; process 2 one track per server (when the server holds a core);
 //! process 3 one track per task with instants for releases, deadlines and
-//! deadline misses. Timestamps are microseconds with nanosecond decimals.
+//! deadline misses; process 4 one track per core (or MRS server) with the
+//! regulator's stalled / overload / suspended / depleted spans; per-core
+//! bandwidth counters (MB/s) when a bandwidth series was kept. Timestamps are
+//! microseconds with nanosecond decimals.
 
 use super::SimResult;
 use crate::model::TaskSystem;
@@ -41,6 +44,36 @@ pub fn perfetto_json(system: &TaskSystem, result: &SimResult) -> String {
         event(&mut out, meta(2, None, "process_name", "servers"));
         for (i, s) in system.servers.iter().enumerate() {
             event(&mut out, meta(2, Some(i as u32), "thread_name", &format!("{} (core {})", s.name, s.core)));
+        }
+    }
+    if !result.regulator_intervals.is_empty() {
+        event(&mut out, meta(4, None, "process_name", "regulator"));
+    }
+    for i in &result.regulator_intervals {
+        event(
+            &mut out,
+            format!(
+                "{{\"ph\":\"X\",\"pid\":4,\"tid\":{},\"ts\":{},\"dur\":{},\"name\":\"{}\",\"cat\":\"regulator\"}}",
+                i.core,
+                us(i.start_ns),
+                us(i.end_ns - i.start_ns),
+                i.state
+            ),
+        );
+    }
+    // Bandwidth counters per core, in MB/s per bin.
+    let line = system.platform.llc.line_bytes as f64;
+    let any_traffic = result.bandwidth.iter().flatten().any(|&r| r > 0.0);
+    for (c, bins) in result.bandwidth.iter().enumerate().filter(|_| any_traffic) {
+        for (k, requests) in bins.iter().enumerate() {
+            let mb_s = requests * line / result.bandwidth_bin_ns as f64 * 1e3;
+            event(
+                &mut out,
+                format!(
+                    "{{\"ph\":\"C\",\"pid\":1,\"ts\":{},\"name\":\"bandwidth core {c} (MB/s)\",\"args\":{{\"MB/s\":{mb_s:.3}}}}}",
+                    us(k as u64 * result.bandwidth_bin_ns)
+                ),
+            );
         }
     }
     event(&mut out, meta(3, None, "process_name", "tasks"));
