@@ -83,8 +83,12 @@ pub fn run<S: Scheduler>(
                     job.remaining_ns.saturating_sub((dt as f64 * rate) as u64).max(1)
                 };
                 if mem_active || reg_active {
-                    job.memory_requests += flows.requests_per_ns[c] * dt as f64;
-                    job.memory_stall_ns += flows.stall[c] * dt as f64;
+                    let (requests, stall) = (flows.requests_per_ns[c] * dt as f64, flows.stall[c] * dt as f64);
+                    job.memory_requests += requests;
+                    job.memory_stall_ns += stall;
+                    let stats = &mut result.per_task[job.task as usize];
+                    stats.memory_requests += requests;
+                    stats.memory_stall_ns += stall;
                 }
             }
             if let Some(b) = bin_ns {

@@ -66,7 +66,7 @@ impl SimConfig {
 }
 
 /// Per-task statistics, always kept.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct TaskStats {
     pub released: u64,
     pub completed: u64,
@@ -80,8 +80,10 @@ pub struct TaskStats {
     pub max_tardiness_ns: u64,
     pub preemptions: u64,
     pub migrations: u64,
-    pub memory_requests: u64,
-    pub memory_stall_ns: u64,
+    /// Memory requests of all the task's jobs, finished or not.
+    pub memory_requests: f64,
+    /// Time the task's jobs spent stalled (memory or regulator).
+    pub memory_stall_ns: f64,
 }
 
 impl TaskStats {
@@ -97,8 +99,6 @@ impl TaskStats {
         self.max_tardiness_ns = self.max_tardiness_ns.max(tardiness);
         self.preemptions += r.preemptions as u64;
         self.migrations += r.migrations as u64;
-        self.memory_requests += r.memory_requests;
-        self.memory_stall_ns += r.memory_stall_ns;
     }
 
     pub fn mean_response_ns(&self) -> f64 {

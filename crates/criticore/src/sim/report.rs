@@ -17,9 +17,9 @@ pub struct Stats {
     pub max_tardiness_ns: u64,
     pub preemptions: u64,
     pub migrations: u64,
-    /// Memory requests of completed jobs.
+    /// Memory requests of all jobs, finished or not.
     pub memory_requests: u64,
-    /// Time completed jobs spent stalled on memory or by a regulator.
+    /// Time all jobs spent stalled on memory or by a regulator.
     pub memory_stall_ns: u64,
 }
 
@@ -102,8 +102,8 @@ pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
                 max_tardiness_ns: s.max_tardiness_ns,
                 preemptions: s.preemptions,
                 migrations: s.migrations,
-                memory_requests: s.memory_requests,
-                memory_stall_ns: s.memory_stall_ns,
+                memory_requests: s.memory_requests.round() as u64,
+                memory_stall_ns: s.memory_stall_ns.round() as u64,
             },
         })
         .collect();
