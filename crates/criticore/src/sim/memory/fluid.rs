@@ -302,11 +302,15 @@ impl MemoryModel for Fluid {
     }
 
     /// Cache-related preemption delay, bounded as in the MC² study
-    /// (notes/mc2-analysis-reference.md): reload what the job had cached,
-    /// min(WSS, partition), at the isolated miss cost.
+    /// (notes/mc2-analysis-reference.md): reload what the job had cached and
+    /// would have hit, min(WSS, partition), at the isolated miss cost.
     fn resume_penalty_ns(&mut self, job: &Job) -> u64 {
         let tm = &self.tasks[job.task as usize];
         if tm.phases.is_empty() {
+            return 0;
+        }
+        // A stream larger than its partition misses everything anyway: nothing to reload.
+        if tm.pattern == AccessPattern::Stream && tm.wss > tm.capacity {
             return 0;
         }
         let ph = Self::phase(tm, job);

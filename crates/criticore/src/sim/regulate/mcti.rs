@@ -47,10 +47,11 @@ impl Regulator for Mcti {
     }
 
     fn on_event(&mut self, now: u64, _cores: &[CoreView]) {
+        // An exhaustion at a period boundary belongs to the period that ends.
+        self.guard.exhaust_due(now);
         if self.guard.replenish_if_due(now) {
             self.fixed_priority = false; // rule 2: fair at every period start
         }
-        self.guard.exhaust_due(now);
     }
 
     fn update(&mut self, now: u64, cores: &[CoreView]) {

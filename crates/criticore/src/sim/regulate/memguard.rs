@@ -76,8 +76,9 @@ impl Regulator for Memguard {
     }
 
     fn on_event(&mut self, now: u64, _cores: &[CoreView]) {
-        self.replenish_if_due(now);
+        // An exhaustion at a period boundary belongs to the period that ends.
         self.exhaust_due(now);
+        self.replenish_if_due(now);
     }
 
     fn update(&mut self, now: u64, _cores: &[CoreView]) {

@@ -55,13 +55,7 @@ impl Regulator for Mrs {
     }
 
     fn on_event(&mut self, now: u64, _cores: &[CoreView]) {
-        for s in 0..self.left.len() {
-            while self.next_replenish[s] <= now {
-                self.next_replenish[s] += self.period_ns[s];
-                self.left[s] = self.budget[s].unwrap_or(f64::INFINITY); // rule 1
-                self.log.set(s, None, now);
-            }
-        }
+        // Exhaustions first: one at a period boundary belongs to the period that ends.
         for c in 0..self.exhaust_at.len() {
             if self.exhaust_at[c] <= now {
                 self.exhaust_at[c] = NONE_U64;
@@ -70,6 +64,14 @@ impl Regulator for Mrs {
                     self.depleted.push(s); // rule 5
                     self.log.set(s as usize, Some("depleted"), now);
                 }
+            }
+        }
+        for s in 0..self.left.len() {
+            while self.next_replenish[s] <= now {
+                self.next_replenish[s] += self.period_ns[s];
+                self.left[s] = self.budget[s].unwrap_or(f64::INFINITY); // rule 1
+                self.depleted.retain(|&d| d as usize != s);
+                self.log.set(s, None, now);
             }
         }
     }
@@ -98,5 +100,32 @@ impl Regulator for Mrs {
 
     fn finish(&mut self, end: u64) -> Vec<Interval> {
         self.log.finish(end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::sim::{sched::SchedulerKind, simulate, SimConfig};
+
+    /// One server (10 ms period and CPU budget), a task issuing 1 request/µs:
+    /// a memory budget of exactly one period's demand is never depleted, so
+    /// every 100 ms of requests pass; one request less depletes every period.
+    #[test]
+    fn exhaustion_at_the_period_boundary_does_not_cost_the_next_period() {
+        let text = |budget: u64| {
+            format!(
+                "[platform]\ncores = 1\n[[server]]\nname = \"s\"\ncore = 0\nperiod = \"10ms\"\nbudget = \"10ms\"\nmemory_budget = {budget}\n\
+                 [regulation]\nkind = \"mrs\"\n[[task]]\nname = \"t\"\nserver = \"s\"\nperiod = \"100ms\"\npet = \"100ms\"\n\
+                 memory = {{ wss = \"64MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 1000 }}\n"
+            )
+        };
+        let requests = |budget: u64| {
+            let system = crate::parse_task_system(&text(budget), crate::Format::Toml, "t.toml").unwrap();
+            let r = simulate(&system, SchedulerKind::Servers, &SimConfig::new(100_000_000)).unwrap();
+            r.per_task[0].memory_requests.round() as u64
+        };
+        // 1 request/µs of work; the task runs at rate 1 (1000/ms × 15.84 ns ≪ 1).
+        assert_eq!(requests(10_000), 100_000);
+        assert!(requests(9_999) < 100_000);
     }
 }
