@@ -201,6 +201,23 @@ fn regulator(system: &TaskSystem, config: &SimConfig) -> Result<Box<dyn regulate
                 .overhead_table
                 .clone()
                 .ok_or_else(|| FieldError::new("regulation.overhead_table", "the overhead table was not loaded"))?;
+            if table.sample_ns != monitor.sample_ns {
+                return Err(FieldError::new(
+                    "regulation.sample",
+                    format!(
+                        "the overhead table was built for {} samples, the monitor samples every {}",
+                        crate::model::units::format_duration_ns(table.sample_ns),
+                        crate::model::units::format_duration_ns(monitor.sample_ns)
+                    ),
+                ));
+            }
+            let phases = system.tasks[monitor.rt_task].memory.as_ref().map_or(1, |m| m.phases.len());
+            if table.phases.len() != phases {
+                return Err(FieldError::new(
+                    "regulation.overhead_table",
+                    format!("the table has {} phase(s), the real-time task {}", table.phases.len(), phases),
+                ));
+            }
             let level = match config.exec {
                 ExecModel::Pet(l) | ExecModel::Uniform { level: l, .. } => l,
             };

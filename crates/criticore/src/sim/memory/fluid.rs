@@ -246,9 +246,11 @@ impl MemoryModel for Fluid {
                     continue;
                 }
                 let wait = if fixed {
-                    let higher: f64 = (0..m).filter(|&d| d != c && priority(d) > priority(c)).map(|d| r[d] * s).sum();
-                    let lower: f64 = (0..m).filter(|&d| d != c && priority(d) <= priority(c)).map(|d| r[d] * s).sum();
-                    let rho = higher.min(0.999);
+                    // Higher and equal priorities go first (equals share round robin);
+                    // a lower one blocks for at most the line in service.
+                    let ahead: f64 = (0..m).filter(|&d| d != c && priority(d) >= priority(c)).map(|d| r[d] * s).sum();
+                    let lower: f64 = (0..m).filter(|&d| d != c && priority(d) < priority(c)).map(|d| r[d] * s).sum();
+                    let rho = ahead.min(0.999);
                     s * rho / (1.0 - rho) + 0.5 * s * lower.min(1.0)
                 } else if self.arbiter == Arbiter::Tdma {
                     0.5 * m as f64 * s

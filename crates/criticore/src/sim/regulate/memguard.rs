@@ -81,10 +81,11 @@ impl Regulator for Memguard {
         self.replenish_if_due(now);
     }
 
-    fn update(&mut self, now: u64, _cores: &[CoreView]) {
-        // Rule 4 for every task: an exhausted core stalls until the next period.
+    fn update(&mut self, now: u64, cores: &[CoreView]) {
+        // Rule 4 for every task: an exhausted core stalls until the next period
+        // (an idle one has nothing to stall).
         for c in 0..self.stalled.len() {
-            self.stalled[c] = self.exhausted[c];
+            self.stalled[c] = self.exhausted[c] && cores[c].task.is_some();
             self.log.set(c, self.stalled[c].then_some("stalled"), now);
         }
     }

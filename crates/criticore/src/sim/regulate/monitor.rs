@@ -34,7 +34,9 @@ pub struct Monitor {
     table: OverheadTable,
     /// Cumulative work at the end of each memory phase of the real-time task.
     phase_ends: Vec<u64>,
-    active_since: Option<u64>,
+    /// Releases of the real-time jobs not yet completed, oldest first; the
+    /// oldest is the activation being monitored.
+    pending: std::collections::VecDeque<u64>,
     next_sample: u64,
     window_requests: f64,
     sum: f64,
@@ -66,7 +68,7 @@ impl Monitor {
             line_bytes: system.platform.llc.line_bytes as f64,
             table,
             phase_ends,
-            active_since: None,
+            pending: std::collections::VecDeque::new(),
             next_sample: NONE_U64,
             window_requests: 0.0,
             sum: 0.0,
@@ -75,6 +77,13 @@ impl Monitor {
             stats: MonitorStats::default(),
             log: IntervalLog::new(system.platform.cores),
         }
+    }
+
+    fn start_activation(&mut self, now: u64) {
+        self.sum = 0.0;
+        self.window_requests = 0.0;
+        self.work_done = 0;
+        self.next_sample = now + self.sample_ns;
     }
 
     fn phase(&self) -> usize {
@@ -88,18 +97,18 @@ impl Regulator for Monitor {
     }
 
     fn advance(&mut self, from: u64, to: u64, requests_per_ns: &[f64]) {
-        if self.active_since.is_some() {
+        if !self.pending.is_empty() {
             self.window_requests += requests_per_ns.iter().sum::<f64>() * (to - from) as f64;
         }
     }
 
     fn job_released(&mut self, now: u64, task: u32) {
-        if task == self.rt_task {
-            self.active_since = Some(now);
-            self.sum = 0.0;
-            self.window_requests = 0.0;
-            self.work_done = 0;
-            self.next_sample = now + self.sample_ns;
+        if task != self.rt_task {
+            return;
+        }
+        self.pending.push_back(now);
+        if self.pending.len() == 1 {
+            self.start_activation(now);
         }
     }
 
@@ -107,17 +116,21 @@ impl Regulator for Monitor {
         if task != self.rt_task {
             return;
         }
-        if let Some(since) = self.active_since.take() {
-            let span = (now - since).max(1) as f64;
-            let parallel = self.suspended_at.map_or(now, |s| s) - since;
+        if let Some(since) = self.pending.pop_front() {
+            let span = now.saturating_sub(since).max(1) as f64;
+            let parallel = self.suspended_at.map_or(now, |s| s.max(since)) - since;
             self.stats.jobs += 1;
             self.stats.parallelism.push(parallel as f64 / span);
         }
-        // Resume the best-effort cores when the real-time activation ends.
+        // Resume the best-effort cores when the real-time activation ends (§3.3).
         self.suspended_at = None;
-        self.next_sample = NONE_U64;
         for c in 0..self.be.len() {
             self.log.set(c, None, now);
+        }
+        // A job released while its predecessor overran is the next activation.
+        match self.pending.front() {
+            Some(_) => self.start_activation(now),
+            None => self.next_sample = NONE_U64,
         }
     }
 
@@ -125,7 +138,7 @@ impl Regulator for Monitor {
         if let Some(v) = cores.iter().find(|v| v.task == Some(self.rt_task)) {
             self.work_done = v.work_done_ns;
         }
-        if self.active_since.is_none() || now < self.next_sample {
+        if self.pending.is_empty() || now < self.next_sample {
             return;
         }
         let bytes = (self.window_requests * self.line_bytes) as u64;
