@@ -126,8 +126,9 @@ impl Fluid {
             .map(|t| {
                 let partition = match (t.level, t.core) {
                     (Some(Level::A | Level::B), Some(c)) => Partition::Core(c),
-                    // A pinned task outside Levels A–C uses its core's partition if the allocation has one.
-                    (None | Some(Level::D), Some(c)) if alloc.is_some_and(|a| a.mentions(Partition::Core(c))) => Partition::Core(c),
+                    // A pinned task outside MC² uses its core's partition if the allocation has one.
+                    // Level D stays in the Level-C partition: MC² schedules it globally.
+                    (None, Some(c)) if alloc.is_some_and(|a| a.mentions(Partition::Core(c))) => Partition::Core(c),
                     _ => Partition::LevelC,
                 };
                 let part = if alloc.is_some() { Part::Alloc(partition) } else { Part::Shared };
