@@ -608,6 +608,8 @@ fn expected_full() -> TaskSystem {
                     wss_bytes: 49_152,
                     pattern: AccessPattern::Random,
                     phases: vec![MemoryPhase { work_ns: None, accesses_per_ms: 12_000.0, read_fraction: 0.75 }],
+                    ipc: None,
+                    syscalls: None,
                 }),
             },
             Task {
@@ -662,8 +664,10 @@ fn expected_full() -> TaskSystem {
             llc_ways: vec![(Partition::Core(1), 2), (Partition::LevelC, 4), (Partition::Os, 2)],
             llc_colors: vec![(Partition::Core(1), vec![0, 1]), (Partition::LevelC, vec![2, 3, 4])],
             banks: vec![(Partition::Core(0), vec![3]), (Partition::LevelC, vec![0, 1]), (Partition::Os, vec![2])],
+            os_isolation: false,
         }),
         regulation: None,
+        devices: vec![],
     }
 }
 

@@ -64,6 +64,7 @@ pub fn mc2_uniform(params: Mc2UniformParams, seed: u64) -> TaskSystem {
         servers: Vec::new(),
         allocation: None,
         regulation: None,
+        devices: Vec::new(),
     }
 }
 

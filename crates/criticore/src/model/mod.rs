@@ -208,6 +208,37 @@ pub struct MemoryPhase {
     pub read_fraction: f64,
 }
 
+/// How an IPC buffer is placed (mc2-io-ipc-os-isolation §4.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IpcMethod {
+    /// Selective LLC bypass: uncacheable, in the Level-C banks.
+    Sbp,
+    /// Concurrency elimination: in the core's own Level-A/B partition and bank.
+    Ce,
+    /// LLC locking: locked in the LLC, never misses.
+    Cl,
+}
+
+/// A task's accesses to an IPC buffer it shares with another task.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IpcProfile {
+    pub bytes: u64,
+    /// Buffer references per millisecond of work.
+    pub accesses_per_ms: f64,
+    pub method: IpcMethod,
+}
+
+/// System calls a task makes (mc2-hardware-management §4.2: a dummy call
+/// that allocates and reads 16 pages).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SyscallProfile {
+    /// Calls per millisecond of work.
+    pub per_ms: f64,
+    /// Kernel memory one call touches.
+    pub footprint_bytes: u64,
+}
+
 /// Memory demand of a task; read by the simulator, ignored by the analysis.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MemoryProfile {
@@ -215,6 +246,23 @@ pub struct MemoryProfile {
     pub pattern: AccessPattern,
     /// At least one; the last one lasts to the end of the job.
     pub phases: Vec<MemoryPhase>,
+    pub ipc: Option<IpcProfile>,
+    pub syscalls: Option<SyscallProfile>,
+}
+
+/// A DMA device: periodic transfers into a buffer (mc2-io-ipc-os-isolation §3.2, §5.3).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Device {
+    pub name: String,
+    pub period_ns: u64,
+    /// Bytes moved per transfer.
+    pub bytes: u64,
+    /// Transfer rate while a transfer is under way.
+    pub bandwidth_bytes_per_s: u64,
+    /// Partition whose banks hold the buffer (§4.3: Level C by default, or a core's A/B bank).
+    pub buffer: Partition,
+    /// Interrupt-handler time per transfer, on CPU 0 (§3.2: all interrupts go to one CPU).
+    pub irq_ns: u64,
 }
 
 /// How a task's jobs arrive.
@@ -349,6 +397,9 @@ pub struct Allocation {
     pub llc_ways: Vec<(Partition, u32)>,
     pub llc_colors: Vec<(Partition, Vec<u32>)>,
     pub banks: Vec<(Partition, Vec<u32>)>,
+    /// OS isolation (mc2-hardware-management §3): kernel lines stay in the `os`
+    /// partition (or Level C). Without it the OS may use any colour.
+    pub os_isolation: bool,
 }
 
 impl Allocation {
@@ -419,6 +470,7 @@ pub struct TaskSystem {
     pub servers: Vec<Server>,
     pub allocation: Option<Allocation>,
     pub regulation: Option<Regulation>,
+    pub devices: Vec<Device>,
 }
 
 impl TaskSystem {

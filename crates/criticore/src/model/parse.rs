@@ -206,7 +206,7 @@ fn as_bandwidth(v: &Value, field: &str) -> FieldResult<u64> {
 
 fn walk_root(root: &Value) -> FieldResult<TaskSystem> {
     let obj = Obj::new(root, String::new())?;
-    obj.only(&["platform", "task", "server", "allocation", "regulation"])?;
+    obj.only(&["platform", "task", "server", "allocation", "regulation", "device"])?;
     let platform = walk_platform(&Obj::new(obj.req("platform")?, "platform".into())?)?;
     let servers = walk_array(&obj, "server", |item| walk_server(item, &platform))?;
     let tasks = walk_array(&obj, "task", |item| walk_task(item, &platform, &servers))?;
@@ -215,7 +215,8 @@ fn walk_root(root: &Value) -> FieldResult<TaskSystem> {
         .map(|a| walk_allocation(&a, &platform))
         .transpose()?;
     let regulation = obj.table("regulation")?.map(|r| walk_regulation(&r, &platform, &tasks)).transpose()?;
-    Ok(TaskSystem { platform, tasks, servers, allocation, regulation })
+    let devices = walk_array(&obj, "device", |item| walk_device(item, &platform))?;
+    Ok(TaskSystem { platform, tasks, servers, allocation, regulation, devices })
 }
 
 /// An optional array of tables (`[[key]]`), each read by `walk`.
@@ -590,7 +591,7 @@ fn as_rate(v: &Value, field: &str) -> FieldResult<f64> {
 }
 
 fn walk_memory(obj: &Obj) -> FieldResult<MemoryProfile> {
-    obj.only(&["wss", "accesses_per_ms", "read_fraction", "pattern", "phases"])?;
+    obj.only(&["wss", "accesses_per_ms", "read_fraction", "pattern", "phases", "ipc", "syscalls"])?;
     let wss_bytes = as_size(obj.req("wss")?, &obj.field("wss"))?;
     let pattern = match obj.opt("pattern").map(|v| as_str(v, &obj.field("pattern"))).transpose()? {
         None | Some("random") => AccessPattern::Random,
@@ -629,7 +630,64 @@ fn walk_memory(obj: &Obj) -> FieldResult<MemoryProfile> {
             phases
         }
     };
-    Ok(MemoryProfile { wss_bytes, pattern, phases })
+    let ipc = match obj.table("ipc")? {
+        None => None,
+        Some(t) => {
+            t.only(&["bytes", "accesses_per_ms", "method"])?;
+            let method = match as_str(t.req("method")?, &t.field("method"))? {
+                "sbp" => IpcMethod::Sbp,
+                "ce" => IpcMethod::Ce,
+                "cl" => IpcMethod::Cl,
+                other => return Err(FieldError::new(t.field("method"), format!("unknown IPC method \"{other}\" (expected sbp, ce or cl)"))),
+            };
+            Some(IpcProfile {
+                bytes: as_positive_size(t.req("bytes")?, &t.field("bytes"))?,
+                accesses_per_ms: as_rate(t.req("accesses_per_ms")?, &t.field("accesses_per_ms"))?,
+                method,
+            })
+        }
+    };
+    let syscalls = match obj.table("syscalls")? {
+        None => None,
+        Some(t) => {
+            t.only(&["per_ms", "footprint"])?;
+            Some(SyscallProfile {
+                per_ms: as_rate(t.req("per_ms")?, &t.field("per_ms"))?,
+                footprint_bytes: as_positive_size(t.req("footprint")?, &t.field("footprint"))?,
+            })
+        }
+    };
+    Ok(MemoryProfile { wss_bytes, pattern, phases, ipc, syscalls })
+}
+
+fn walk_device(obj: &Obj, platform: &Platform) -> FieldResult<Device> {
+    obj.only(&["name", "period", "bytes", "bandwidth", "buffer", "irq"])?;
+    let name = as_str(obj.req("name")?, &obj.field("name"))?.to_string();
+    let period_ns = as_duration_positive(obj.req("period")?, &obj.field("period"))?;
+    let bytes = as_positive_size(obj.req("bytes")?, &obj.field("bytes"))?;
+    let f = obj.field("bandwidth");
+    let bandwidth_bytes_per_s = as_bandwidth(obj.req("bandwidth")?, &f)?;
+    if bandwidth_bytes_per_s == 0 {
+        return Err(FieldError::new(f, "must be positive"));
+    }
+    if (bytes as u128) * 1_000_000_000 / bandwidth_bytes_per_s as u128 > period_ns as u128 {
+        return Err(FieldError::new(obj.field("bytes"), "a transfer takes longer than the device period at this bandwidth"));
+    }
+    let buffer = match obj.opt("buffer") {
+        None => Partition::LevelC,
+        Some(v) => {
+            let f = obj.field("buffer");
+            walk_partition(as_str(v, &f)?, &f, platform)?
+        }
+    };
+    let irq_ns = match obj.opt("irq") {
+        None => 0,
+        Some(v) => {
+            let f = obj.field("irq");
+            parse_duration_ns(as_str(v, &f)?).map_err(|r| FieldError::new(f, r))?
+        }
+    };
+    Ok(Device { name, period_ns, bytes, bandwidth_bytes_per_s, buffer, irq_ns })
 }
 
 fn walk_regulation(obj: &Obj, platform: &Platform, tasks: &[Task]) -> FieldResult<Regulation> {
@@ -718,8 +776,11 @@ fn walk_index_list(v: &Value, field: &str, limit: u32, what: &str) -> FieldResul
 }
 
 fn walk_allocation(obj: &Obj, platform: &Platform) -> FieldResult<Allocation> {
-    obj.only(&["llc_ways", "llc_colors", "banks"])?;
+    obj.only(&["llc_ways", "llc_colors", "banks", "os_isolation"])?;
     let mut allocation = Allocation::default();
+    if let Some(v) = obj.opt("os_isolation") {
+        allocation.os_isolation = v.as_bool().ok_or_else(|| FieldError::new(obj.field("os_isolation"), format!("expected true or false, got {}", type_name(v))))?;
+    }
     if let Some(t) = obj.table("llc_ways")? {
         let mut total = 0u64;
         for (key, v) in t.map {

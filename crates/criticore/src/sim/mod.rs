@@ -166,7 +166,7 @@ impl SimResult {
 }
 
 fn memory_model(system: &TaskSystem, config: &SimConfig) -> Box<dyn memory::MemoryModel> {
-    if config.memory && system.tasks.iter().any(|t| t.memory.is_some()) {
+    if config.memory && (system.tasks.iter().any(|t| t.memory.is_some()) || !system.devices.is_empty()) {
         Box::new(memory::fluid::Fluid::new(system))
     } else {
         Box::new(memory::CpuOnly)

@@ -2,28 +2,36 @@
 //!
 //! A job's PET is its execution time alone with its own LLC partition. Per ns
 //! of that isolated work a job in phase p makes `a` LLC references, a share m
-//! of which miss. A miss costs the core t = rf·(L + W + B) + (1 − rf)·(S + W + B):
+//! of which miss. A miss costs the core t = rf·(L + W) + (1 − rf)·(S + W) + p·R:
 //! reads stall for the DRAM latency L, writes are posted and cost only the bus
-//! time S of one line; W is the wait for the bus behind other cores and B the
-//! row-buffer conflicts with cores sharing a bank. Alone, W = B = 0 and the
-//! isolated miss ratio m₀ gives the compute share c = 1 − a·m₀·t₀, so the job
-//! runs at rate 1. With co-runners it runs at rate 1 / (c + a·m·t).
+//! time S of one line; W is the wait for the bus behind other traffic and p·R
+//! the row-buffer conflicts with traffic sharing a bank. Alone, W = p = 0 and
+//! the isolated miss ratio m₀ gives the compute share c = 1 − a·m₀·t₀, so the
+//! job runs at rate 1. With co-runners it runs at rate 1 / (c + a·m·t + …).
 //!
 //! - LLC: a job's partition (ways × colours of its allocation, mc2-hardware-
 //!   management §3, Fig. 4) is shared with the co-runners in the same partition
-//!   in proportion to working-set sizes. Miss curve: `random` access misses
-//!   1 − size/WSS; `stream` misses everything until the whole WSS fits (LRU).
-//! - Bus: others' load ρ = Σ r·S delays a request by W = S·ρ/(1 − ρ); round
+//!   in proportion to working-set sizes. Without OS isolation the kernel lines
+//!   of system calls press on every partition (the OS may use any colour,
+//!   Appendix); with it they stay in the OS partition. Miss curve: `random` misses 1 − size/WSS;
+//!   `stream` misses everything until the whole WSS fits (LRU).
+//! - IPC buffers (mc2-io-ipc-os-isolation §4.2): SBP accesses are uncacheable
+//!   reads of the Level-C banks; CE buffers are part of the working set in the
+//!   core's own partition and bank; CL buffers are locked in the LLC and hit.
+//! - Bus: traffic ahead ρ = Σ r·S delays a request by W = S·ρ/(1 − ρ); round
 //!   robin (and aging, FCFS) caps W at (n − 1)·S for n requesting cores;
-//!   fixed priority counts only higher-priority cores, plus half a line of
-//!   blocking by a lower one; TDMA waits half a round, m·S/2, whatever the load.
-//! - DRAM banks: a co-runner on a shared bank opens another row with
-//!   probability ∝ its request rate; B = p·row_conflict.
+//!   fixed priority counts higher and equal priorities, plus half a line of
+//!   blocking by a lower one; TDMA waits half a round, m·S/2. DMA transfers go
+//!   ahead of every core.
+//! - DRAM banks: traffic on a shared bank opens another row with probability
+//!   ∝ its request rate; p·R extra per request. DMA buffers (§4.3) live in a
+//!   partition's banks and cause such conflicts, never LLC evictions (§3.1 fn 5).
+//! - Interrupts of DMA transfers run on CPU 0 (§3.2) and take their share of it.
 //!
 //! Rates and request rates are solved together by damped fixed-point iteration.
 
 use super::{Flows, MemoryContext, MemoryModel};
-use crate::model::{AccessPattern, Arbiter, Level, Partition, TaskSystem};
+use crate::model::{AccessPattern, Arbiter, IpcMethod, Level, Partition, TaskSystem};
 use crate::sim::job::{Job, JobId, Jobs, NONE_U64};
 
 /// Where a task's lines live in the LLC.
@@ -39,7 +47,7 @@ enum Part {
 struct PhaseMem {
     /// Cumulative work at which the phase ends (u64::MAX for the last).
     end_work_ns: u64,
-    /// LLC references per ns of work.
+    /// LLC references per ns of work (including CE buffer references).
     refs_per_ns: f64,
     read_fraction: f64,
 }
@@ -47,14 +55,37 @@ struct PhaseMem {
 #[derive(Debug, Clone)]
 struct TaskMem {
     phases: Vec<PhaseMem>,
+    /// Working set including a CE buffer.
     wss: f64,
     pattern: AccessPattern,
     part: Part,
     /// Capacity of the partition in bytes.
     capacity: f64,
-    /// Banks the task's pages live in (bit set).
-    banks: Vec<u64>,
-    bank_count: u32,
+    /// Index of the task's bank set in `Fluid::bank_sets`.
+    banks: usize,
+    /// Uncacheable reads of the Level-C banks per ns of work: SBP buffer
+    /// references plus the lines system calls touch.
+    extra_refs_per_ns: f64,
+    /// Kernel lines a running task keeps in the LLC (system calls).
+    os_footprint: f64,
+}
+
+#[derive(Debug, Clone)]
+struct DeviceMem {
+    period_ns: u64,
+    /// Length of one transfer.
+    active_ns: u64,
+    requests_per_ns: f64,
+    banks: usize,
+    /// Share of CPU 0 its interrupt handlers take.
+    irq_share: f64,
+}
+
+/// One stream of memory traffic: which banks, how many requests per ns.
+#[derive(Debug, Clone, Copy)]
+struct Stream {
+    banks: usize,
+    rate: f64,
 }
 
 pub struct Fluid {
@@ -64,10 +95,15 @@ pub struct Fluid {
     read_latency_ns: f64,
     row_conflict_ns: f64,
     arbiter: Arbiter,
+    os_isolation: bool,
     tasks: Vec<TaskMem>,
+    devices: Vec<DeviceMem>,
+    bank_sets: Vec<(Vec<u64>, u32)>,
+    level_c_banks: usize,
     next_event: u64,
     // Scratch per core.
     refs: Vec<f64>,
+    extra: Vec<f64>,
     read_fraction: Vec<f64>,
     compute: Vec<f64>,
     miss: Vec<f64>,
@@ -92,10 +128,6 @@ fn bank_set(banks: &[u32], total: u32) -> (Vec<u64>, u32) {
     (set, banks.len() as u32)
 }
 
-fn shared_banks(a: &[u64], b: &[u64]) -> u32 {
-    a.iter().zip(b).map(|(x, y)| (x & y).count_ones()).sum()
-}
-
 impl Fluid {
     pub fn new(system: &TaskSystem) -> Self {
         let p = &system.platform;
@@ -117,9 +149,20 @@ impl Fluid {
                 None => 1.0,
             }
         };
-        let banks_of = |part: Partition| -> Vec<u32> {
-            alloc.and_then(|a| a.banks.iter().find(|(q, _)| *q == part)).map_or(all_banks.clone(), |(_, b)| b.clone())
+        let mut bank_sets: Vec<(Vec<u64>, u32)> = Vec::new();
+        let mut banks_of = |part: Partition| -> usize {
+            let list = alloc.and_then(|a| a.banks.iter().find(|(q, _)| *q == part)).map_or(all_banks.clone(), |(_, b)| b.clone());
+            let set = bank_set(&list, p.dram.banks);
+            match bank_sets.iter().position(|s| *s == set) {
+                Some(i) => i,
+                None => {
+                    bank_sets.push(set);
+                    bank_sets.len() - 1
+                }
+            }
         };
+        let level_c_banks = banks_of(Partition::LevelC);
+        let line = p.llc.line_bytes as f64;
         let tasks = system
             .tasks
             .iter()
@@ -133,35 +176,78 @@ impl Fluid {
                 };
                 let part = if alloc.is_some() { Part::Alloc(partition) } else { Part::Shared };
                 let capacity = p.llc.size_bytes as f64 * if alloc.is_some() { ways_of(partition) * colors_of(partition) } else { 1.0 };
-                let (banks, bank_count) = bank_set(&if alloc.is_some() { banks_of(partition) } else { all_banks.clone() }, p.dram.banks);
-                let (phases, wss, pattern) = match &t.memory {
-                    None => (Vec::new(), 0.0, AccessPattern::Random),
-                    Some(m) => {
-                        let mut end = 0u64;
-                        let phases = m
-                            .phases
-                            .iter()
-                            .map(|ph| {
-                                end = ph.work_ns.map_or(u64::MAX, |w| end.saturating_add(w));
-                                PhaseMem { end_work_ns: end, refs_per_ns: ph.accesses_per_ms / 1e6, read_fraction: ph.read_fraction }
-                            })
-                            .collect();
-                        (phases, m.wss_bytes as f64, m.pattern)
-                    }
+                let banks = banks_of(partition);
+                let Some(m) = &t.memory else {
+                    return TaskMem {
+                        phases: Vec::new(),
+                        wss: 0.0,
+                        pattern: AccessPattern::Random,
+                        part,
+                        capacity,
+                        banks,
+                        extra_refs_per_ns: 0.0,
+                        os_footprint: 0.0,
+                    };
                 };
-                TaskMem { phases, wss, pattern, part, capacity, banks, bank_count }
+                let (ce_refs, ce_bytes, sbp_refs) = match &m.ipc {
+                    Some(ipc) => match ipc.method {
+                        IpcMethod::Ce => (ipc.accesses_per_ms / 1e6, ipc.bytes as f64, 0.0),
+                        IpcMethod::Sbp => (0.0, 0.0, ipc.accesses_per_ms / 1e6),
+                        IpcMethod::Cl => (0.0, 0.0, 0.0),
+                    },
+                    None => (0.0, 0.0, 0.0),
+                };
+                let (sys_lines, os_footprint) = match &m.syscalls {
+                    Some(s) => (s.per_ms / 1e6 * s.footprint_bytes as f64 / line, s.footprint_bytes as f64),
+                    None => (0.0, 0.0),
+                };
+                let mut end = 0u64;
+                let phases = m
+                    .phases
+                    .iter()
+                    .map(|ph| {
+                        end = ph.work_ns.map_or(u64::MAX, |w| end.saturating_add(w));
+                        PhaseMem { end_work_ns: end, refs_per_ns: ph.accesses_per_ms / 1e6 + ce_refs, read_fraction: ph.read_fraction }
+                    })
+                    .collect();
+                TaskMem {
+                    phases,
+                    wss: m.wss_bytes as f64 + ce_bytes,
+                    pattern: m.pattern,
+                    part,
+                    capacity,
+                    banks,
+                    extra_refs_per_ns: sbp_refs + sys_lines,
+                    os_footprint,
+                }
+            })
+            .collect();
+        let devices = system
+            .devices
+            .iter()
+            .map(|d| DeviceMem {
+                period_ns: d.period_ns,
+                active_ns: ((d.bytes as u128 * 1_000_000_000).div_ceil(d.bandwidth_bytes_per_s as u128) as u64).max(1),
+                requests_per_ns: d.bandwidth_bytes_per_s as f64 / line / 1e9,
+                banks: banks_of(if alloc.is_some() { d.buffer } else { Partition::LevelC }),
+                irq_share: d.irq_ns as f64 / d.period_ns as f64,
             })
             .collect();
         let m = p.cores;
         Fluid {
-            line_bytes: p.llc.line_bytes as f64,
+            line_bytes: line,
             service_ns: p.line_service_ns(),
             read_latency_ns: p.dram.read_latency_ns as f64,
             row_conflict_ns: p.dram.row_conflict_ns as f64,
             arbiter: p.bus.arbiter,
+            os_isolation: alloc.is_some_and(|a| a.os_isolation),
             tasks,
+            devices,
+            bank_sets,
+            level_c_banks,
             next_event: NONE_U64,
             refs: vec![0.0; m],
+            extra: vec![0.0; m],
             read_fraction: vec![0.0; m],
             compute: vec![0.0; m],
             miss: vec![0.0; m],
@@ -178,13 +264,43 @@ impl Fluid {
         let done = job.exec_ns - job.remaining_ns;
         tm.phases.iter().find(|p| p.end_work_ns > done).unwrap_or_else(|| tm.phases.last().expect("phases are non-empty"))
     }
+
+    /// Probability that a request to `banks` finds a row opened by `others`, times R.
+    fn conflict_ns(&self, banks: usize, others: &[Stream]) -> f64 {
+        let (set, count) = &self.bank_sets[banks];
+        let p: f64 = others
+            .iter()
+            .map(|o| {
+                let (oset, ocount) = &self.bank_sets[o.banks];
+                let shared: u32 = set.iter().zip(oset).map(|(x, y)| (x & y).count_ones()).sum();
+                o.rate * self.row_conflict_ns * shared as f64 / ((*count).max(1) as f64 * (*ocount).max(1) as f64)
+            })
+            .sum();
+        p.min(1.0) * self.row_conflict_ns
+    }
 }
 
 impl MemoryModel for Fluid {
     fn flows(&mut self, now: u64, running: &[Option<JobId>], jobs: &Jobs, ctx: &MemoryContext, flows: &mut Flows) {
         let m = running.len();
         let s = self.service_ns;
+        // DMA transfers under way now, and the next time one starts or ends.
+        self.next_event = NONE_U64;
+        let mut dma: Vec<Stream> = Vec::new();
+        let mut irq_share = 0.0;
+        for d in &self.devices {
+            let offset = now % d.period_ns;
+            irq_share += d.irq_share;
+            if offset < d.active_ns {
+                dma.push(Stream { banks: d.banks, rate: d.requests_per_ns });
+                self.next_event = self.next_event.min(now - offset + d.active_ns);
+            } else {
+                self.next_event = self.next_event.min(now - offset + d.period_ns);
+            }
+        }
+        let dma_load: f64 = dma.iter().map(|x| x.rate * s).sum();
         // 1. Who issues memory traffic, and its isolated behaviour.
+        let irq_factor = |c: usize| if c == 0 { (1.0 - irq_share).max(0.0) } else { 1.0 };
         for c in 0..m {
             self.active[c] = false;
             flows.requests_per_ns[c] = 0.0;
@@ -200,36 +316,44 @@ impl MemoryModel for Fluid {
             let job = jobs.get(id);
             let tm = &self.tasks[job.task as usize];
             if tm.phases.is_empty() {
-                (flows.rate[c], flows.stall[c]) = (1.0, 0.0);
+                (flows.rate[c], flows.stall[c]) = (irq_factor(c), 1.0 - irq_factor(c));
                 continue;
             }
             let ph = Self::phase(tm, job);
             self.active[c] = true;
             self.refs[c] = ph.refs_per_ns;
+            self.extra[c] = tm.extra_refs_per_ns;
             self.read_fraction[c] = ph.read_fraction;
             let m0 = miss_ratio(tm.pattern, tm.capacity, tm.wss);
-            self.compute[c] = (1.0 - ph.refs_per_ns * m0 * self.isolated_miss_ns(ph.read_fraction)).max(0.0);
+            self.compute[c] = (1.0 - ph.refs_per_ns * m0 * self.isolated_miss_ns(ph.read_fraction) - tm.extra_refs_per_ns * self.read_latency_ns).max(0.0);
         }
         // 2. LLC sharing within each partition, in proportion to working sets.
+        //    Without OS isolation the kernel lines of system calls press on every
+        //    partition (the OS may use any colour); with it they stay in the OS partition.
+        let task_of = |c: usize| running[c].map(|id| jobs.get(id).task as usize);
+        let os_everywhere: f64 = if self.os_isolation {
+            0.0
+        } else {
+            (0..m).filter(|&d| self.active[d]).map(|d| self.tasks[task_of(d).unwrap()].os_footprint).sum()
+        };
         for c in 0..m {
             if !self.active[c] {
                 continue;
             }
-            let tm = &self.tasks[jobs.get(running[c].unwrap()).task as usize];
-            let pressure: f64 = (0..m)
+            let tm = &self.tasks[task_of(c).unwrap()];
+            let mut pressure: f64 = (0..m)
                 .filter(|&d| self.active[d])
-                .map(|d| &self.tasks[jobs.get(running[d].unwrap()).task as usize])
+                .map(|d| &self.tasks[task_of(d).unwrap()])
                 .filter(|other| other.part == tm.part)
                 .map(|other| other.wss)
                 .sum();
+            pressure += if self.os_isolation { 0.0 } else { os_everywhere };
             let share = if pressure <= tm.capacity { tm.wss } else { tm.capacity * tm.wss / pressure };
             self.miss[c] = miss_ratio(tm.pattern, share, tm.wss);
         }
         // 3. Bus and bank contention: damped fixed point on request rates.
-        let requesting = |r: &[f64]| r.iter().filter(|&&x| x > 0.0).count();
-        let mut r: Vec<f64> = (0..m)
-            .map(|c| if self.active[c] { self.refs[c] * self.miss[c] / (self.compute[c] + self.refs[c] * self.miss[c] * self.isolated_miss_ns(self.read_fraction[c])).max(1e-12) } else { 0.0 })
-            .collect();
+        let mut main_r: Vec<f64> = (0..m).map(|c| if self.active[c] { self.refs[c] * self.miss[c] } else { 0.0 }).collect();
+        let mut extra_r: Vec<f64> = (0..m).map(|c| if self.active[c] { self.extra[c] } else { 0.0 }).collect();
         let mut rate = vec![1.0; m];
         let priority = |c: usize| -> u32 {
             match ctx.bus_priority {
@@ -238,58 +362,63 @@ impl MemoryModel for Fluid {
             }
         };
         let fixed = ctx.bus_priority.is_some() || self.arbiter == Arbiter::FixedPriority;
+        let mut others: Vec<Stream> = Vec::with_capacity(2 * m + dma.len());
         for _ in 0..60 {
-            let n = requesting(&r);
+            let total = |c: usize, mr: &[f64], er: &[f64]| mr[c] + er[c];
+            let n = (0..m).filter(|&c| total(c, &main_r, &extra_r) > 0.0).count() + dma.len();
             let mut max_change: f64 = 0.0;
-            let mut next = r.clone();
+            let (mut next_main, mut next_extra) = (main_r.clone(), extra_r.clone());
             for c in 0..m {
                 if !self.active[c] {
                     continue;
                 }
                 let wait = if fixed {
-                    // Higher and equal priorities go first (equals share round robin);
+                    // DMA, higher and equal priorities go first (equals share round robin);
                     // a lower one blocks for at most the line in service.
-                    let ahead: f64 = (0..m).filter(|&d| d != c && priority(d) >= priority(c)).map(|d| r[d] * s).sum();
-                    let lower: f64 = (0..m).filter(|&d| d != c && priority(d) < priority(c)).map(|d| r[d] * s).sum();
+                    let ahead: f64 = dma_load
+                        + (0..m).filter(|&d| d != c && priority(d) >= priority(c)).map(|d| total(d, &main_r, &extra_r) * s).sum::<f64>();
+                    let lower: f64 = (0..m).filter(|&d| d != c && priority(d) < priority(c)).map(|d| total(d, &main_r, &extra_r) * s).sum();
                     let rho = ahead.min(0.999);
                     s * rho / (1.0 - rho) + 0.5 * s * lower.min(1.0)
                 } else if self.arbiter == Arbiter::Tdma {
                     0.5 * m as f64 * s
                 } else {
-                    let rho = (0..m).filter(|&d| d != c).map(|d| r[d] * s).sum::<f64>().min(0.999);
+                    let rho = (dma_load + (0..m).filter(|&d| d != c).map(|d| total(d, &main_r, &extra_r) * s).sum::<f64>()).min(0.999);
                     (s * rho / (1.0 - rho)).min(n.saturating_sub(1) as f64 * s)
                 };
-                let tc = &self.tasks[jobs.get(running[c].unwrap()).task as usize];
-                let conflict: f64 = (0..m)
-                    .filter(|&d| d != c && self.active[d])
-                    .map(|d| {
-                        let td = &self.tasks[jobs.get(running[d].unwrap()).task as usize];
-                        let shared = shared_banks(&tc.banks, &td.banks) as f64;
-                        r[d] * self.row_conflict_ns * shared / (tc.bank_count.max(1) as f64 * td.bank_count.max(1) as f64)
-                    })
-                    .sum::<f64>()
-                    .min(1.0);
+                others.clear();
+                others.extend(dma.iter().copied());
+                for d in (0..m).filter(|&d| d != c && self.active[d]) {
+                    let td = &self.tasks[task_of(d).unwrap()];
+                    others.push(Stream { banks: td.banks, rate: main_r[d] });
+                    others.push(Stream { banks: self.level_c_banks, rate: extra_r[d] });
+                }
+                let tc = &self.tasks[task_of(c).unwrap()];
                 let rf = self.read_fraction[c];
-                let per_miss = rf * (self.read_latency_ns + wait) + (1.0 - rf) * (s + wait) + conflict * self.row_conflict_ns;
-                rate[c] = 1.0 / (self.compute[c] + self.refs[c] * self.miss[c] * per_miss).max(1e-12);
-                let new_r = rate[c] * self.refs[c] * self.miss[c];
-                next[c] = 0.5 * (r[c] + new_r);
-                max_change = max_change.max((next[c] - r[c]).abs() / r[c].max(1e-9));
+                let per_miss = rf * (self.read_latency_ns + wait) + (1.0 - rf) * (s + wait) + self.conflict_ns(tc.banks, &others);
+                let per_extra = self.read_latency_ns + wait + self.conflict_ns(self.level_c_banks, &others);
+                rate[c] = irq_factor(c)
+                    / (self.compute[c] + self.refs[c] * self.miss[c] * per_miss + self.extra[c] * per_extra).max(1e-12);
+                let (new_main, new_extra) = (rate[c] * self.refs[c] * self.miss[c], rate[c] * self.extra[c]);
+                next_main[c] = 0.5 * (main_r[c] + new_main);
+                next_extra[c] = 0.5 * (extra_r[c] + new_extra);
+                let before = main_r[c] + extra_r[c];
+                max_change = max_change.max((next_main[c] + next_extra[c] - before).abs() / before.max(1e-9));
             }
-            r = next;
+            main_r = next_main;
+            extra_r = next_extra;
             if max_change < 1e-9 {
                 break;
             }
         }
         // 4. Results and the next phase boundary.
-        self.next_event = NONE_U64;
         for c in 0..m {
             if !self.active[c] {
                 continue;
             }
             let rc = rate[c];
             flows.rate[c] = rc;
-            flows.requests_per_ns[c] = rc * self.refs[c] * self.miss[c];
+            flows.requests_per_ns[c] = rc * (self.refs[c] * self.miss[c] + self.extra[c]);
             flows.stall[c] = (1.0 - rc * self.compute[c]).clamp(0.0, 1.0);
             let job = jobs.get(running[c].unwrap());
             let ph = Self::phase(&self.tasks[job.task as usize], job);
