@@ -264,20 +264,6 @@ impl Fluid {
         let done = job.exec_ns - job.remaining_ns;
         tm.phases.iter().find(|p| p.end_work_ns > done).unwrap_or_else(|| tm.phases.last().expect("phases are non-empty"))
     }
-
-    /// Probability that a request to `banks` finds a row opened by `others`, times R.
-    fn conflict_ns(&self, banks: usize, others: &[Stream]) -> f64 {
-        let (set, count) = &self.bank_sets[banks];
-        let p: f64 = others
-            .iter()
-            .map(|o| {
-                let (oset, ocount) = &self.bank_sets[o.banks];
-                let shared: u32 = set.iter().zip(oset).map(|(x, y)| (x & y).count_ones()).sum();
-                o.rate * self.row_conflict_ns * shared as f64 / ((*count).max(1) as f64 * (*ocount).max(1) as f64)
-            })
-            .sum();
-        p.min(1.0) * self.row_conflict_ns
-    }
 }
 
 impl MemoryModel for Fluid {
@@ -352,8 +338,34 @@ impl MemoryModel for Fluid {
             self.miss[c] = miss_ratio(tm.pattern, share, tm.wss);
         }
         // 3. Bus and bank contention: damped fixed point on request rates.
+        //    Bank-conflict coefficients depend only on who runs where: compute them once.
+        //    k[(c, d)] = R·|B_c ∩ B_d| / (|B_c|·|B_d|) for c's main/extra stream vs d's.
+        let banks_main: Vec<usize> = (0..m).map(|c| if self.active[c] { self.tasks[task_of(c).unwrap()].banks } else { 0 }).collect();
+        let coeff = |a: usize, b: usize| -> f64 {
+            let ((sa, ca), (sb, cb)) = (&self.bank_sets[a], &self.bank_sets[b]);
+            let shared: u32 = sa.iter().zip(sb).map(|(x, y)| (x & y).count_ones()).sum();
+            self.row_conflict_ns * shared as f64 / ((*ca).max(1) as f64 * (*cb).max(1) as f64)
+        };
+        let lc = self.level_c_banks;
+        let mut k_mm = vec![0.0; m * m];
+        let mut k_me = vec![0.0; m * m];
+        let mut k_em = vec![0.0; m * m];
+        let k_ee = coeff(lc, lc);
+        let mut dma_main = vec![0.0; m];
+        let mut dma_extra = vec![0.0; m];
+        for c in (0..m).filter(|&c| self.active[c]) {
+            for d in (0..m).filter(|&d| d != c && self.active[d]) {
+                k_mm[c * m + d] = coeff(banks_main[c], banks_main[d]);
+                k_me[c * m + d] = coeff(banks_main[c], lc);
+                k_em[c * m + d] = coeff(lc, banks_main[d]);
+            }
+            dma_main[c] = dma.iter().map(|x| x.rate * coeff(banks_main[c], x.banks)).sum();
+            dma_extra[c] = dma.iter().map(|x| x.rate * coeff(lc, x.banks)).sum();
+        }
         let mut main_r: Vec<f64> = (0..m).map(|c| if self.active[c] { self.refs[c] * self.miss[c] } else { 0.0 }).collect();
         let mut extra_r: Vec<f64> = (0..m).map(|c| if self.active[c] { self.extra[c] } else { 0.0 }).collect();
+        let mut next_main = main_r.clone();
+        let mut next_extra = extra_r.clone();
         let mut rate = vec![1.0; m];
         let priority = |c: usize| -> u32 {
             match ctx.bus_priority {
@@ -362,12 +374,11 @@ impl MemoryModel for Fluid {
             }
         };
         let fixed = ctx.bus_priority.is_some() || self.arbiter == Arbiter::FixedPriority;
-        let mut others: Vec<Stream> = Vec::with_capacity(2 * m + dma.len());
         for _ in 0..60 {
-            let total = |c: usize, mr: &[f64], er: &[f64]| mr[c] + er[c];
-            let n = (0..m).filter(|&c| total(c, &main_r, &extra_r) > 0.0).count() + dma.len();
+            let load: Vec<f64> = (0..m).map(|c| (main_r[c] + extra_r[c]) * s).collect();
+            let total_load: f64 = load.iter().sum();
+            let n = load.iter().filter(|&&l| l > 0.0).count() + dma.len();
             let mut max_change: f64 = 0.0;
-            let (mut next_main, mut next_extra) = (main_r.clone(), extra_r.clone());
             for c in 0..m {
                 if !self.active[c] {
                     continue;
@@ -375,28 +386,26 @@ impl MemoryModel for Fluid {
                 let wait = if fixed {
                     // DMA, higher and equal priorities go first (equals share round robin);
                     // a lower one blocks for at most the line in service.
-                    let ahead: f64 = dma_load
-                        + (0..m).filter(|&d| d != c && priority(d) >= priority(c)).map(|d| total(d, &main_r, &extra_r) * s).sum::<f64>();
-                    let lower: f64 = (0..m).filter(|&d| d != c && priority(d) < priority(c)).map(|d| total(d, &main_r, &extra_r) * s).sum();
+                    let ahead: f64 = dma_load + (0..m).filter(|&d| d != c && priority(d) >= priority(c)).map(|d| load[d]).sum::<f64>();
+                    let lower: f64 = (0..m).filter(|&d| d != c && priority(d) < priority(c)).map(|d| load[d]).sum();
                     let rho = ahead.min(0.999);
                     s * rho / (1.0 - rho) + 0.5 * s * lower.min(1.0)
                 } else if self.arbiter == Arbiter::Tdma {
                     0.5 * m as f64 * s
                 } else {
-                    let rho = (dma_load + (0..m).filter(|&d| d != c).map(|d| total(d, &main_r, &extra_r) * s).sum::<f64>()).min(0.999);
+                    let rho = (dma_load + total_load - load[c]).min(0.999);
                     (s * rho / (1.0 - rho)).min(n.saturating_sub(1) as f64 * s)
                 };
-                others.clear();
-                others.extend(dma.iter().copied());
-                for d in (0..m).filter(|&d| d != c && self.active[d]) {
-                    let td = &self.tasks[task_of(d).unwrap()];
-                    others.push(Stream { banks: td.banks, rate: main_r[d] });
-                    others.push(Stream { banks: self.level_c_banks, rate: extra_r[d] });
+                let (mut p_main, mut p_extra) = (dma_main[c], dma_extra[c]);
+                for d in 0..m {
+                    p_main += k_mm[c * m + d] * main_r[d] + k_me[c * m + d] * extra_r[d];
+                    if d != c && self.active[d] {
+                        p_extra += k_em[c * m + d] * main_r[d] + k_ee * extra_r[d];
+                    }
                 }
-                let tc = &self.tasks[task_of(c).unwrap()];
                 let rf = self.read_fraction[c];
-                let per_miss = rf * (self.read_latency_ns + wait) + (1.0 - rf) * (s + wait) + self.conflict_ns(tc.banks, &others);
-                let per_extra = self.read_latency_ns + wait + self.conflict_ns(self.level_c_banks, &others);
+                let per_miss = rf * (self.read_latency_ns + wait) + (1.0 - rf) * (s + wait) + p_main.min(1.0) * self.row_conflict_ns;
+                let per_extra = self.read_latency_ns + wait + p_extra.min(1.0) * self.row_conflict_ns;
                 rate[c] = irq_factor(c)
                     / (self.compute[c] + self.refs[c] * self.miss[c] * per_miss + self.extra[c] * per_extra).max(1e-12);
                 let (new_main, new_extra) = (rate[c] * self.refs[c] * self.miss[c], rate[c] * self.extra[c]);
@@ -405,8 +414,8 @@ impl MemoryModel for Fluid {
                 let before = main_r[c] + extra_r[c];
                 max_change = max_change.max((next_main[c] + next_extra[c] - before).abs() / before.max(1e-9));
             }
-            main_r = next_main;
-            extra_r = next_extra;
+            std::mem::swap(&mut main_r, &mut next_main);
+            std::mem::swap(&mut extra_r, &mut next_extra);
             if max_change < 1e-9 {
                 break;
             }
