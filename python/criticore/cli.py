@@ -12,7 +12,7 @@ from rich.console import Console
 import criticore
 from criticore import _core
 from criticore.errors import fail
-from criticore.outputs import writable, write_table
+from criticore.outputs import distinct, writable, write_table, write_text
 from criticore.render import render_analysis, render_simulation
 
 app = typer.Typer(
@@ -63,6 +63,9 @@ def _duration(text: str, option: str, file: Path) -> int:
     return ns
 
 
+# A bandwidth series keeps one f64 per core and bin: keep it below ~80 MB per core.
+MAX_BINS = 10_000_000
+
 SCHEDULER_HELP = "mc2, pfp, pedf, gedf, gfp or servers; default: what the file implies (servers, MC² levels, cores)."
 
 
@@ -86,8 +89,15 @@ def simulate(
     """Simulate a task system over time: deadline misses, response times, tardiness, memory stalls, regulation."""
     duration_ns = _duration(duration, "--duration", file)
     bin_ns = _duration(bin_width, "--bin", file) if (bandwidth is not None or trace is not None) else None
+    if seed < 0:
+        fail(criticore.InputError(f"{file}: --seed: must not be negative", str(file), "--seed", "must not be negative"))
+    if bin_ns is not None and duration_ns // bin_ns > MAX_BINS:
+        reason = f"{duration_ns // bin_ns:,} bins per core; use a bin of at least {duration_ns // MAX_BINS} ns"
+        fail(criticore.InputError(f"{file}: --bin: {reason}", str(file), "--bin", reason))
     try:
-        for path, option in ((trace, "--trace"), (jobs, "--jobs"), (bandwidth, "--bandwidth")):
+        outputs = [(trace, "--trace"), (jobs, "--jobs"), (bandwidth, "--bandwidth")]
+        distinct(outputs)
+        for path, option in outputs:
             if path is not None:
                 writable(path, force, option)
         outline = criticore.check(file)
@@ -104,19 +114,19 @@ def simulate(
             memory=not no_memory,
             bin_ns=bin_ns,
         )
+        if trace is not None:
+            write_text(trace, run.trace, "--trace")
+        if jobs is not None:
+            write_table(criticore.simulation.job_table(run, [t["name"] for t in outline["tasks"]]), jobs, "--jobs")
+        if bandwidth is not None:
+            import pyarrow as pa
+
+            mb_s = run.bandwidth_mb_s(outline["line_bytes"])
+            cols = {"start_ns": np.arange(mb_s.shape[1], dtype="u8") * bin_ns}
+            cols.update({f"core{c}_mb_s": mb_s[c] for c in range(mb_s.shape[0])})
+            write_table(pa.table(cols), bandwidth, "--bandwidth")
     except criticore.InputError as e:
         fail(e)
-    if trace is not None:
-        trace.write_text(run.trace, encoding="utf-8")
-    if jobs is not None:
-        write_table(criticore.simulation.job_table(run, [t["name"] for t in outline["tasks"]]), jobs)
-    if bandwidth is not None:
-        import pyarrow as pa
-
-        mb_s = run.bandwidth_mb_s(outline["line_bytes"])
-        cols = {"start_ns": np.arange(mb_s.shape[1], dtype="u8") * bin_ns}
-        cols.update({f"core{c}_mb_s": mb_s[c] for c in range(mb_s.shape[0])})
-        write_table(pa.table(cols), bandwidth)
     if as_json:
         print(json.dumps(run.report, indent=2))
     else:
@@ -141,22 +151,28 @@ def plot_gantt(
     from criticore.plots import gantt
 
     duration_ns = _duration(duration, "--duration", file)
+    if seed < 0:
+        fail(criticore.InputError(f"{file}: --seed: must not be negative", str(file), "--seed", "must not be negative"))
     try:
-        writable(output, force, "--output")
+        writable(output, force, "--output", suffixes=(".png", ".svg", ".pdf"))
         outline = criticore.check(file)
         run = criticore.simulation.simulate(
             file, duration_ns, scheduler=scheduler, seed=seed, exec_level=exec_level, jobs=True, segments=True
         )
     except criticore.InputError as e:
         fail(e)
-    gantt(
-        run,
-        [t["name"] for t in outline["tasks"]],
-        [s["name"] for s in outline["servers"]],
-        outline["cores"],
-        output,
-        f"{file.name} — {run.report['scheduler']}, {duration}",
-    )
+    try:
+        gantt(
+            run,
+            [t["name"] for t in outline["tasks"]],
+            [s["name"] for s in outline["servers"]],
+            outline["cores"],
+            output,
+            f"{file.name} — {run.report['scheduler']}, {duration}",
+        )
+    except OSError as e:
+        reason = f"cannot write: {e.strerror or e}"
+        fail(criticore.InputError(f"{output}: --output: {reason}", str(output), "--output", reason))
     print(f"wrote {output}")
 
 

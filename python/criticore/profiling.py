@@ -34,6 +34,7 @@ import math
 import re
 import tempfile
 import tomllib
+import sys
 import warnings
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -42,7 +43,9 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from criticore import check
+from criticore import InputError, check, read_input
+from criticore.errors import input_error_line
+from criticore.outputs import writable
 from criticore.simulation import simulate
 
 __all__ = [
@@ -733,11 +736,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-packing", action="store_true")
     ap.add_argument("--no-lift", action="store_true")
     ap.add_argument("-o", "--out", help="write the overhead table here")
+    ap.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     ap.add_argument(
         "--evaluate", action="store_true",
         help="instead: simulate the file's monitor 1 s next to the profiling grid's loads and print a Markdown table",
     )
     a = ap.parse_args(argv)
+    try:
+        return _run(ap, a)
+    except InputError as e:
+        print(input_error_line(e), file=sys.stderr)
+        return 2
+
+
+def _run(ap: argparse.ArgumentParser, a: argparse.Namespace) -> int:
     if a.evaluate:
         loads = microbenchmark_loads(reads=(0, 3, 5, 7, 10), delays_ns=(0, 20, 80, 320, 1280), configs=configs_for(len(a.be_cores)))
         rows = evaluate_monitor(a.task_file, a.rt_task, a.be_cores, loads)
@@ -753,6 +765,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not a.out:
         ap.error("-o/--out is required to build a table")
+    read_input(a.task_file)  # a missing file is a one-line error, not a traceback
+    names = [t["name"] for t in check(a.task_file)["tasks"]]
+    if a.rt_task not in names:
+        raise InputError(f"{a.task_file}: --rt-task: no task named {a.rt_task!r}", a.task_file, "--rt-task", f"no task named {a.rt_task!r}")
+    writable(Path(a.out), a.force, "--out")
     prof = simulated_overhead_table(
         a.task_file, a.rt_task, a.be_cores, sample_ns=a.sample_us * 1000, shift=a.shift, out_path=a.out,
         degree=a.degree, packing=not a.no_packing, lift=not a.no_lift,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -21,7 +22,7 @@ def _verdict(ok: bool | None) -> Text:
 
 
 def render_analysis(console: Console, file: str, r: dict) -> None:
-    console.rule(f"[bold]{file}[/] — MC² analysis on {r['cores']} cores")
+    console.rule(f"[bold]{escape(file)}[/] — MC² analysis on {r['cores']} cores")
     for level, pet in (("A", "Level-A PETs"), ("B", "Level-B PETs")):
         t = Table(title=f"Level {level} (per core, {pet})", title_justify="left", expand=False)
         t.add_column("core", justify="right")
@@ -29,7 +30,7 @@ def render_analysis(console: Console, file: str, r: dict) -> None:
         t.add_column("utilization", justify="right")
         t.add_column("verdict")
         for c in r["levels"][level]["per_core"]:
-            t.add_row(str(c["core"]), ", ".join(c["tasks"]) or "—", f"{c['utilization']:.4f}", _verdict(c["schedulable"]))
+            t.add_row(str(c["core"]), Text(", ".join(c["tasks"]) or "—"), f"{c['utilization']:.4f}", _verdict(c["schedulable"]))
         console.print(t)
 
     c = r["levels"]["C"]
@@ -75,15 +76,15 @@ def render_analysis(console: Console, file: str, r: dict) -> None:
     for table in r["level_a_tables"]:
         slots = table["slots"]
         if slots is None:
-            console.print(f"  Level-A table, core {table['core']}: [red]none[/] ({table['note']})")
+            console.print(f"  Level-A table, core {table['core']}: [red]none[/] ({escape(table['note'])})")
         elif slots:
             shown = ", ".join(
                 f"{s['task']} {s['start_ns'] / MS:g}–{(s['start_ns'] + s['length_ns']) / MS:g}" for s in slots[:MAX_SLOTS_SHOWN]
             )
             more = f", … {len(slots) - MAX_SLOTS_SHOWN} more (--json)" if len(slots) > MAX_SLOTS_SHOWN else ""
-            console.print(f"  Level-A table, core {table['core']} (hyperperiod {_ms(table['hyperperiod_ns'])}, ms): {shown}{more}")
+            console.print(f"  Level-A table, core {table['core']} (hyperperiod {_ms(table['hyperperiod_ns'])}, ms): {escape(shown)}{more}")
     if r["best_effort"]:
-        console.print(f"  Level D (best effort, not analyzed): {', '.join(r['best_effort'])}")
+        console.print(f"  Level D (best effort, not analyzed): {escape(', '.join(r['best_effort']))}")
     console.print("Overall (configuration (i)):", _verdict(r["schedulable"]))
 
 
@@ -92,7 +93,7 @@ def _num_ms(ns: float) -> str:
 
 
 def render_simulation(console: Console, file: str, r: dict) -> None:
-    console.rule(f"[bold]{file}[/] — simulated {r['duration_ns'] / MS:g} ms under {r['scheduler']}")
+    console.rule(f"[bold]{escape(file)}[/] — simulated {r['duration_ns'] / MS:g} ms under {r['scheduler']}")
     tasks = r["per_task"]
     has_level = any(x["level"] != "-" for x in tasks)
     has_server = any(x["server"] for x in tasks)
@@ -105,8 +106,8 @@ def render_simulation(console: Console, file: str, r: dict) -> None:
     for col, just in cols:
         t.add_column(col, justify=just)
     for x in tasks:
-        row = [x["task"]] + ([x["level"]] if has_level else [])
-        row += ["—" if x["core"] is None else str(x["core"])] + ([x["server"] or "—"] if has_server else [])
+        row = [Text(x["task"])] + ([x["level"]] if has_level else [])
+        row += ["—" if x["core"] is None else str(x["core"])] + ([Text(x["server"] or "—")] if has_server else [])
         misses = Text(str(x["deadline_misses"]), style="bold red" if x["deadline_misses"] else "green")
         row += [f"{x['completed']}/{x['released']}", misses, _num_ms(x["max_response_ns"]), _num_ms(x["mean_response_ns"]),
                 _num_ms(x["max_tardiness_ns"]), str(x["preemptions"]), str(x["migrations"])]
@@ -121,7 +122,7 @@ def render_simulation(console: Console, file: str, r: dict) -> None:
                       _num_ms(x["max_tardiness_ns"]))
         console.print(t)
     if r["memory_requests"]:
-        console.print(f"  memory: {r['memory_requests']:,} requests by completed jobs, "
+        console.print(f"  memory: {r['memory_requests']:,} requests by all jobs, "
                       f"{r['memory_stall_ns'] / MS:.6g} ms stalled")
     reg = r.get("regulation")
     if reg:

@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod error;
 pub mod generate;
 pub mod model;
+pub mod optimize;
 pub mod sim;
 
 pub use error::InputError;

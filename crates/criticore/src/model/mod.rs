@@ -338,9 +338,6 @@ impl Task {
             .expect("validated tasks have at least one PET")
     }
 
-    pub fn is_mc2(&self, level: Level) -> bool {
-        self.level == Some(level)
-    }
 }
 
 /// Kind of a reservation server.

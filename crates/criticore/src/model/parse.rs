@@ -687,6 +687,9 @@ fn walk_device(obj: &Obj, platform: &Platform) -> FieldResult<Device> {
             parse_duration_ns(as_str(v, &f)?).map_err(|r| FieldError::new(f, r))?
         }
     };
+    if irq_ns >= period_ns {
+        return Err(FieldError::new(obj.field("irq"), "interrupt handling must take less than the device period"));
+    }
     Ok(Device { name, period_ns, bytes, bandwidth_bytes_per_s, buffer, irq_ns })
 }
 
@@ -723,7 +726,12 @@ fn walk_regulation(obj: &Obj, platform: &Platform, tasks: &[Task]) -> FieldResul
         let rt_name = as_str(obj.req("rt_task")?, &f)?;
         let rt_task = tasks.iter().position(|t| t.name == rt_name).ok_or_else(|| FieldError::new(&f, format!("no task named \"{rt_name}\"")))?;
         let f = obj.field("be_cores");
-        let be_cores = walk_index_list(obj.req("be_cores")?, &f, platform.cores as u32, "core")?.into_iter().map(|c| c as usize).collect();
+        let be_cores: Vec<usize> = walk_index_list(obj.req("be_cores")?, &f, platform.cores as u32, "core")?.into_iter().map(|c| c as usize).collect();
+        if let Some(rt_core) = tasks[rt_task].core {
+            if be_cores.contains(&rt_core) {
+                return Err(FieldError::new(obj.field("be_cores"), format!("core {rt_core} runs the real-time task; the monitor would suspend it")));
+            }
+        }
         let sample_ns = obj.opt("sample").map(|v| as_duration_positive(v, &obj.field("sample"))).transpose()?.unwrap_or(50_000);
         let threshold = as_fraction(obj.req("threshold")?, &obj.field("threshold"))?;
         let table_file = as_str(obj.req("overhead_table")?, &obj.field("overhead_table"))?.to_string();

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 pub fn validate(system: &TaskSystem) -> FieldResult<()> {
     unique_names(system)?;
     unique_server_names_and_kinds(system)?;
+    every_task_in_a_server(system)?;
     for core in 0..system.platform.cores {
         core_periods(system, core)?;
     }
@@ -27,6 +28,17 @@ fn unique_names(system: &TaskSystem) -> FieldResult<()> {
         }
     }
     Ok(())
+}
+
+/// With servers, every task runs in one (the server schedulers need it).
+fn every_task_in_a_server(system: &TaskSystem) -> FieldResult<()> {
+    if system.servers.is_empty() {
+        return Ok(());
+    }
+    match system.tasks.iter().position(|t| t.server.is_none()) {
+        Some(i) => Err(FieldError::new(format!("task[{i}].server"), "a system with servers needs a server for every task")),
+        None => Ok(()),
+    }
 }
 
 fn unique_server_names_and_kinds(system: &TaskSystem) -> FieldResult<()> {

@@ -41,6 +41,8 @@ enum Part {
     Alloc(Partition),
     /// No allocation: the whole LLC, shared by everyone.
     Shared,
+    /// Partitions the allocation does not list: the leftover ways, shared.
+    Remainder,
 }
 
 #[derive(Debug, Clone)]
@@ -174,7 +176,12 @@ impl Fluid {
                     (None, Some(c)) if alloc.is_some_and(|a| a.mentions(Partition::Core(c))) => Partition::Core(c),
                     _ => Partition::LevelC,
                 };
-                let part = if alloc.is_some() { Part::Alloc(partition) } else { Part::Shared };
+                // Partitions the allocation leaves out share the ways nobody was given, together.
+                let part = match alloc {
+                    None => Part::Shared,
+                    Some(a) if !a.llc_ways.is_empty() && !a.llc_ways.iter().any(|(q, _)| *q == partition) => Part::Remainder,
+                    Some(_) => Part::Alloc(partition),
+                };
                 let capacity = p.llc.size_bytes as f64 * if alloc.is_some() { ways_of(partition) * colors_of(partition) } else { 1.0 };
                 let banks = banks_of(partition);
                 let Some(m) = &t.memory else {

@@ -47,13 +47,7 @@ impl ReadyQueue {
         self.heap.pop().map(|r| r.0)
     }
 
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
 
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
 }
 
 /// One core's queue: the running job and the ready ones.
@@ -96,13 +90,6 @@ impl CoreQueue {
         }
     }
 
-    /// Best key among running and ready.
-    pub fn best(&self) -> Option<Key> {
-        match (self.running, self.ready.peek()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
 }
 
 /// Global scheduling over m cores: at every dispatch the best jobs occupy the
@@ -181,9 +168,6 @@ impl GlobalQueue {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.ready.is_empty() && self.running.iter().all(Option::is_none)
-    }
 }
 
 #[cfg(test)]
