@@ -211,6 +211,91 @@ fn simulate<'py>(
     Ok((summary, job_columns, trace_json, segment_columns, bandwidth))
 }
 
+/// "LLC-way problem: {field}: {reason}" as a ValueError.
+fn way_error(field: &str, reason: &str) -> PyErr {
+    PyValueError::new_err(format!("LLC-way problem: {field}: {reason}"))
+}
+
+/// The object `obj` as a dict with exactly the keys `keys` (all required).
+fn way_object<'py>(obj: &Bound<'py, PyAny>, path: &str, keys: &[&str]) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let name = if path.is_empty() { "(problem)" } else { path };
+    let dict = obj.downcast::<PyDict>().map_err(|_| way_error(name, "must be an object"))?;
+    for key in dict.keys() {
+        let key: String = key.str()?.extract()?;
+        if !keys.contains(&key.as_str()) {
+            return Err(way_error(name, &format!("unknown field `{key}`, expected one of {keys:?}")));
+        }
+    }
+    keys.iter()
+        .map(|k| {
+            let field = if path.is_empty() { k.to_string() } else { format!("{path}.{k}") };
+            dict.get_item(k)?.ok_or_else(|| way_error(&field, "missing field"))
+        })
+        .collect()
+}
+
+fn way_floats(obj: &Bound<'_, PyAny>, field: &str) -> PyResult<Vec<f64>> {
+    obj.extract().map_err(|_| way_error(field, "must be a list of numbers"))
+}
+
+fn way_grid(obj: &Bound<'_, PyAny>, field: &str) -> PyResult<Vec<Vec<f64>>> {
+    let rows: Vec<Bound<'_, PyAny>> = obj.extract().map_err(|_| way_error(field, "must be a list of lists of numbers"))?;
+    rows.iter().enumerate().map(|(i, r)| way_floats(r, &format!("{field}[{i}]"))).collect()
+}
+
+/// Read a `WayProblem` from Python objects. Floats are taken as Python holds
+/// them, bit for bit (serde_json's default float parsing may be 1 ulp off).
+fn way_problem(obj: &Bound<'_, PyAny>) -> PyResult<criticore::optimize::llc_ways::WayProblem> {
+    use criticore::optimize::llc_ways::{CoreTables, LevelCTables, WayProblem};
+    let top = way_object(obj, "", &["ways", "cores", "level_c"])?;
+    let ways: u32 = top[0].extract().map_err(|_| way_error("ways", "must be a whole number ≥ 0"))?;
+    let cores: Vec<Bound<'_, PyAny>> = top[1].extract().map_err(|_| way_error("cores", "must be a list"))?;
+    let cores = cores
+        .iter()
+        .enumerate()
+        .map(|(p, c)| {
+            let path = format!("cores[{p}]");
+            let f = way_object(c, &path, &["u_a_a", "u_ab_b", "u_ab_c"])?;
+            Ok(CoreTables {
+                u_a_a: way_floats(&f[0], &format!("{path}.u_a_a"))?,
+                u_ab_b: way_floats(&f[1], &format!("{path}.u_ab_b"))?,
+                u_ab_c: way_floats(&f[2], &format!("{path}.u_ab_c"))?,
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let c = way_object(&top[2], "level_c", &["u_c", "u_max", "u_l"])?;
+    let level_c = LevelCTables {
+        u_c: way_grid(&c[0], "level_c.u_c")?,
+        u_max: way_grid(&c[1], "level_c.u_max")?,
+        u_l: way_grid(&c[2], "level_c.u_l")?,
+    };
+    Ok(WayProblem { ways, cores, level_c })
+}
+
+/// Phase 3 of the optimizer (LLC ways, docs/optimizer.md): solve a
+/// `WayProblem` exactly. `problem` is its JSON text (parsed by Python's json,
+/// which rounds floats correctly) or the equivalent dict. Returns the
+/// `WayAllocation` as JSON, or None if no allocation passes every level.
+/// Malformed input raises ValueError naming the field.
+#[pyfunction]
+fn solve_llc_ways(py: Python<'_>, problem: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    use criticore::optimize::llc_ways::solve;
+    let problem = match problem.extract::<String>() {
+        Ok(text) => {
+            let parsed = py
+                .import("json")?
+                .call_method1("loads", (text,))
+                .map_err(|e| PyValueError::new_err(format!("LLC-way problem: not JSON: {e}")))?;
+            way_problem(&parsed)?
+        }
+        Err(_) => way_problem(problem)?,
+    };
+    let solution = py.allow_threads(|| solve(&problem)).map_err(|e| way_error(&e.field, &e.reason))?;
+    solution
+        .map(|a| serde_json::to_string(&a).map_err(|e| PyValueError::new_err(e.to_string())))
+        .transpose()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
@@ -218,6 +303,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(solve_llc_ways, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
