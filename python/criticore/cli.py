@@ -100,7 +100,6 @@ def simulate(
         for path, option in outputs:
             if path is not None:
                 writable(path, force, option)
-        outline = criticore.check(file)
         run = criticore.simulation.simulate(
             file,
             duration_ns,
@@ -116,6 +115,7 @@ def simulate(
         )
         if trace is not None:
             write_text(trace, run.trace, "--trace")
+        outline = run.outline
         if jobs is not None:
             write_table(criticore.simulation.job_table(run, [t["name"] for t in outline["tasks"]]), jobs, "--jobs")
         if bandwidth is not None:
@@ -155,12 +155,12 @@ def plot_gantt(
         fail(criticore.InputError(f"{file}: --seed: must not be negative", str(file), "--seed", "must not be negative"))
     try:
         writable(output, force, "--output", suffixes=(".png", ".svg", ".pdf"))
-        outline = criticore.check(file)
         run = criticore.simulation.simulate(
             file, duration_ns, scheduler=scheduler, seed=seed, exec_level=exec_level, jobs=True, segments=True
         )
     except criticore.InputError as e:
         fail(e)
+    outline = run.outline
     try:
         gantt(
             run,

@@ -29,6 +29,8 @@ class SimRun:
     #: Memory requests per core and bin (cores × bins), when a bin width was given.
     bandwidth: np.ndarray | None = None
     bin_ns: int | None = None
+    #: The file's outline (cores, tasks, servers), as `criticore.check` returns it.
+    outline: dict | None = None
 
     def bandwidth_mb_s(self, line_bytes: int) -> np.ndarray:
         """The bandwidth series in MB/s (decimal) per core and bin."""
@@ -82,7 +84,7 @@ def simulate(
     series = None
     if bandwidth is not None:
         series = np.frombuffer(bandwidth, dtype="<f8").reshape(outline["cores"], -1)
-    return SimRun(json.loads(report), _columns(job_cols), trace_json, _columns(seg_cols), series, bin_ns)
+    return SimRun(json.loads(report), _columns(job_cols), trace_json, _columns(seg_cols), series, bin_ns, outline)
 
 
 def job_table(run: SimRun, task_names: list[str]):

@@ -175,6 +175,13 @@ fn as_number(v: &Value, field: &str) -> FieldResult<f64> {
     v.as_f64().ok_or_else(|| FieldError::new(field, format!("expected a number, got {}", type_name(v))))
 }
 
+/// A duration string; zero allowed.
+fn as_duration(v: &Value, field: &str) -> FieldResult<u64> {
+    let text = as_str(v, field)
+        .map_err(|_| FieldError::new(field, format!("expected a duration string with a unit (e.g. \"100ms\"), got {}", type_name(v))))?;
+    parse_duration_ns(text).map_err(|r| FieldError::new(field, r))
+}
+
 fn as_duration_positive(v: &Value, field: &str) -> FieldResult<u64> {
     let text = as_str(v, field)
         .map_err(|_| FieldError::new(field, format!("expected a duration string with a unit (e.g. \"100ms\"), got {}", type_name(v))))?;
@@ -284,8 +291,7 @@ fn walk_platform(obj: &Obj) -> FieldResult<Platform> {
             dram.read_latency_ns = as_duration_positive(v, &t.field("read_latency"))?;
         }
         if let Some(v) = t.opt("row_conflict") {
-            let field = t.field("row_conflict");
-            dram.row_conflict_ns = parse_duration_ns(as_str(v, &field)?).map_err(|r| FieldError::new(field, r))?;
+            dram.row_conflict_ns = as_duration(v, &t.field("row_conflict"))?;
         }
     }
     let bus = &mut platform.bus;
@@ -458,14 +464,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
             d
         }
     };
-    let offset_ns = match obj.opt("offset") {
-        None => 0,
-        Some(v) => {
-            let field = obj.field("offset");
-            let text = as_str(v, &field)?;
-            parse_duration_ns(text).map_err(|r| FieldError::new(field, r))?
-        }
-    };
+    let offset_ns = obj.opt("offset").map(|v| as_duration(v, &obj.field("offset"))).transpose()?.unwrap_or(0);
     let arrival = match obj.opt("arrival").map(|v| as_str(v, &obj.field("arrival"))).transpose()? {
         None | Some("periodic") => {
             if obj.opt("jitter").is_some() {
@@ -474,13 +473,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
             Arrival::Periodic
         }
         Some("sporadic") => {
-            let max_jitter_ns = match obj.opt("jitter") {
-                None => 0,
-                Some(v) => {
-                    let field = obj.field("jitter");
-                    parse_duration_ns(as_str(v, &field)?).map_err(|r| FieldError::new(field, r))?
-                }
-            };
+            let max_jitter_ns = obj.opt("jitter").map(|v| as_duration(v, &obj.field("jitter"))).transpose()?.unwrap_or(0);
             Arrival::Sporadic { max_jitter_ns }
         }
         Some(other) => {
@@ -680,13 +673,7 @@ fn walk_device(obj: &Obj, platform: &Platform) -> FieldResult<Device> {
             walk_partition(as_str(v, &f)?, &f, platform)?
         }
     };
-    let irq_ns = match obj.opt("irq") {
-        None => 0,
-        Some(v) => {
-            let f = obj.field("irq");
-            parse_duration_ns(as_str(v, &f)?).map_err(|r| FieldError::new(f, r))?
-        }
-    };
+    let irq_ns = obj.opt("irq").map(|v| as_duration(v, &obj.field("irq"))).transpose()?.unwrap_or(0);
     if irq_ns >= period_ns {
         return Err(FieldError::new(obj.field("irq"), "interrupt handling must take less than the device period"));
     }
