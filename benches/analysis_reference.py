@@ -25,7 +25,6 @@ import argparse
 import datetime
 import json
 import math
-import os
 import random
 import statistics
 import subprocess
@@ -35,6 +34,8 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+
+from machine import machine  # benches/machine.py
 
 ROOT = Path(__file__).resolve().parent.parent
 MS = 1_000_000
@@ -227,16 +228,6 @@ def run_rust(binary: str | None) -> dict:
     return json.loads(last)
 
 
-def machine() -> dict:
-    model = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"nproc": os.cpu_count(), "cpu": model, "python": sys.version.split()[0]}
 
 
 def main() -> None:

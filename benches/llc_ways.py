@@ -32,9 +32,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
 import statistics
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -48,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 import llc_ways_instances as gen  # noqa: E402
+from machine import machine as base_machine  # noqa: E402  (benches/machine.py)
 from criticore import _core  # noqa: E402
 from criticore.milp import build_model, run_model, solve_exact, solve_milp  # noqa: E402
 
@@ -55,25 +54,7 @@ console = Console(highlight=False, width=110)
 
 
 def machine() -> dict:
-    model = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    except OSError:
-        commit = "unknown"
-    return {
-        "nproc": os.cpu_count(),
-        "cpu": model,
-        "python": sys.version.split()[0],
-        "highspy": highspy.Highs().version(),
-        "commit": commit,
-    }
+    return {**base_machine(), "highspy": highspy.Highs().version()}
 
 
 def timed(fn, items, passes: int) -> list[float]:

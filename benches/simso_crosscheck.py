@@ -62,7 +62,6 @@ import collections
 import datetime
 import json
 import math
-import os
 import random
 import subprocess
 import sys

@@ -250,6 +250,20 @@ pub struct MemoryProfile {
     pub syscalls: Option<SyscallProfile>,
 }
 
+impl MemoryProfile {
+    /// Cumulative work at which each phase ends (u64::MAX for the last).
+    pub fn phase_ends(&self) -> Vec<u64> {
+        let mut end = 0u64;
+        self.phases
+            .iter()
+            .map(|p| {
+                end = p.work_ns.map_or(u64::MAX, |w| end.saturating_add(w));
+                end
+            })
+            .collect()
+    }
+}
+
 /// A DMA device: periodic transfers into a buffer (mc2-io-ipc-os-isolation §3.2, §5.3).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Device {

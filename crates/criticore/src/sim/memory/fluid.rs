@@ -208,14 +208,11 @@ impl Fluid {
                     Some(s) => (s.per_ms / 1e6 * s.footprint_bytes as f64 / line, s.footprint_bytes as f64),
                     None => (0.0, 0.0),
                 };
-                let mut end = 0u64;
                 let phases = m
                     .phases
                     .iter()
-                    .map(|ph| {
-                        end = ph.work_ns.map_or(u64::MAX, |w| end.saturating_add(w));
-                        PhaseMem { end_work_ns: end, refs_per_ns: ph.accesses_per_ms / 1e6 + ce_refs, read_fraction: ph.read_fraction }
-                    })
+                    .zip(m.phase_ends())
+                    .map(|(ph, end)| PhaseMem { end_work_ns: end, refs_per_ns: ph.accesses_per_ms / 1e6 + ce_refs, read_fraction: ph.read_fraction })
                     .collect();
                 TaskMem {
                     phases,

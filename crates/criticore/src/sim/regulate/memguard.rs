@@ -4,7 +4,7 @@
 //! is restored and stalled cores resume. A core that exhausts its budget
 //! stalls until the next period.
 
-use super::{CoreView, Interval, IntervalLog, Regulator};
+use super::{exhaustion_time, CoreView, Interval, IntervalLog, Regulator};
 use crate::model::Regulation;
 use crate::sim::job::NONE_U64;
 
@@ -94,7 +94,7 @@ impl Regulator for Memguard {
         for c in 0..self.left.len() {
             let r = requests_per_ns[c];
             self.exhaust_at[c] = if !self.exhausted[c] && r > 0.0 {
-                now.saturating_add((self.left[c] / r).ceil().max(1.0) as u64)
+                exhaustion_time(now, self.left[c], r)
             } else {
                 NONE_U64
             };

@@ -76,6 +76,12 @@ pub trait Regulator {
     }
 }
 
+/// When a budget of `left` requests runs out at `requests_per_ns`, from `now`:
+/// rounded up, at least 1 ns later (so the exhaustion is at most one request late).
+pub fn exhaustion_time(now: u64, left: f64, requests_per_ns: f64) -> u64 {
+    now.saturating_add((left / requests_per_ns).ceil().max(1.0) as u64)
+}
+
 /// No regulation.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Unregulated;

@@ -49,12 +49,7 @@ pub struct Monitor {
 impl Monitor {
     pub fn new(system: &TaskSystem, config: &MonitorConfig, table: OverheadTable, exec_ns: u64) -> Self {
         let rt = &system.tasks[config.rt_task];
-        let mut end = 0u64;
-        let phase_ends = rt
-            .memory
-            .as_ref()
-            .map(|m| m.phases.iter().map(|p| { end = p.work_ns.map_or(u64::MAX, |w| end.saturating_add(w)); end }).collect())
-            .unwrap_or_else(|| vec![u64::MAX]);
+        let phase_ends = rt.memory.as_ref().map_or_else(|| vec![u64::MAX], |m| m.phase_ends());
         let mut be = vec![false; system.platform.cores];
         for &c in &config.be_cores {
             be[c] = true;

@@ -5,7 +5,7 @@
 //! server is suspended and its remaining CPU budget discarded until its next
 //! period (rule 5); the scheduler does the suspending when told.
 
-use super::{CoreView, Interval, IntervalLog, Regulator};
+use super::{exhaustion_time, CoreView, Interval, IntervalLog, Regulator};
 use crate::model::TaskSystem;
 use crate::sim::job::NONE_U64;
 
@@ -87,7 +87,7 @@ impl Regulator for Mrs {
             let r = requests_per_ns[c];
             self.exhaust_at[c] = match self.holder[c] {
                 Some(s) if r > 0.0 && self.left[s as usize].is_finite() => {
-                    now.saturating_add((self.left[s as usize] / r).ceil().max(1.0) as u64)
+                    exhaustion_time(now, self.left[s as usize], r)
                 }
                 _ => NONE_U64,
             };

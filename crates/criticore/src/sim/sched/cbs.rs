@@ -12,6 +12,7 @@
 
 use super::priority::{fixed, fixed_priority_ranks};
 use super::queue::CoreQueue;
+use super::server_cores::{Reservation, ServerCores};
 use super::{server_of_tasks, Scheduler};
 use crate::error::FieldError;
 use crate::model::TaskSystem;
@@ -30,13 +31,21 @@ struct CbsServer {
     queue: CoreQueue,
 }
 
+impl Reservation for CbsServer {
+    fn budget_left(&mut self) -> &mut u64 {
+        &mut self.q
+    }
+
+    fn queue(&mut self) -> &mut CoreQueue {
+        &mut self.queue
+    }
+}
+
 pub struct Cbs {
     servers: Vec<CbsServer>,
     server_of: Vec<usize>,
     rank: Vec<u64>,
-    /// Per core: the server holding it and when its budget runs out.
-    holder: Vec<Option<usize>>,
-    exhaust_at: Vec<u64>,
+    cores: ServerCores,
 }
 
 impl Cbs {
@@ -60,8 +69,7 @@ impl Cbs {
                 .collect(),
             server_of,
             rank: fixed_priority_ranks(system, &all),
-            holder: vec![None; system.platform.cores],
-            exhaust_at: vec![NONE_U64; system.platform.cores],
+            cores: ServerCores::new(system.platform.cores),
         })
     }
 }
@@ -87,26 +95,23 @@ impl Scheduler for Cbs {
     }
 
     fn advance(&mut self, from: u64, to: u64) {
-        for holder in self.holder.iter().flatten() {
-            let s = &mut self.servers[*holder];
-            s.q = s.q.saturating_sub(to - from);
-        }
+        self.cores.drain(&mut self.servers, to - from);
     }
 
     fn next_timer(&self) -> u64 {
         let replenish = self.servers.iter().filter(|s| s.throttled).map(|s| s.d).min().unwrap_or(NONE_U64);
-        self.exhaust_at.iter().copied().min().unwrap_or(NONE_U64).min(replenish)
+        self.cores.next_exhaustion().min(replenish)
     }
 
     fn timer(&mut self, now: u64) {
-        for c in 0..self.holder.len() {
-            if self.exhaust_at[c] <= now {
-                if let Some(h) = self.holder[c] {
+        for c in 0..self.cores.holder.len() {
+            if self.cores.exhaust_at[c] <= now {
+                if let Some(h) = self.cores.holder[c] {
                     if self.servers[h].q == 0 {
                         self.servers[h].throttled = true;
                     }
                 }
-                self.exhaust_at[c] = NONE_U64;
+                self.cores.exhaust_at[c] = NONE_U64;
             }
         }
         for s in &mut self.servers {
@@ -127,20 +132,11 @@ impl Scheduler for Cbs {
                 })
                 .min_by_key(|&i| (self.servers[i].d, i))
                 // Equal deadlines do not preempt the server holding the core.
-                .map(|i| match self.holder[c] {
+                .map(|i| match self.cores.holder[c] {
                     Some(h) if h != i && self.servers[h].d == self.servers[i].d && self.servers[h].pending > 0 && !self.servers[h].throttled && self.servers[h].q > 0 => h,
                     _ => i,
                 });
-            if let Some(old) = self.holder[c] {
-                if Some(old) != best {
-                    self.servers[old].queue.yield_core();
-                }
-            }
-            self.holder[c] = best;
-            (running[c], self.exhaust_at[c]) = match best {
-                Some(i) => (self.servers[i].queue.dispatch(), now + self.servers[i].q),
-                None => (None, NONE_U64),
-            };
+            running[c] = self.cores.hand_over(c, best, now, &mut self.servers);
         }
     }
 
@@ -152,8 +148,6 @@ impl Scheduler for Cbs {
     }
 
     fn servers_on_cores(&self, out: &mut [Option<u32>]) {
-        for (o, h) in out.iter_mut().zip(&self.holder) {
-            *o = h.map(|i| i as u32);
-        }
+        self.cores.fill(out);
     }
 }

@@ -7,8 +7,8 @@
 //! rest of the slot goes to lower levels. Level-D tasks are global here
 //! (a `core` on a Level-D task is ignored by this scheduler).
 
-use super::priority::{edf, fifo};
-use super::queue::{CoreQueue, GlobalQueue, Key};
+use super::priority::{edf, fifo, rate_monotonic};
+use super::queue::{CoreQueue, GlobalQueue};
 use super::Scheduler;
 use crate::analysis::level_a::{self, CyclicTable, NoTable};
 use crate::analysis::Provisioning;
@@ -95,10 +95,6 @@ impl Mc2 {
         })
     }
 
-    /// Rate-monotonic key for Level B (shorter period first).
-    fn rm(&self, job: &Job, id: JobId) -> Key {
-        (self.period[job.task as usize], (job.task as u64) << 32 | job.number as u64, id)
-    }
 }
 
 impl Scheduler for Mc2 {
@@ -107,7 +103,7 @@ impl Scheduler for Mc2 {
         match self.level[task] {
             Some(Level::A) => self.a_pending[task].push_back(id),
             Some(Level::B) => {
-                let key = self.rm(job, id);
+                let key = rate_monotonic(&self.period, job, id);
                 self.level_b[self.core_of[task]].release(key)
             }
             Some(Level::C) => self.level_c.release(edf(job, id)),

@@ -11,6 +11,7 @@ pub mod periodic_server;
 pub mod pfp;
 pub mod priority;
 pub mod queue;
+pub mod server_cores;
 
 use crate::error::FieldError;
 use crate::model::TaskSystem;

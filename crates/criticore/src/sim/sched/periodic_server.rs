@@ -15,6 +15,7 @@
 
 use super::priority::{fixed, fixed_priority_ranks};
 use super::queue::CoreQueue;
+use super::server_cores::{Reservation, ServerCores};
 use super::{server_of_tasks, Scheduler};
 use crate::error::FieldError;
 use crate::model::TaskSystem;
@@ -30,12 +31,21 @@ struct PeriodicServer {
     queue: CoreQueue,
 }
 
+impl Reservation for PeriodicServer {
+    fn budget_left(&mut self) -> &mut u64 {
+        &mut self.q
+    }
+
+    fn queue(&mut self) -> &mut CoreQueue {
+        &mut self.queue
+    }
+}
+
 pub struct PeriodicServers {
     servers: Vec<PeriodicServer>,
     server_of: Vec<usize>,
     rank: Vec<u64>,
-    holder: Vec<Option<usize>>,
-    exhaust_at: Vec<u64>,
+    cores: ServerCores,
 }
 
 impl PeriodicServers {
@@ -58,8 +68,7 @@ impl PeriodicServers {
                 .collect(),
             server_of,
             rank: fixed_priority_ranks(system, &all),
-            holder: vec![None; system.platform.cores],
-            exhaust_at: vec![NONE_U64; system.platform.cores],
+            cores: ServerCores::new(system.platform.cores),
         })
     }
 }
@@ -76,15 +85,12 @@ impl Scheduler for PeriodicServers {
 
     fn advance(&mut self, from: u64, to: u64) {
         // Rule 3 and Rule 6: the holder's budget drains whether it runs a task or idles.
-        for holder in self.holder.iter().flatten() {
-            let s = &mut self.servers[*holder];
-            s.q = s.q.saturating_sub(to - from);
-        }
+        self.cores.drain(&mut self.servers, to - from);
     }
 
     fn next_timer(&self) -> u64 {
         let replenish = self.servers.iter().map(|s| s.next_replenish).min().unwrap_or(NONE_U64);
-        self.exhaust_at.iter().copied().min().unwrap_or(NONE_U64).min(replenish)
+        self.cores.next_exhaustion().min(replenish)
     }
 
     fn timer(&mut self, now: u64) {
@@ -94,7 +100,7 @@ impl Scheduler for PeriodicServers {
                 s.next_replenish += s.period_ns;
             }
         }
-        for e in &mut self.exhaust_at {
+        for e in &mut self.cores.exhaust_at {
             if *e <= now {
                 *e = NONE_U64;
             }
@@ -107,16 +113,7 @@ impl Scheduler for PeriodicServers {
             let best = (0..self.servers.len())
                 .filter(|&i| self.servers[i].core == c && self.servers[i].q > 0)
                 .min_by_key(|&i| (std::cmp::Reverse(self.servers[i].priority), i));
-            if let Some(old) = self.holder[c] {
-                if Some(old) != best {
-                    self.servers[old].queue.yield_core();
-                }
-            }
-            self.holder[c] = best;
-            (running[c], self.exhaust_at[c]) = match best {
-                Some(i) => (self.servers[i].queue.dispatch(), now + self.servers[i].q),
-                None => (None, NONE_U64),
-            };
+            running[c] = self.cores.hand_over(c, best, now, &mut self.servers);
         }
     }
 
@@ -126,8 +123,6 @@ impl Scheduler for PeriodicServers {
     }
 
     fn servers_on_cores(&self, out: &mut [Option<u32>]) {
-        for (o, h) in out.iter_mut().zip(&self.holder) {
-            *o = h.map(|i| i as u32);
-        }
+        self.cores.fill(out);
     }
 }

@@ -36,6 +36,11 @@ pub fn fixed(rank: &[u64], job: &Job, id: JobId) -> Key {
     (rank[job.task as usize], tie(job), id)
 }
 
+/// Rate-monotonic: shorter period first (`period` indexed by task).
+pub fn rate_monotonic(period: &[u64], job: &Job, id: JobId) -> Key {
+    (period[job.task as usize], tie(job), id)
+}
+
 /// First in, first out.
 pub fn fifo(job: &Job, id: JobId) -> Key {
     (job.release_ns, tie(job), id)
