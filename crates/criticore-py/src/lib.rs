@@ -14,13 +14,15 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+mod study;
+
 create_exception!(_core, InputError, PyValueError, "A task-system file is malformed: (message, file, field, reason).");
 
-fn to_py(e: EngineInputError) -> PyErr {
+pub(crate) fn to_py(e: EngineInputError) -> PyErr {
     InputError::new_err((e.to_string(), e.file, e.field, e.reason))
 }
 
-fn format_of(file: &str, format: Option<&str>) -> PyResult<Format> {
+pub(crate) fn format_of(file: &str, format: Option<&str>) -> PyResult<Format> {
     match format {
         None => Ok(Format::from_path(file)),
         Some("toml") => Ok(Format::Toml),
@@ -31,6 +33,25 @@ fn format_of(file: &str, format: Option<&str>) -> PyResult<Format> {
 
 fn parse(data: &[u8], file: &str, format: Option<&str>) -> PyResult<TaskSystem> {
     parse_task_system_bytes(data, format_of(file, format)?, file).map_err(to_py)
+}
+
+/// Parse, then replace cost-curve PETs by their conditioned values under the
+/// file's allocation (docs/study-model.md): what `analyze` and `simulate` run.
+fn parse_conditioned(data: &[u8], file: &str, format: Option<&str>) -> PyResult<TaskSystem> {
+    use criticore::optimize::framework::NotConditionable;
+    let system = parse(data, file, format)?;
+    criticore::optimize::conditioned(&system).map_err(|e| match e {
+        NotConditionable::Unplaced { task } => option_error(
+            file,
+            &format!("task[{task}].core"),
+            "this Level-A/B task has no core yet; run `criticore optimize FILE -o OUT` first",
+        ),
+        NotConditionable::NoWays => option_error(
+            file,
+            "allocation.llc_ways",
+            "tasks with cost curves need LLC ways per partition; run `criticore optimize FILE -o OUT` first",
+        ),
+    })
 }
 
 /// Parse and validate a task-system file's bytes; returns its outline (cores, tasks, servers) as JSON.
@@ -69,12 +90,12 @@ fn check(data: &[u8], file: &str, format: Option<&str>) -> PyResult<String> {
 #[pyfunction]
 #[pyo3(signature = (data, file, format=None))]
 fn analyze(py: Python<'_>, data: &[u8], file: &str, format: Option<&str>) -> PyResult<String> {
-    let system = parse(data, file, format)?;
+    let system = parse_conditioned(data, file, format)?;
     let text = py.allow_threads(|| serde_json::to_string(&report(&system)));
     text.map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-fn option_error(file: &str, field: &str, reason: impl Into<String>) -> PyErr {
+pub(crate) fn option_error(file: &str, field: &str, reason: impl Into<String>) -> PyErr {
     let reason = reason.into();
     InputError::new_err((format!("{file}: {field}: {reason}"), file.to_string(), field.to_string(), reason))
 }
@@ -118,7 +139,7 @@ fn simulate<'py>(
     overhead_table: Option<&str>,
     overhead_file: Option<&str>,
 ) -> PyResult<(String, Option<Bound<'py, PyDict>>, Option<String>, Option<Bound<'py, PyDict>>, Option<Bound<'py, PyBytes>>)> {
-    let system = parse(data, file, format)?;
+    let system = parse_conditioned(data, file, format)?;
     let level = Level::parse(exec_level)
         .ok_or_else(|| option_error(file, "--exec-level", format!("unknown level \"{exec_level}\" (expected A, B, C or D)")))?;
     if duration_ns == 0 {
@@ -304,6 +325,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(solve_llc_ways, m)?)?;
+    m.add_function(wrap_pyfunction!(study::study_categories, m)?)?;
+    m.add_function(wrap_pyfunction!(study::study_schemes, m)?)?;
+    m.add_function(wrap_pyfunction!(study::study_points, m)?)?;
+    m.add_function(wrap_pyfunction!(study::generate_system, m)?)?;
+    m.add_function(wrap_pyfunction!(study::optimize, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -7,6 +7,7 @@ pub mod generate;
 pub mod model;
 pub mod optimize;
 pub mod sim;
+pub mod study;
 
 pub use error::InputError;
 pub use model::{parse_task_system, Format, TaskSystem};

@@ -4,3 +4,5 @@
 pub mod mc2_uniform;
 
 pub use mc2_uniform::{mc2_uniform, Mc2UniformParams};
+
+pub mod mc2_io;

@@ -9,6 +9,7 @@ pub mod overhead;
 pub mod parse;
 pub mod units;
 pub mod validate;
+pub mod write;
 
 use serde::Serialize;
 use std::fmt;
@@ -279,6 +280,56 @@ pub struct Device {
     pub irq_ns: u64,
 }
 
+/// How a task's execution cost responds to its LLC ways, for the optimizer and
+/// the schedulability study (mc2-io-ipc-os-isolation §6.1; docs/study-model.md).
+/// With it, the task's `pet` values are its idle-system PETs: full LLC, no
+/// competing work, no I/O or IPC interference.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CostCurve {
+    /// s = C(0 ways) / C(all ways), the slowdown without LLC (notes: {1.16, 2.95, 15.68}).
+    pub llc_slowdown: f64,
+    /// Working-set size in LLC ways: the cost reaches its floor here.
+    pub wss_ways: u32,
+    /// Largest cache-reload time as a fraction of the cost (Table 3 category 4).
+    pub reload: f64,
+}
+
+/// A message queue the task sends into; the receiver shares the period
+/// (mc2-io-ipc-os-isolation §6.1 "Modeling IPC and devices").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IpcLink {
+    /// Receiving task (index into `TaskSystem::tasks`).
+    pub to: usize,
+    /// Message size (Table 3 category 5).
+    pub bytes: u64,
+    /// Management technique (§4.2); None = unmanaged: a cacheable buffer in
+    /// `buffer`'s banks (schemes R and C of §6.1).
+    pub method: Option<IpcMethod>,
+    /// Unmanaged buffer's partition; None with no method = Level-C banks (§4.1 default).
+    pub buffer: Option<Partition>,
+}
+
+/// Kind of I/O device a task reads from (§6.1: the SSD and the USB camera).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IoKind {
+    /// DMA straight into the task's buffer (like the SSD with O_DIRECT).
+    Direct,
+    /// DMA into intermediate kernel buffers, then copied (like the USB camera).
+    Copy,
+}
+
+/// A task's I/O: one transfer per job, copied into the task by a system call
+/// at the start of the job (§6.1 "Overhead accounting").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoBuffer {
+    /// Average data rate of the task's device (bytes per job / period).
+    pub bandwidth_bytes_per_s: u64,
+    pub kind: IoKind,
+    /// Partition whose banks hold the buffer (§4.3); None = not decided.
+    pub buffer: Option<Partition>,
+}
+
 /// How a task's jobs arrive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arrival {
@@ -314,6 +365,11 @@ pub struct Task {
     /// PETs measured without hardware isolation, if known.
     pub pet_unmanaged_ns: Option<LevelPets>,
     pub memory: Option<MemoryProfile>,
+    /// Study cost model (optimizer, study); None = PETs are final.
+    pub cost: Option<CostCurve>,
+    /// Message queue this task sends into.
+    pub ipc: Option<IpcLink>,
+    pub io: Option<IoBuffer>,
 }
 
 impl Task {
@@ -333,6 +389,9 @@ impl Task {
             pet_ns,
             pet_unmanaged_ns: None,
             memory: None,
+            cost: None,
+            ipc: None,
+            io: None,
         }
     }
 
@@ -390,6 +449,8 @@ pub enum Partition {
     LevelC,
     /// OS partition (OS isolation, mc2-hardware-management §3).
     Os,
+    /// LLC ways holding locked buffers (LLC locking, mc2-io-ipc-os-isolation §4.2, §6.1).
+    Lock,
 }
 
 impl fmt::Display for Partition {
@@ -398,6 +459,7 @@ impl fmt::Display for Partition {
             Partition::Core(c) => write!(f, "core{c}"),
             Partition::LevelC => f.write_str("levelC"),
             Partition::Os => f.write_str("os"),
+            Partition::Lock => f.write_str("lock"),
         }
     }
 }

@@ -44,7 +44,7 @@ pub fn parse_task_system_bytes(bytes: &[u8], format: Format, file: &str) -> Resu
     parse_task_system(text, format, file)
 }
 
-fn to_value(text: &str, format: Format) -> FieldResult<Value> {
+pub(crate) fn to_value(text: &str, format: Format) -> FieldResult<Value> {
     match format {
         Format::Json => serde_json::from_str::<Value>(text).map_err(|e| {
             FieldError::new(format!("line {} column {}", e.line(), e.column()), format!("invalid JSON: {}", one_line(&e.to_string())))
@@ -216,7 +216,8 @@ fn walk_root(root: &Value) -> FieldResult<TaskSystem> {
     obj.only(&["platform", "task", "server", "allocation", "regulation", "device"])?;
     let platform = walk_platform(&Obj::new(obj.req("platform")?, "platform".into())?)?;
     let servers = walk_array(&obj, "server", |item| walk_server(item, &platform))?;
-    let tasks = walk_array(&obj, "task", |item| walk_task(item, &platform, &servers))?;
+    let mut tasks = walk_array(&obj, "task", |item| walk_task(item, &platform, &servers))?;
+    walk_ipc_links(obj.opt("task"), &mut tasks, &platform)?;
     let allocation = obj
         .table("allocation")?
         .map(|a| walk_allocation(&a, &platform))
@@ -402,7 +403,7 @@ fn walk_pet_value(v: &Value, field: String) -> FieldResult<LevelPets> {
 fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<Task> {
     obj.only(&[
         "name", "level", "core", "period", "deadline", "offset", "arrival", "jitter", "priority", "server", "pet",
-        "pet_unmanaged", "memory",
+        "pet_unmanaged", "memory", "cost", "ipc", "io",
     ])?;
     let name = as_str(obj.req("name")?, &obj.field("name"))?.to_string();
     if name.trim().is_empty() {
@@ -437,7 +438,8 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         }
     };
     if let Some(level) = level {
-        if level.is_partitioned() && core.is_none() {
+        // A task with a cost curve may leave its core to `criticore optimize` (phase 1).
+        if level.is_partitioned() && core.is_none() && obj.opt("cost").is_none() {
             return Err(FieldError::new(
                 obj.field("core"),
                 format!("a Level-{level} task is partitioned and needs a core (mc2-hardware-management §2)"),
@@ -518,6 +520,8 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         return Err(FieldError::new(pet_field, "needs at least one PET"));
     }
     let memory = obj.table("memory")?.map(|m| walk_memory(&m)).transpose()?;
+    let cost = obj.table("cost")?.map(|c| walk_cost(&c, platform)).transpose()?;
+    let io = obj.table("io")?.map(|t| walk_io(&t, platform)).transpose()?;
     Ok(Task {
         name,
         level,
@@ -532,7 +536,94 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         pet_ns,
         pet_unmanaged_ns,
         memory,
+        cost,
+        ipc: None, // resolved by walk_ipc_links once every task name is known
+        io,
     })
+}
+
+fn walk_cost(obj: &Obj, platform: &Platform) -> FieldResult<CostCurve> {
+    obj.only(&["llc_slowdown", "wss_ways", "reload"])?;
+    let llc_slowdown = as_number(obj.req("llc_slowdown")?, &obj.field("llc_slowdown"))?;
+    if !(llc_slowdown >= 1.0 && llc_slowdown.is_finite()) {
+        return Err(FieldError::new(obj.field("llc_slowdown"), format!("must be a number ≥ 1 (cost without LLC / cost with all of it), got {llc_slowdown}")));
+    }
+    let wss_ways = as_count(obj.req("wss_ways")?, &obj.field("wss_ways"), 1, platform.llc.ways as u64)? as u32;
+    let reload = obj.opt("reload").map(|v| as_fraction(v, &obj.field("reload"))).transpose()?.unwrap_or(0.0);
+    Ok(CostCurve { llc_slowdown, wss_ways, reload })
+}
+
+fn walk_io(obj: &Obj, platform: &Platform) -> FieldResult<IoBuffer> {
+    obj.only(&["bandwidth", "kind", "buffer"])?;
+    let bandwidth_bytes_per_s = as_bandwidth(obj.req("bandwidth")?, &obj.field("bandwidth"))?;
+    let kind = match as_str(obj.req("kind")?, &obj.field("kind"))? {
+        "direct" => IoKind::Direct,
+        "copy" => IoKind::Copy,
+        other => return Err(FieldError::new(obj.field("kind"), format!("unknown I/O kind \"{other}\" (expected direct or copy)"))),
+    };
+    let buffer = match obj.opt("buffer") {
+        None => None,
+        Some(v) => {
+            let field = obj.field("buffer");
+            match walk_partition(as_str(v, &field)?, &field, platform)? {
+                p @ (Partition::Core(_) | Partition::LevelC) => Some(p),
+                _ => return Err(FieldError::new(field, "an I/O buffer lives in a core's Level-A/B bank (core<N>) or in the Level-C banks (levelC)")),
+            }
+        }
+    };
+    Ok(IoBuffer { bandwidth_bytes_per_s, kind, buffer })
+}
+
+/// `ipc = { to, size, method }` of every task, once all names are known.
+fn walk_ipc_links(tasks_value: Option<&Value>, tasks: &mut [Task], platform: &Platform) -> FieldResult<()> {
+    let Some(items) = tasks_value.and_then(|v| v.as_array()) else { return Ok(()) };
+    for (i, item) in items.iter().enumerate() {
+        let obj = Obj::new(item, format!("task[{i}]"))?;
+        let Some(t) = obj.table("ipc")? else { continue };
+        t.only(&["to", "size", "method", "buffer"])?;
+        let to_field = t.field("to");
+        let wanted = as_str(t.req("to")?, &to_field)?;
+        let to = tasks.iter().position(|x| x.name == wanted).ok_or_else(|| FieldError::new(&to_field, format!("unknown task \"{wanted}\"")))?;
+        if to == i {
+            return Err(FieldError::new(to_field, "a task cannot send messages to itself"));
+        }
+        let (me, peer) = (&tasks[i], &tasks[to]);
+        if me.period_ns != peer.period_ns {
+            return Err(FieldError::new(to_field, format!("communicating tasks share a period (mc2-io-ipc-os-isolation §6.1); \"{wanted}\" has another")));
+        }
+        if me.level != peer.level || !matches!(me.level, Some(Level::A | Level::B | Level::C)) {
+            return Err(FieldError::new(to_field, "IPC links join two tasks of the same level A, B or C (no cross-criticality sharing, mc2-io-ipc-os-isolation §6 footnote 11)"));
+        }
+        let bytes = as_positive_size(t.req("size")?, &t.field("size"))?;
+        let method = match t.opt("method").map(|v| as_str(v, &t.field("method"))).transpose()? {
+            None => None,
+            Some("sbp") => Some(IpcMethod::Sbp),
+            Some("ce") => Some(IpcMethod::Ce),
+            Some("cl") => Some(IpcMethod::Cl),
+            Some(other) => return Err(FieldError::new(t.field("method"), format!("unknown IPC method \"{other}\" (expected sbp, ce or cl)"))),
+        };
+        if method == Some(IpcMethod::Ce) && (me.level == Some(Level::C) || me.core.is_none() || me.core != peer.core) {
+            return Err(FieldError::new(t.field("method"), "concurrency elimination (ce) needs both tasks on the same core (mc2-io-ipc-os-isolation §4.2)"));
+        }
+        let buffer = match t.opt("buffer") {
+            None => None,
+            Some(v) => {
+                let field = t.field("buffer");
+                if method.is_some() {
+                    return Err(FieldError::new(field, "`buffer` places an unmanaged buffer; a managed one (`method`) is placed by its technique"));
+                }
+                match walk_partition(as_str(v, &field)?, &field, platform)? {
+                    p @ (Partition::Core(_) | Partition::LevelC) => Some(p),
+                    _ => return Err(FieldError::new(field, "an IPC buffer lives in a core's Level-A/B bank (core<N>) or in the Level-C banks (levelC)")),
+                }
+            }
+        };
+        if me.level == Some(Level::C) && matches!(buffer, Some(Partition::Core(_))) {
+            return Err(FieldError::new(t.field("buffer"), "Level-C buffers live in the Level-C banks (mc2-io-ipc-os-isolation Table 1)"));
+        }
+        tasks[i].ipc = Some(IpcLink { to, bytes, method, buffer });
+    }
+    Ok(())
 }
 
 fn walk_server(obj: &Obj, platform: &Platform) -> FieldResult<Server> {
@@ -733,13 +824,14 @@ fn walk_partition(key: &str, field: &str, platform: &Platform) -> FieldResult<Pa
     match key {
         "levelC" => Ok(Partition::LevelC),
         "os" => Ok(Partition::Os),
+        "lock" => Ok(Partition::Lock),
         _ => {
             // Canonical spelling only ("core1", not "core01" or "core+1"), so one core has one key.
             let core = key
                 .strip_prefix("core")
                 .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && (n.len() == 1 || !n.starts_with('0')))
                 .and_then(|n| n.parse::<usize>().ok())
-                .ok_or_else(|| FieldError::new(field, "unknown partition (expected core<N>, levelC or os)"))?;
+                .ok_or_else(|| FieldError::new(field, "unknown partition (expected core<N>, levelC, os or lock)"))?;
             if core >= platform.cores {
                 return Err(FieldError::new(
                     field,

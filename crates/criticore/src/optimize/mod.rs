@@ -1,10 +1,20 @@
 //! Hardware-partitioning optimizer (mc2-io-ipc-os-isolation §6.1; documented in
-//! docs/optimizer.md).
+//! docs/optimizer.md and docs/study-model.md).
 //!
-//! The paper's framework has three phases: (1) partition Level-A/B tasks onto
-//! cores, (2) place Level-A/B I/O buffers in Level-A/B or Level-C banks, (3)
-//! partition the LLC ways. Only phase 3 is here so far: [`llc_ways`], an exact
-//! solver over utilization tables (the paper solves it as a MILP; the MILP
-//! reference is `python/criticore/milp.py`). Pure functions, no I/O.
+//! Three phases over a task system whose tasks carry cost curves: (1)
+//! [`packing`] of Level-A/B tasks onto cores, with IPC groups kept together for
+//! CE; (2) [`buffers`]: IPC and I/O buffer placement by [`scheme`]; (3)
+//! [`llc_ways`]: an exact split of the LLC ways (the paper solves it as a
+//! MILP; the reference is `python/criticore/milp.py`). [`cost`] turns
+//! placements and ways into conditioned PETs; [`framework`] runs the phases.
+//! Pure functions, no I/O.
 
+pub mod buffers;
+pub mod cost;
+pub mod framework;
 pub mod llc_ways;
+pub mod packing;
+pub mod scheme;
+
+pub use framework::{conditioned, optimize, Optimized, Solution, Unschedulable};
+pub use scheme::Scheme;

@@ -1,0 +1,129 @@
+//! Writing decisions back into a user's task-system file: `criticore optimize`
+//! keeps every field the user wrote, in order, and only sets the task cores,
+//! the buffer placements and `allocation.llc_ways`.
+
+use super::parse::{to_value, Format};
+use super::{IpcMethod, Level, TaskSystem};
+use crate::error::{FieldError, InputError};
+use serde_json::{json, Map, Value};
+
+/// `text` (the file `system` was read from) with `system`'s placements and way allocation.
+pub fn with_placements(text: &str, format: Format, file: &str, system: &TaskSystem) -> Result<String, InputError> {
+    let mut doc = to_value(text, format).map_err(|e| e.in_file(file))?;
+    let tasks = doc.get_mut("task").and_then(Value::as_array_mut);
+    for (item, task) in tasks.into_iter().flatten().zip(&system.tasks) {
+        let Some(obj) = item.as_object_mut() else { continue };
+        if matches!(task.level, Some(Level::A | Level::B)) {
+            if let Some(core) = task.core {
+                obj.insert("core".into(), json!(core));
+            }
+        }
+        if let (Some(link), Some(Value::Object(ipc))) = (task.ipc, obj.get_mut("ipc")) {
+            ipc.remove("method");
+            ipc.remove("buffer");
+            match (link.method, link.buffer) {
+                (Some(m), _) => {
+                    let name = match m {
+                        IpcMethod::Sbp => "sbp",
+                        IpcMethod::Ce => "ce",
+                        IpcMethod::Cl => "cl",
+                    };
+                    ipc.insert("method".into(), json!(name));
+                }
+                (None, Some(p)) => {
+                    ipc.insert("buffer".into(), json!(p.to_string()));
+                }
+                (None, None) => {}
+            }
+        }
+        if let (Some(io), Some(Value::Object(t))) = (task.io, obj.get_mut("io")) {
+            if let Some(p) = io.buffer {
+                t.insert("buffer".into(), json!(p.to_string()));
+            }
+        }
+    }
+    if let Some(allocation) = &system.allocation {
+        let root = doc.as_object_mut().expect("a parsed task system is a table");
+        let entry = root.entry("allocation").or_insert_with(|| Value::Object(Map::new()));
+        if let Some(a) = entry.as_object_mut() {
+            let ways: Map<String, Value> = allocation.llc_ways.iter().map(|(p, w)| (p.to_string(), json!(w))).collect();
+            a.insert("llc_ways".into(), Value::Object(ways));
+        }
+    }
+    match format {
+        Format::Json => Ok(serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n"),
+        Format::Toml => toml::to_string(&doc).map_err(|e| FieldError::new("(file)", format!("cannot write TOML: {e}")).in_file(file)),
+    }
+}
+
+/// A new file for a system made by the study generator: platform, tasks (name,
+/// level, core, period, PETs, cost curve, IPC, I/O) and `allocation.llc_ways`.
+/// Servers, regulation, devices and memory profiles are not written (the
+/// generator makes none).
+pub fn study_system_toml(system: &TaskSystem) -> String {
+    use super::units::format_duration_ns;
+    use super::Platform;
+    let platform = if Platform::preset("imx6").as_ref() == Some(&system.platform) {
+        json!({ "preset": "imx6", "cores": system.platform.cores })
+    } else {
+        let p = &system.platform;
+        json!({
+            "cores": p.cores,
+            "llc": { "size": format!("{}B", p.llc.size_bytes), "ways": p.llc.ways, "colors": p.llc.colors, "line": format!("{}B", p.llc.line_bytes) },
+            "dram": { "banks": p.dram.banks, "bank_size": format!("{}B", p.dram.bank_size_bytes) },
+        })
+    };
+    let tasks: Vec<Value> = system
+        .tasks
+        .iter()
+        .map(|t| {
+            let mut o = Map::new();
+            o.insert("name".into(), json!(t.name));
+            if let Some(l) = t.level {
+                o.insert("level".into(), json!(l.to_string()));
+            }
+            if let Some(c) = t.core {
+                o.insert("core".into(), json!(c));
+            }
+            o.insert("period".into(), json!(format_duration_ns(t.period_ns)));
+            let pets: Map<String, Value> = Level::ANALYZED
+                .iter()
+                .chain([Level::D].iter())
+                .filter_map(|&l| t.pet_ns.get(l).map(|p| (l.to_string(), json!(format_duration_ns(p)))))
+                .collect();
+            o.insert("pet".into(), Value::Object(pets));
+            if let Some(c) = t.cost {
+                o.insert("cost".into(), json!({ "llc_slowdown": c.llc_slowdown, "wss_ways": c.wss_ways, "reload": c.reload }));
+            }
+            if let Some(l) = t.ipc {
+                let mut ipc = Map::new();
+                ipc.insert("to".into(), json!(system.tasks[l.to].name));
+                ipc.insert("size".into(), json!(format!("{}B", l.bytes)));
+                if let Some(m) = l.method {
+                    ipc.insert("method".into(), json!(match m { IpcMethod::Sbp => "sbp", IpcMethod::Ce => "ce", IpcMethod::Cl => "cl" }));
+                } else if let Some(p) = l.buffer {
+                    ipc.insert("buffer".into(), json!(p.to_string()));
+                }
+                o.insert("ipc".into(), Value::Object(ipc));
+            }
+            if let Some(io) = t.io {
+                let mut m = Map::new();
+                m.insert("bandwidth".into(), json!(format!("{}B/s", io.bandwidth_bytes_per_s)));
+                m.insert("kind".into(), json!(match io.kind { super::IoKind::Direct => "direct", super::IoKind::Copy => "copy" }));
+                if let Some(p) = io.buffer {
+                    m.insert("buffer".into(), json!(p.to_string()));
+                }
+                o.insert("io".into(), Value::Object(m));
+            }
+            Value::Object(o)
+        })
+        .collect();
+    let mut doc = Map::new();
+    doc.insert("platform".into(), platform);
+    doc.insert("task".into(), Value::Array(tasks));
+    if let Some(a) = &system.allocation {
+        let ways: Map<String, Value> = a.llc_ways.iter().map(|(p, w)| (p.to_string(), json!(w))).collect();
+        doc.insert("allocation".into(), json!({ "llc_ways": ways }));
+    }
+    toml::to_string(&Value::Object(doc)).expect("study systems serialize")
+}
