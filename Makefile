@@ -15,7 +15,7 @@ $(PY):
 
 $(STAMP): pyproject.toml | $(PY)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7" "highspy>=1.7" "pytest>=8" "hypothesis>=6"
+	$(PIP) install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7" "highspy>=1.7" "dask[distributed]>=2024.1" "pytest>=8" "hypothesis>=6"
 	touch $(STAMP)
 
 install: $(STAMP)

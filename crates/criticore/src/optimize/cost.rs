@@ -256,6 +256,11 @@ impl CostModel {
         CostModel { terms, lockable }
     }
 
+    /// Whether locking changes task `i`'s cost (it sends or receives a CL buffer).
+    pub fn has_lock_savings(&self, i: usize) -> bool {
+        !self.terms[i].lock_savings.is_empty()
+    }
+
     /// Bytes of all buffers placed with CL.
     pub fn lockable_bytes(&self) -> u64 {
         self.lockable.iter().map(|&(_, b)| b).sum()
@@ -273,33 +278,59 @@ impl CostModel {
             .count()
     }
 
-    /// Conditioned PET (ns, real) of task `i` at `level` with `ways` LLC ways,
-    /// when the first `locked` lockable buffers are locked. None if the task
-    /// has no PET at that level.
-    pub fn pet_ns(&self, i: usize, level: Level, ways: u32, locked: usize) -> Option<f64> {
+    /// Conditioned PETs (ns, real) of task `i` at levels A, B and C with
+    /// `ways` LLC ways, when the first `locked` lockable buffers are locked;
+    /// None where the task has no PET.
+    pub fn pets_ns(&self, i: usize, ways: u32, locked: usize) -> [Option<f64>; 3] {
         let t = &self.terms[i];
-        let l = li(level);
-        let pet = t.pet[l]?;
         let miss = (-t.rate * ways as f64).exp();
         let g = 1.0 + (t.slowdown - 1.0) * miss;
-        let scale = match level {
-            Level::A => LEVEL_A_INFLATION,
-            Level::B => 1.0,
-            _ => t.pet[1].map_or(1.0, |b| pet / b),
-        };
+        let multiplier = g * t.factor * (1.0 + t.bank * miss);
         let mut delta = t.delta_ns;
         for &(k, saving) in &t.lock_savings {
             if k < locked {
                 delta += saving;
             }
         }
+        let scale = [LEVEL_A_INFLATION, 1.0, match (t.pet[2], t.pet[1]) {
+            (Some(c), Some(b)) => c / b,
+            _ => 1.0,
+        }];
         // CL can undercut the idle (CE) cost; never below zero.
-        Some((pet * g * t.factor * (1.0 + t.bank * miss) + scale * delta).max(0.0) + t.irq_ns)
+        [0, 1, 2].map(|l| t.pet[l].map(|pet| (pet * multiplier + scale[l] * delta).max(0.0) + t.irq_ns))
     }
 
-    /// Conditioned utilization; see [`CostModel::pet_ns`].
+    /// Conditioned PET of task `i` at one level; see [`CostModel::pets_ns`].
+    pub fn pet_ns(&self, i: usize, level: Level, ways: u32, locked: usize) -> Option<f64> {
+        self.pets_ns(i, ways, locked).get(li(level)).copied().flatten()
+    }
+
+    /// Conditioned utilization; see [`CostModel::pets_ns`].
     pub fn utilization(&self, i: usize, level: Level, ways: u32, locked: usize) -> Option<f64> {
         self.pet_ns(i, level, ways, locked).map(|c| c / self.terms[i].period_ns)
+    }
+
+    /// Conditioned utilizations at A, B, C (0 where the task has no PET):
+    /// the optimizer's hot loop, the same arithmetic as [`CostModel::pets_ns`].
+    pub fn utilizations(&self, i: usize, ways: u32, locked: usize) -> [f64; 3] {
+        let t = &self.terms[i];
+        let miss = (-t.rate * ways as f64).exp();
+        let multiplier = (1.0 + (t.slowdown - 1.0) * miss) * t.factor * (1.0 + t.bank * miss);
+        let mut delta = t.delta_ns;
+        for &(k, saving) in &t.lock_savings {
+            if k < locked {
+                delta += saving;
+            }
+        }
+        let c_scale = match (t.pet[2], t.pet[1]) {
+            (Some(c), Some(b)) => c / b,
+            _ => 1.0,
+        };
+        let u = |pet: Option<f64>, scale: f64| match pet {
+            Some(pet) => ((pet * multiplier + scale * delta).max(0.0) + t.irq_ns) / t.period_ns,
+            None => 0.0,
+        };
+        [u(t.pet[0], LEVEL_A_INFLATION), u(t.pet[1], 1.0), u(t.pet[2], c_scale)]
     }
 }
 

@@ -51,41 +51,50 @@ pub struct Solution {
     pub objective: f64,
 }
 
-/// Per-task utilizations at one level for w = 0..=n ways (None: task has no PET there).
-fn util_row(cost: &CostModel, i: usize, level: Level, n: u32, locked: usize) -> Vec<f64> {
-    (0..=n).map(|w| cost.utilization(i, level, w, locked).unwrap_or(0.0)).collect()
-}
-
 /// The phase-3 tables for a placed system with `n` ways to split and `locked` buffers locked.
 pub fn way_problem(system: &TaskSystem, cost: &CostModel, n: u32, locked: usize) -> WayProblem {
-    let m = system.platform.cores;
+    let mut cores = core_tables(system, cost, n, locked, |_| true);
+    let level_c = level_c_tables(system, cost, n);
+    cores.truncate(system.platform.cores);
+    WayProblem { ways: n, cores, level_c }
+}
+
+/// Per-core tables over w = 0..=n from the Level-A/B tasks `include` selects.
+fn core_tables(system: &TaskSystem, cost: &CostModel, n: u32, locked: usize, include: impl Fn(usize) -> bool) -> Vec<CoreTables> {
     let width = n as usize + 1;
-    let mut cores = vec![CoreTables { u_a_a: vec![0.0; width], u_ab_b: vec![0.0; width], u_ab_c: vec![0.0; width] }; m];
-    let add = |acc: &mut Vec<f64>, row: Vec<f64>| acc.iter_mut().zip(row).for_each(|(a, r)| *a += r);
-    let mut level_c_tasks = Vec::new();
+    let mut cores = vec![CoreTables { u_a_a: vec![0.0; width], u_ab_b: vec![0.0; width], u_ab_c: vec![0.0; width] }; system.platform.cores];
     for (i, t) in system.tasks.iter().enumerate() {
-        match (t.level, t.core) {
-            (Some(Level::A), Some(p)) => {
-                add(&mut cores[p].u_a_a, util_row(cost, i, Level::A, n, locked));
-                add(&mut cores[p].u_ab_b, util_row(cost, i, Level::B, n, locked));
-                add(&mut cores[p].u_ab_c, util_row(cost, i, Level::C, n, locked));
+        if let (Some(level @ (Level::A | Level::B)), Some(p)) = (t.level, t.core) {
+            if !include(i) {
+                continue;
             }
-            (Some(Level::B), Some(p)) => {
-                add(&mut cores[p].u_ab_b, util_row(cost, i, Level::B, n, locked));
-                add(&mut cores[p].u_ab_c, util_row(cost, i, Level::C, n, locked));
+            let c = &mut cores[p];
+            for w in 0..=n {
+                let [a, b, cc] = cost.utilizations(i, w, locked);
+                if level == Level::A {
+                    c.u_a_a[w as usize] += a;
+                }
+                c.u_ab_b[w as usize] += b;
+                c.u_ab_c[w as usize] += cc;
             }
-            (Some(Level::C), _) => level_c_tasks.push(i),
-            _ => {}
         }
     }
-    // Level C depends on W_C only; the lock region is fixed outside (rows constant in w_lock).
+    cores
+}
+
+/// Level-C tables over W_C = 0..=n; Level C does not depend on the lock
+/// region (its buffers are never locked), so rows are constant in w_lock.
+fn level_c_tables(system: &TaskSystem, cost: &CostModel, n: u32) -> LevelCTables {
+    let m = system.platform.cores;
+    let width = n as usize + 1;
+    let level_c_tasks: Vec<usize> = system.at_level(Level::C).collect();
     let mut u_c = Vec::with_capacity(width);
     let mut u_max = Vec::with_capacity(width);
     let mut u_l = Vec::with_capacity(width);
     let mut utils = Vec::with_capacity(level_c_tasks.len());
     for w in 0..=n {
         utils.clear();
-        utils.extend(level_c_tasks.iter().map(|&i| cost.utilization(i, Level::C, w, locked).unwrap_or(0.0)));
+        utils.extend(level_c_tasks.iter().map(|&i| cost.utilizations(i, w, 0)[2]));
         let total: f64 = utils.iter().sum();
         utils.sort_by(|a, b| b.total_cmp(a));
         let largest = utils.first().copied().unwrap_or(0.0);
@@ -95,26 +104,23 @@ pub fn way_problem(system: &TaskSystem, cost: &CostModel, n: u32, locked: usize)
         u_max.push(vec![largest; len]);
         u_l.push(vec![top; len]);
     }
-    WayProblem { ways: n, cores, level_c: LevelCTables { u_c, u_max, u_l } }
+    LevelCTables { u_c, u_max, u_l }
 }
 
-/// Phases 1 and 2: the system with cores and buffers decided, or the task
-/// phase 1 could not place. `groups`: pack IPC groups as units (CE).
-pub fn place(system: &TaskSystem, scheme: Scheme, groups: bool, seed: u64) -> Result<TaskSystem, (TaskSystem, usize)> {
+/// Phase 1's result: a core per task, or the task that fit nowhere.
+pub type Packing = Result<Vec<Option<usize>>, usize>;
+
+/// Phase 2 on a packed system: cores written in, buffers placed under `scheme`.
+pub fn place(system: &TaskSystem, cores: &[Option<usize>], scheme: Scheme, seed: u64) -> TaskSystem {
     let mut placed = system.clone();
-    match packing::pack(system, groups) {
-        Ok(cores) => {
-            for (t, c) in placed.tasks.iter_mut().zip(cores) {
-                if c.is_some() {
-                    t.core = c;
-                }
-            }
+    for (t, &c) in placed.tasks.iter_mut().zip(cores) {
+        if c.is_some() {
+            t.core = c;
         }
-        Err(task) => return Err((placed, task)),
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     buffers::place(&mut placed, scheme, &mut rng);
-    Ok(placed)
+    placed
 }
 
 /// Phase 3 on a placed system: the best way split over the lock-region sizes.
@@ -122,13 +128,30 @@ pub fn split_ways(system: &TaskSystem, cost: &CostModel) -> Option<Solution> {
     let n = system.platform.llc.ways;
     let way_bytes = system.platform.llc.size_bytes / n.max(1) as u64;
     let max_lock = cost.lockable_bytes().div_ceil(way_bytes.max(1)).min(n as u64) as u32;
+    // Tables of the tasks the lock region does not affect are built once for
+    // N ways; a lock region of L ways keeps their first N − L + 1 entries.
+    let fixed = core_tables(system, cost, n, 0, |i| !cost.has_lock_savings(i));
+    let level_c = level_c_tables(system, cost, n);
     let mut best: Option<Solution> = None;
     for lock in 0..=max_lock {
         let locked = cost.locked_count(lock as u64 * way_bytes);
         if lock > 0 && locked == 0 {
             continue;
         }
-        let problem = way_problem(system, cost, n - lock, locked);
+        let ways = n - lock;
+        let width = ways as usize + 1;
+        let extra = core_tables(system, cost, ways, locked, |i| cost.has_lock_savings(i));
+        let cores = fixed
+            .iter()
+            .zip(extra)
+            .map(|(f, e)| {
+                let sum = |a: &[f64], b: Vec<f64>| a[..width].iter().zip(b).map(|(x, y)| x + y).collect();
+                CoreTables { u_a_a: sum(&f.u_a_a, e.u_a_a), u_ab_b: sum(&f.u_ab_b, e.u_ab_b), u_ab_c: sum(&f.u_ab_c, e.u_ab_c) }
+            })
+            .collect();
+        let rows = |t: &[Vec<f64>]| t[..width].iter().enumerate().map(|(w, r)| r[..width - w].to_vec()).collect();
+        let level_c = LevelCTables { u_c: rows(&level_c.u_c), u_max: rows(&level_c.u_max), u_l: rows(&level_c.u_l) };
+        let problem = WayProblem { ways, cores, level_c };
         let Ok(Some(a)) = llc_ways::solve(&problem) else { continue };
         if best.as_ref().is_none_or(|b| a.objective < b.objective - llc_ways::TIE_EPS) {
             best = Some(Solution { per_core_ways: a.per_core, level_c_ways: a.level_c, lock_ways: lock, locked_buffers: locked, objective: a.objective });
@@ -145,23 +168,38 @@ pub fn split_ways(system: &TaskSystem, cost: &CostModel) -> Option<Solution> {
 /// evaluates the packing without groups and keeps the better of the two
 /// (lower objective; ties to the grouped one). docs/optimizer.md.
 pub fn optimize(system: &TaskSystem, scheme: Scheme, seed: u64) -> Optimized {
-    let grouped = optimize_packing(system, scheme, scheme.packs_groups(), seed);
-    if !scheme.packs_groups() {
-        return grouped;
-    }
-    let single = optimize_packing(system, scheme, false, seed);
-    match (&grouped.outcome, &single.outcome) {
-        (Ok(g), Ok(s)) if s.objective < g.objective - llc_ways::TIE_EPS => single,
-        (Err(_), Ok(_)) => single,
-        _ => grouped,
+    let single = packing::pack(system, false);
+    let grouped = scheme.packs_groups().then(|| packing::pack(system, true));
+    optimize_packed(system, scheme, seed, &single, grouped.as_ref())
+}
+
+/// Every scheme of [`Scheme::ALL`] on one system, packing once per kind.
+pub fn optimize_all(system: &TaskSystem, seed: u64) -> Vec<Optimized> {
+    let single = packing::pack(system, false);
+    let grouped = packing::pack(system, true);
+    Scheme::ALL.iter().map(|&s| optimize_packed(system, s, seed, &single, s.packs_groups().then_some(&grouped))).collect()
+}
+
+/// Phases 2 and 3 given phase 1's packings (`grouped` only for O schemes).
+pub fn optimize_packed(system: &TaskSystem, scheme: Scheme, seed: u64, single: &Packing, grouped: Option<&Packing>) -> Optimized {
+    let Some(grouped) = grouped else {
+        return phases_2_3(system, single, scheme, seed);
+    };
+    let with_groups = phases_2_3(system, grouped, scheme, seed);
+    let without = phases_2_3(system, single, scheme, seed);
+    match (&with_groups.outcome, &without.outcome) {
+        (Ok(g), Ok(s)) if s.objective < g.objective - llc_ways::TIE_EPS => without,
+        (Err(_), Ok(_)) => without,
+        _ => with_groups,
     }
 }
 
-fn optimize_packing(system: &TaskSystem, scheme: Scheme, groups: bool, seed: u64) -> Optimized {
-    let mut placed = match place(system, scheme, groups, seed) {
-        Ok(placed) => placed,
-        Err((placed, task)) => return Optimized { system: placed, outcome: Err(Unschedulable::Packing { task }) },
+fn phases_2_3(system: &TaskSystem, packing: &Packing, scheme: Scheme, seed: u64) -> Optimized {
+    let cores = match packing {
+        Ok(cores) => cores,
+        Err(task) => return Optimized { system: system.clone(), outcome: Err(Unschedulable::Packing { task: *task }) },
     };
+    let mut placed = place(system, cores, scheme, seed);
     let cost = CostModel::new(&placed);
     let Some(solution) = split_ways(&placed, &cost) else {
         return Optimized { system: placed, outcome: Err(Unschedulable::Ways) };

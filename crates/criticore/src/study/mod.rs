@@ -6,7 +6,7 @@
 //! grouping of points (local rayon, Dask chunks) gives the same rows.
 
 use crate::generate::mc2_io::{generate, system_seed, Scenario};
-use crate::optimize::{optimize, Scheme};
+use crate::optimize::framework::optimize_all;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -59,10 +59,13 @@ pub struct Row {
 /// Every scheme on one generated system (R schemes draw from the system's seed).
 pub fn evaluate_system(scenario: Scenario, utilization: f64, seed: u64) -> [(bool, f64); 9] {
     let (system, _) = generate(scenario, utilization, seed);
-    Scheme::ALL.map(|scheme| match optimize(&system, scheme, seed ^ 0x5EED_0F_B4_4B5).outcome {
-        Ok(s) => (true, s.objective),
-        Err(_) => (false, f64::NAN),
-    })
+    let mut out = [(false, f64::NAN); 9];
+    for (k, o) in optimize_all(&system, seed ^ 0x5EED_0F_B4_4B5).into_iter().enumerate() {
+        if let Ok(s) = o.outcome {
+            out[k] = (true, s.objective);
+        }
+    }
+    out
 }
 
 /// All rows of one point, systems in order, stopping by `sampling`.
