@@ -768,3 +768,91 @@ fn level_a_and_b_tasks_must_start_at_zero_and_be_periodic() {
     let c = "[platform]\ncores = 1\n[[task]]\nname = \"c\"\nlevel = \"C\"\nperiod = \"10ms\"\noffset = \"1ms\"\narrival = \"sporadic\"\njitter = \"2ms\"\npet = { C = \"1ms\" }\n";
     assert!(parse_task_system(c, Format::Toml, "sys.toml").is_ok());
 }
+
+// ---------------------------------------------------------------- study fields (cost, ipc, io)
+
+fn two_a_tasks(first_extra: &str, second_period: &str) -> String {
+    two_cores(&format!(
+        r#"
+[[task]]
+name = "s"
+level = "A"
+period = "10ms"
+pet = {{ A = "3ms", B = "2ms", C = "1ms" }}
+cost = {{ llc_slowdown = 2.95, wss_ways = 4, reload = 0.05 }}
+{first_extra}
+
+[[task]]
+name = "r"
+level = "A"
+period = "{second_period}"
+pet = {{ A = "3ms", B = "2ms", C = "1ms" }}
+cost = {{ llc_slowdown = 1.16, wss_ways = 2 }}
+"#
+    ))
+}
+
+#[test]
+fn study_fields_are_read_as_written() {
+    let text = two_a_tasks("ipc = { to = \"r\", size = \"4KiB\", method = \"cl\" }\nio = { bandwidth = \"3MB/s\", kind = \"copy\", buffer = \"core1\" }", "10ms");
+    let system = parse(&text).unwrap();
+    let s = &system.tasks[0];
+    // A task with a cost curve may leave its core to the optimizer.
+    assert_eq!(s.core, None);
+    assert_eq!(s.cost.unwrap().llc_slowdown, 2.95);
+    assert_eq!(s.cost.unwrap().wss_ways, 4);
+    assert_eq!(system.tasks[1].cost.unwrap().reload, 0.0);
+    let link = s.ipc.unwrap();
+    assert_eq!((link.to, link.bytes, link.method, link.buffer), (1, 4096, Some(criticore::model::IpcMethod::Cl), None));
+    let io = s.io.unwrap();
+    assert_eq!((io.bandwidth_bytes_per_s, io.kind, io.buffer), (3_000_000, criticore::model::IoKind::Copy, Some(Partition::Core(1))));
+}
+
+#[test]
+fn a_task_without_cost_still_needs_a_core() {
+    let text = two_cores("[[task]]\nname = \"a\"\nlevel = \"A\"\nperiod = \"10ms\"\npet = { A = \"3ms\", B = \"2ms\", C = \"1ms\" }\n");
+    assert_rejected(&text, "task[0].core", "needs a core");
+}
+
+#[test]
+fn llc_slowdown_below_one_is_rejected() {
+    let text = two_a_tasks("", "10ms").replace("llc_slowdown = 2.95", "llc_slowdown = 0.5");
+    assert_rejected(&text, "task[0].cost.llc_slowdown", "≥ 1");
+}
+
+#[test]
+fn wss_beyond_the_llc_ways_is_rejected() {
+    let text = two_a_tasks("", "10ms").replace("wss_ways = 4", "wss_ways = 17");
+    assert_rejected(&text, "task[0].cost.wss_ways", "16");
+}
+
+#[test]
+fn ipc_to_an_unknown_task_is_rejected() {
+    assert_rejected(&two_a_tasks("ipc = { to = \"nobody\", size = \"128B\" }", "10ms"), "task[0].ipc.to", "unknown task");
+}
+
+#[test]
+fn communicating_tasks_with_different_periods_are_rejected() {
+    assert_rejected(&two_a_tasks("ipc = { to = \"r\", size = \"128B\" }", "20ms"), "task[0].ipc.to", "share a period");
+}
+
+#[test]
+fn ce_across_cores_is_rejected() {
+    let text = two_a_tasks("core = 0\nipc = { to = \"r\", size = \"128B\", method = \"ce\" }", "10ms").replace(
+        "name = \"r\"\nlevel = \"A\"",
+        "name = \"r\"\nlevel = \"A\"\ncore = 1",
+    );
+    assert_rejected(&text, "task[0].ipc.method", "same core");
+}
+
+#[test]
+fn unknown_io_kind_is_rejected() {
+    assert_rejected(&two_a_tasks("io = { bandwidth = \"1MB/s\", kind = \"tape\" }", "10ms"), "task[0].io.kind", "direct or copy");
+}
+
+#[test]
+fn lock_partition_is_accepted_for_ways() {
+    let text = two_a_tasks("", "10ms") + "\n[allocation]\nllc_ways = { core0 = 4, core1 = 4, levelC = 6, lock = 2 }\n";
+    let system = parse(&text).unwrap();
+    assert!(system.allocation.unwrap().llc_ways.contains(&(Partition::Lock, 2)));
+}

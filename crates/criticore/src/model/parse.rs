@@ -522,6 +522,9 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
     let memory = obj.table("memory")?.map(|m| walk_memory(&m)).transpose()?;
     let cost = obj.table("cost")?.map(|c| walk_cost(&c, platform)).transpose()?;
     let io = obj.table("io")?.map(|t| walk_io(&t, platform)).transpose()?;
+    if level == Some(Level::C) && matches!(io.and_then(|io| io.buffer), Some(Partition::Core(_))) {
+        return Err(FieldError::new(join(&obj.field("io"), "buffer"), "Level-C buffers live in the Level-C banks (mc2-io-ipc-os-isolation Table 1)"));
+    }
     Ok(Task {
         name,
         level,
