@@ -19,7 +19,8 @@
 //! 6. I/O (cat. 6): tasks in random order get an I/O buffer whose copy takes
 //!    a fraction κ ~ U[0.05, 0.2) (assumed) of their own-level idle cost,
 //!    until the drawn system bandwidth is reached (the last one scaled down).
-//!    If every task already does I/O, all are scaled up together.
+//!    If every task already does I/O, all are scaled up together, none
+//!    beyond κ = 1 (what a capped task cannot carry goes to the others).
 //! 7. Direct-I/O share (cat. 7) drawn per level; that many of the level's I/O
 //!    tasks (rounded) use direct DMA, the rest intermediate copies.
 
@@ -253,10 +254,21 @@ pub fn generate(scenario: Scenario, utilization: f64, seed: u64) -> (TaskSystem,
         sum += bandwidth[i];
     }
     if sum < target && sum > 0.0 {
-        // Every task does I/O and the level is not reached: scale all up, κ ≤ 1.
-        let scale = target / sum;
-        for (i, b) in bandwidth.iter_mut().enumerate() {
-            *b = (*b * scale).min(own_utilization(&tasks[i]) * COPY_BYTES_PER_S);
+        // Every task does I/O and the level is not reached: scale the tasks
+        // up together, none beyond κ = 1; what a capped task cannot carry
+        // goes to the others (water-filling).
+        let cap: Vec<f64> = tasks.iter().map(|t| own_utilization(t) * COPY_BYTES_PER_S).collect();
+        for _ in 0..tasks.len() {
+            let (fixed, free): (f64, f64) = bandwidth.iter().zip(&cap).fold((0.0, 0.0), |(f, g), (&b, &c)| if b >= c { (f + b, g) } else { (f, g + b) });
+            if free <= 0.0 || fixed + free >= target * (1.0 - 1e-12) {
+                break;
+            }
+            let scale = (target - fixed) / free;
+            for (b, &c) in bandwidth.iter_mut().zip(&cap) {
+                if *b < c {
+                    *b = (*b * scale).min(c);
+                }
+            }
         }
     }
     // Cat. 7: direct share per level, applied in the random order above.

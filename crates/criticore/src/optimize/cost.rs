@@ -109,6 +109,9 @@ struct TaskTerms {
     factor: f64,
     /// κ: interference on the task's banks, applied to its misses.
     bank: f64,
+    /// Added to κ while some CL buffer is not locked (Level-C tasks, whose
+    /// banks then hold those buffers under SBP).
+    unlocked_bank: f64,
     /// Δ without the locked-buffer savings (Level-B ns).
     delta_ns: f64,
     /// Savings if this task's locked buffers are locked (≤ 0, Level-B ns), per link index.
@@ -183,9 +186,12 @@ impl CostModel {
                     }
                 }
                 IpcPlace::Unmanaged(_) => level_c_users = true,
+                // CL buffers touch the Level-C banks only when they do not fit
+                // in the lock region (SBP fallback): see `unlocked_bank`.
                 IpcPlace::Ce | IpcPlace::Cl => {}
             }
         }
+        let any_cl = tasks.iter().zip(&places).any(|(t, p)| is_ab(t) && *p == Some(IpcPlace::Cl));
         let bus = 1.0 + DMA_BUS * saturation(dma_total);
         let mut terms: Vec<TaskTerms> = tasks
             .iter()
@@ -197,13 +203,16 @@ impl CostModel {
                 };
                 let reload = if matches!(t.level, Some(Level::B | Level::C)) { reload } else { 0.0 };
                 let modeled = t.cost.is_some();
-                let bank = if !modeled {
-                    0.0
+                let (bank, unlocked_bank) = if !modeled {
+                    (0.0, 0.0)
                 } else if is_ab(t) {
                     let q = t.core.unwrap_or(0);
-                    DMA_BANK * saturation(dma_core[q]) + if foreign_users[q] { CPU_SOURCED_BANK } else { 0.0 }
+                    (DMA_BANK * saturation(dma_core[q]) + if foreign_users[q] { CPU_SOURCED_BANK } else { 0.0 }, 0.0)
+                } else if level_c_users {
+                    (DMA_BANK * saturation(dma_level_c) + CPU_SOURCED_BANK, 0.0)
                 } else {
-                    DMA_BANK * saturation(dma_level_c) + if level_c_users { CPU_SOURCED_BANK } else { 0.0 }
+                    // Unlocked CL buffers fall back to SBP in the Level-C banks.
+                    (DMA_BANK * saturation(dma_level_c), if any_cl { CPU_SOURCED_BANK } else { 0.0 })
                 };
                 let charged = (is_ab(t) && t.core == Some(IRQ_CPU)) || t.level == Some(Level::C);
                 let irq_ns = if modeled && charged {
@@ -220,6 +229,7 @@ impl CostModel {
                     rate,
                     factor: if modeled { (1.0 + reload) * bus } else { 1.0 },
                     bank,
+                    unlocked_bank,
                     delta_ns: if modeled { io_delta_ns(t) } else { 0.0 },
                     lock_savings: Vec::new(),
                     irq_ns,
@@ -256,9 +266,20 @@ impl CostModel {
         CostModel { terms, lockable }
     }
 
+    /// κ of task `i` when the first `locked` CL buffers are locked.
+    fn bank(&self, i: usize, locked: usize) -> f64 {
+        let t = &self.terms[i];
+        if locked < self.lockable.len() { t.bank + t.unlocked_bank } else { t.bank }
+    }
+
     /// Whether locking changes task `i`'s cost (it sends or receives a CL buffer).
     pub fn has_lock_savings(&self, i: usize) -> bool {
         !self.terms[i].lock_savings.is_empty()
+    }
+
+    /// Number of buffers placed with CL.
+    pub fn lockable_count(&self) -> usize {
+        self.lockable.len()
     }
 
     /// Bytes of all buffers placed with CL.
@@ -285,7 +306,7 @@ impl CostModel {
         let t = &self.terms[i];
         let miss = (-t.rate * ways as f64).exp();
         let g = 1.0 + (t.slowdown - 1.0) * miss;
-        let multiplier = g * t.factor * (1.0 + t.bank * miss);
+        let multiplier = g * t.factor * (1.0 + self.bank(i, locked) * miss);
         let mut delta = t.delta_ns;
         for &(k, saving) in &t.lock_savings {
             if k < locked {
@@ -315,7 +336,7 @@ impl CostModel {
     pub fn utilizations(&self, i: usize, ways: u32, locked: usize) -> [f64; 3] {
         let t = &self.terms[i];
         let miss = (-t.rate * ways as f64).exp();
-        let multiplier = (1.0 + (t.slowdown - 1.0) * miss) * t.factor * (1.0 + t.bank * miss);
+        let multiplier = (1.0 + (t.slowdown - 1.0) * miss) * t.factor * (1.0 + self.bank(i, locked) * miss);
         let mut delta = t.delta_ns;
         for &(k, saving) in &t.lock_savings {
             if k < locked {

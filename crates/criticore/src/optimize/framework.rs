@@ -54,7 +54,7 @@ pub struct Solution {
 /// The phase-3 tables for a placed system with `n` ways to split and `locked` buffers locked.
 pub fn way_problem(system: &TaskSystem, cost: &CostModel, n: u32, locked: usize) -> WayProblem {
     let mut cores = core_tables(system, cost, n, locked, |_| true);
-    let level_c = level_c_tables(system, cost, n);
+    let level_c = level_c_tables(system, cost, n, locked);
     cores.truncate(system.platform.cores);
     WayProblem { ways: n, cores, level_c }
 }
@@ -82,9 +82,10 @@ fn core_tables(system: &TaskSystem, cost: &CostModel, n: u32, locked: usize, inc
     cores
 }
 
-/// Level-C tables over W_C = 0..=n; Level C does not depend on the lock
-/// region (its buffers are never locked), so rows are constant in w_lock.
-fn level_c_tables(system: &TaskSystem, cost: &CostModel, n: u32) -> LevelCTables {
+/// Level-C tables over W_C = 0..=n with `locked` CL buffers locked (Level-C
+/// buffers are never locked, but unlocked A/B ones sit in Level-C banks);
+/// rows are constant in w_lock, which the caller fixes.
+fn level_c_tables(system: &TaskSystem, cost: &CostModel, n: u32, locked: usize) -> LevelCTables {
     let m = system.platform.cores;
     let width = n as usize + 1;
     let level_c_tasks: Vec<usize> = system.at_level(Level::C).collect();
@@ -94,7 +95,7 @@ fn level_c_tables(system: &TaskSystem, cost: &CostModel, n: u32) -> LevelCTables
     let mut utils = Vec::with_capacity(level_c_tasks.len());
     for w in 0..=n {
         utils.clear();
-        utils.extend(level_c_tasks.iter().map(|&i| cost.utilizations(i, w, 0)[2]));
+        utils.extend(level_c_tasks.iter().map(|&i| cost.utilizations(i, w, locked)[2]));
         let total: f64 = utils.iter().sum();
         utils.sort_by(|a, b| b.total_cmp(a));
         let largest = utils.first().copied().unwrap_or(0.0);
@@ -131,7 +132,8 @@ pub fn split_ways(system: &TaskSystem, cost: &CostModel) -> Option<Solution> {
     // Tables of the tasks the lock region does not affect are built once for
     // N ways; a lock region of L ways keeps their first N − L + 1 entries.
     let fixed = core_tables(system, cost, n, 0, |i| !cost.has_lock_savings(i));
-    let level_c = level_c_tables(system, cost, n);
+    let mut level_c_unlocked: Option<LevelCTables> = None;
+    let mut level_c_all: Option<LevelCTables> = None;
     let mut best: Option<Solution> = None;
     for lock in 0..=max_lock {
         let locked = cost.locked_count(lock as u64 * way_bytes);
@@ -149,8 +151,14 @@ pub fn split_ways(system: &TaskSystem, cost: &CostModel) -> Option<Solution> {
                 CoreTables { u_a_a: sum(&f.u_a_a, e.u_a_a), u_ab_b: sum(&f.u_ab_b, e.u_ab_b), u_ab_c: sum(&f.u_ab_c, e.u_ab_c) }
             })
             .collect();
+        // Level C only changes between "some CL buffer unlocked" and "all locked".
+        let level_c_full = if locked < cost.lockable_count() {
+            level_c_unlocked.get_or_insert_with(|| level_c_tables(system, cost, n, 0))
+        } else {
+            level_c_all.get_or_insert_with(|| level_c_tables(system, cost, n, locked))
+        };
         let rows = |t: &[Vec<f64>]| t[..width].iter().enumerate().map(|(w, r)| r[..width - w].to_vec()).collect();
-        let level_c = LevelCTables { u_c: rows(&level_c.u_c), u_max: rows(&level_c.u_max), u_l: rows(&level_c.u_l) };
+        let level_c = LevelCTables { u_c: rows(&level_c_full.u_c), u_max: rows(&level_c_full.u_max), u_l: rows(&level_c_full.u_l) };
         let problem = WayProblem { ways, cores, level_c };
         let Ok(Some(a)) = llc_ways::solve(&problem) else { continue };
         if best.as_ref().is_none_or(|b| a.objective < b.objective - llc_ways::TIE_EPS) {
