@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -174,6 +175,182 @@ def plot_gantt(
         reason = f"cannot write: {e.strerror or e}"
         fail(criticore.InputError(f"{output}: --output: {reason}", str(output), "--output", reason))
     print(f"wrote {output}")
+
+
+# --------------------------------------------------------------------------- optimize and study
+
+OPTIMIZE_DEFAULT_SCHEME = "O|C+A/B-ALL"
+
+
+def _scheme_name(scheme: str, file: Path) -> str:
+    """The canonical name of a scheme given on the command line (case-insensitive)."""
+    names = list(_core.study_schemes())
+    match = next((n for n in names if n.lower() == scheme.strip().lower()), None)
+    if match is None:
+        reason = f"unknown scheme {scheme!r} (expected one of {', '.join(names)})"
+        fail(criticore.InputError(f"{file}: --scheme: {reason}", str(file), "--scheme", reason))
+    return match
+
+
+def _render_optimize(console: Console, file: str, report: dict) -> None:
+    """Summary of `criticore optimize`: verdict, the LLC split, cores, buffer placements."""
+    from collections import Counter
+
+    from rich.table import Table
+
+    scheme = report.get("scheme", "?")
+    tasks = report.get("tasks") or []
+    if not report.get("schedulable"):
+        console.print(f"{file} — {scheme}: [bold red]not schedulable[/] ({report.get('reason') or 'no reason given'})")
+        return
+    sol = report.get("solution") or {}
+    console.print(f"{file} — {scheme}: [bold green]schedulable[/]")
+    console.print(f"  total Level-C utilization (minimized): {sol.get('objective', float('nan')):.4f}")
+    ways = sol.get("per_core_ways") or []
+    table = Table(title="cores", header_style="bold")
+    for col in ("core", "LLC ways", "Level A", "Level B", "tasks"):
+        table.add_column(col, justify="right" if col != "tasks" else "left")
+    for p, w in enumerate(ways):
+        mine = [t for t in tasks if t.get("core") == p]
+        a = sum(1 for t in mine if t.get("level") == "A")
+        b = sum(1 for t in mine if t.get("level") == "B")
+        table.add_row(str(p), str(w), str(a), str(b), ", ".join(t["name"] for t in mine))
+    console.print(table)
+    console.print(
+        f"  Level-C/OS region: {sol.get('level_c_ways', 0)} ways; lock region: {sol.get('lock_ways', 0)} ways "
+        f"({sol.get('locked_buffers', 0)} CL buffers locked)"
+    )
+    ipc = Counter(t["ipc"] for t in tasks if t.get("ipc"))
+    io = Counter(t["io"] for t in tasks if t.get("io"))
+    if ipc:
+        console.print("  IPC buffers: " + ", ".join(f"{k} {n}" for k, n in sorted(ipc.items())))
+    if io:
+        console.print("  I/O buffers: " + ", ".join(f"{k} {n}" for k, n in sorted(io.items())))
+
+
+@app.command()
+def optimize(
+    file: Path = typer.Argument(..., help="Task-system file (TOML or JSON)."),
+    scheme: str = typer.Option(OPTIMIZE_DEFAULT_SCHEME, "--scheme", help="One of the nine schemes of mc2-io-ipc-os-isolation §6.1."),
+    output: Path = typer.Option(None, "--output", "-o", help="Write the file with the allocation, cores and buffer placements (same format as FILE)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the random bank choices of R|R."),
+    as_json: bool = typer.Option(False, "--json", help="Print the optimizer's report as one JSON object."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing output file."),
+) -> None:
+    """Three-phase optimizer (§6.1): pack Level-A/B tasks, place buffers by scheme, split the LLC ways.
+
+    With -o, writes FILE with the cores, buffer placements and LLC ways filled in (nothing is
+    written when the system is not schedulable under the scheme; the exit code is 0 either way)."""
+    name = _scheme_name(scheme, file)
+    if not 0 <= seed < 2**64:
+        fail(criticore.InputError(f"{file}: --seed: must be between 0 and 2^64 − 1", str(file), "--seed", "must be between 0 and 2^64 − 1"))
+    try:
+        if output is not None:
+            suffix = file.suffix.lower()
+            writable(output, force, "--output", suffixes=(suffix,) if suffix in (".toml", ".json") else None)
+            distinct([(file, "FILE"), (output, "--output")])
+        text, report_json = _core.optimize(criticore.read_input(file), str(file), None, name, seed)
+        report = json.loads(report_json)
+        if output is not None and report.get("schedulable"):
+            write_text(output, text, "--output")
+    except criticore.InputError as e:
+        fail(e)
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        _render_optimize(Console(), str(file), report)
+    if output is not None:
+        note = f"wrote {output}" if report.get("schedulable") else f"{output} not written: not schedulable under {name}"
+        print(f"  {note}", file=sys.stderr if as_json else sys.stdout)
+
+
+study_app = typer.Typer(help="Schedulability studies (mc2-io-ipc-os-isolation §6): run and report.", no_args_is_help=True)
+app.add_typer(study_app, name="study")
+
+
+def _study_fail(out: Path, field: str, reason: str) -> None:
+    fail(criticore.InputError(f"{out}: {field}: {reason}", str(out), field, reason))
+
+
+@study_app.command("run")
+def study_run(
+    scenarios: list[str] = typer.Option(
+        None, "--scenarios", help="Filter like criticality=C-Light,period=Long (repeat a key for 'any of') or ids like 0,5,10-19; repeatable (union). Default: all 648."
+    ),
+    quick: bool = typer.Option(False, "--quick", help="Six diverse scenarios (every Table 3 choice, Fig. 15's three), U = 0.5…16 in steps of 0.5; under a minute; writes the report."),
+    output: Path = typer.Option(None, "--output", "-o", help="Study folder (default: study-results, or study-quick with --quick). Rerun to resume."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the whole study; the same seed gives the same results on any backend."),
+    utilization: str = typer.Option(None, "--utilization", help="System-utilization grid START:STOP:STEP or a list, multiples of 0.25 (default 0.25:10:0.25)."),
+    half_width: float = typer.Option(None, "--half-width", help="Target half-width of each schedulability estimate (default 0.05)."),
+    max_systems: int = typer.Option(None, "--max-systems", help="Most task systems per point (default 400)."),
+    batch: int = typer.Option(None, "--batch", help="Task systems generated between two precision checks (default 50)."),
+    dask: str = typer.Option(None, "--dask", help="Run on Dask: 'local' (a LocalCluster) or a scheduler address such as tcp://host:8786."),
+    workers: int = typer.Option(None, "--workers", help="Worker processes of --dask local (default: one per core)."),
+    chunk: int = typer.Option(None, "--chunk", help="Points per chunk (kernel call or Dask task); does not change results."),
+    no_report: bool = typer.Option(False, "--no-report", help="Do not write report.md and the plots at the end."),
+    force: bool = typer.Option(False, "--force", help="Replace a study with other parameters (or other files) in the output folder."),
+) -> None:
+    """Run or resume a schedulability study: scenarios × utilization sweep × nine schemes, to Parquet."""
+    from criticore import study, study_report
+
+    out = output or Path("study-quick" if quick else "study-results")
+    base = study.quick_params(seed) if quick else study.StudyParams(seed=seed)
+    try:
+        ids = tuple(study.select_scenarios(scenarios)) if scenarios else (base.scenario_ids or tuple(range(study.scenario_count())))
+    except ValueError as e:
+        _study_fail(out, "--scenarios", str(e))
+    try:
+        points = tuple(study.parse_grid(utilization)) if utilization is not None else base.points
+    except ValueError as e:
+        _study_fail(out, "--utilization", str(e))
+    params = study.StudyParams(
+        seed=seed,
+        scenario_ids=ids,
+        points=points,
+        half_width=base.half_width if half_width is None else half_width,
+        z=base.z,
+        batch=base.batch if batch is None else batch,
+        max_systems=base.max_systems if max_systems is None else max_systems,
+    )
+    console = Console(stderr=True)
+    try:
+        summary = study.run_study(out, params, force=force, dask=dask, workers=workers, chunk_points=chunk, console=console)
+    except criticore.InputError as e:
+        fail(e)
+    except KeyboardInterrupt:
+        print(f"interrupted; finished chunks are kept in {out}/results — rerun the same command to resume", file=sys.stderr)
+        raise SystemExit(130)
+    except RuntimeError as e:  # a Dask worker or the kernel failed: keep what is done
+        _study_fail(out, "--dask" if dask else "(study)", f"{str(e).splitlines()[0] if str(e) else type(e).__name__}; finished chunks are kept, rerun to resume")
+    stopped = len(summary.stopped)
+    print(
+        f"{out}: {summary.scenarios} scenarios, {summary.points_done} points "
+        f"({summary.points_evaluated_now} in this run, {summary.points_skipped} skipped after {stopped} early stops), "
+        f"{summary.systems:,} task systems, {summary.seconds:.1f} s on {summary.backend}"
+    )
+    if not no_report:
+        try:
+            path = study_report.write_report(out)
+        except criticore.InputError as e:
+            fail(e)
+        print(f"report: {path}")
+
+
+@study_app.command("report")
+def study_report_command(
+    folder: Path = typer.Argument(..., help="Study folder written by `criticore study run`."),
+    no_plots: bool = typer.Option(False, "--no-plots", help="Only report.md, no PNGs."),
+) -> None:
+    """Schedulability curves per scenario (PNG), SUA per scheme and the SUA ratio tables (report.md)."""
+    from criticore import study_report
+
+    if not folder.is_dir():
+        _study_fail(folder, "FOLDER", "not a folder" if folder.exists() else "does not exist")
+    try:
+        path = study_report.write_report(folder, plots=not no_plots)
+    except criticore.InputError as e:
+        fail(e)
+    print(f"wrote {path}" + ("" if no_plots else f" and {folder / 'plots'}/"))
 
 
 @app.command()
