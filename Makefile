@@ -27,6 +27,7 @@ run: build
 	$(VENV)/bin/criticore analyze examples/mc2-llc-heavy.toml
 	$(VENV)/bin/criticore analyze examples/mc2-llc-light.toml
 	$(VENV)/bin/criticore simulate examples/mrs-synthetic.toml --duration 10s
+	$(VENV)/bin/criticore optimize examples/study-fig15a.toml
 
 test-rust:
 	cargo test --workspace --exclude criticore-py --quiet

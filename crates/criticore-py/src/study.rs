@@ -140,3 +140,21 @@ pub fn optimize(py: Python<'_>, data: &[u8], file: &str, format: Option<&str>, s
     let out = if schedulable { with_placements(text, fmt, file, &result.system).map_err(to_py)? } else { text.to_string() };
     Ok((out, report.to_string()))
 }
+
+/// The phase-3 way problem (JSON, the `solve_llc_ways` format) of one
+/// generated system under `scheme` after phases 1–2 (ungrouped packing, no
+/// buffer locked), or None if phase 1 fails: real study instances for
+/// checking the exact solver against the MILP.
+#[pyfunction]
+pub fn study_way_problem(scenario_json: &str, utilization: f64, seed: u64, scheme: &str) -> PyResult<Option<String>> {
+    use criticore::optimize::{cost::CostModel, framework, packing};
+    let v: Value = serde_json::from_str(scenario_json).map_err(|e| PyValueError::new_err(format!("scenario: not JSON: {e}")))?;
+    let scenario = scenario_of(&v, "scenario")?;
+    let scheme = Scheme::parse(scheme).ok_or_else(|| PyValueError::new_err(format!("unknown scheme \"{scheme}\"")))?;
+    let (system, _) = generate(scenario, utilization, seed);
+    let Ok(cores) = packing::pack(&system, false) else { return Ok(None) };
+    let placed = framework::place(&system, &cores, scheme, seed);
+    let cost = CostModel::new(&placed);
+    let problem = framework::way_problem(&placed, &cost, placed.platform.llc.ways, 0);
+    serde_json::to_string(&problem).map(Some).map_err(|e| PyValueError::new_err(e.to_string()))
+}
