@@ -299,24 +299,32 @@ impl CostModel {
             .count()
     }
 
-    /// Conditioned PETs (ns, real) of task `i` at levels A, B and C with
-    /// `ways` LLC ways, when the first `locked` lockable buffers are locked;
-    /// None where the task has no PET.
-    pub fn pets_ns(&self, i: usize, ways: u32, locked: usize) -> [Option<f64>; 3] {
+    /// The way- and lock-dependent parts of task `i`'s cost: the multiplier
+    /// of its idle PETs, its Δ (Level-B ns) and Δ's scale per level (σ^ℓ).
+    #[inline]
+    fn parts(&self, i: usize, ways: u32, locked: usize) -> (f64, f64, [f64; 3]) {
         let t = &self.terms[i];
         let miss = (-t.rate * ways as f64).exp();
-        let g = 1.0 + (t.slowdown - 1.0) * miss;
-        let multiplier = g * t.factor * (1.0 + self.bank(i, locked) * miss);
+        let multiplier = (1.0 + (t.slowdown - 1.0) * miss) * t.factor * (1.0 + self.bank(i, locked) * miss);
         let mut delta = t.delta_ns;
         for &(k, saving) in &t.lock_savings {
             if k < locked {
                 delta += saving;
             }
         }
-        let scale = [LEVEL_A_INFLATION, 1.0, match (t.pet[2], t.pet[1]) {
+        let c_scale = match (t.pet[2], t.pet[1]) {
             (Some(c), Some(b)) => c / b,
             _ => 1.0,
-        }];
+        };
+        (multiplier, delta, [LEVEL_A_INFLATION, 1.0, c_scale])
+    }
+
+    /// Conditioned PETs (ns, real) of task `i` at levels A, B and C with
+    /// `ways` LLC ways, when the first `locked` lockable buffers are locked;
+    /// None where the task has no PET.
+    pub fn pets_ns(&self, i: usize, ways: u32, locked: usize) -> [Option<f64>; 3] {
+        let t = &self.terms[i];
+        let (multiplier, delta, scale) = self.parts(i, ways, locked);
         // CL can undercut the idle (CE) cost; never below zero.
         [0, 1, 2].map(|l| t.pet[l].map(|pet| (pet * multiplier + scale[l] * delta).max(0.0) + t.irq_ns))
     }
@@ -332,26 +340,10 @@ impl CostModel {
     }
 
     /// Conditioned utilizations at A, B, C (0 where the task has no PET):
-    /// the optimizer's hot loop, the same arithmetic as [`CostModel::pets_ns`].
+    /// [`CostModel::pets_ns`] / T, the optimizer's hot loop.
     pub fn utilizations(&self, i: usize, ways: u32, locked: usize) -> [f64; 3] {
-        let t = &self.terms[i];
-        let miss = (-t.rate * ways as f64).exp();
-        let multiplier = (1.0 + (t.slowdown - 1.0) * miss) * t.factor * (1.0 + self.bank(i, locked) * miss);
-        let mut delta = t.delta_ns;
-        for &(k, saving) in &t.lock_savings {
-            if k < locked {
-                delta += saving;
-            }
-        }
-        let c_scale = match (t.pet[2], t.pet[1]) {
-            (Some(c), Some(b)) => c / b,
-            _ => 1.0,
-        };
-        let u = |pet: Option<f64>, scale: f64| match pet {
-            Some(pet) => ((pet * multiplier + scale * delta).max(0.0) + t.irq_ns) / t.period_ns,
-            None => 0.0,
-        };
-        [u(t.pet[0], LEVEL_A_INFLATION), u(t.pet[1], 1.0), u(t.pet[2], c_scale)]
+        let period = self.terms[i].period_ns;
+        self.pets_ns(i, ways, locked).map(|c| c.map_or(0.0, |c| c / period))
     }
 }
 

@@ -69,6 +69,7 @@ pub fn ipc_groups(system: &TaskSystem) -> Vec<Vec<usize>> {
         groups[group_of[root]].push(i);
     }
     // Link order: walk each chain from a task that receives nothing.
+    let mut seen = vec![false; n];
     for g in &mut groups {
         if g.len() < 3 {
             if g.len() == 2 && system.tasks[g[0]].ipc.map(|l| l.to) != Some(g[1]) {
@@ -77,7 +78,6 @@ pub fn ipc_groups(system: &TaskSystem) -> Vec<Vec<usize>> {
             continue;
         }
         let mut ordered = Vec::with_capacity(g.len());
-        let mut seen = vec![false; n];
         for &start in g.iter().filter(|&&i| !receives[i]).chain(g.iter()) {
             let mut x = start;
             while !seen[x] {
