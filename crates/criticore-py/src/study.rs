@@ -123,7 +123,7 @@ pub fn optimize(py: Python<'_>, data: &[u8], file: &str, format: Option<&str>, s
                 "level": t.level.map(|l| l.to_string()),
                 "core": t.core,
                 "ipc": t.ipc.map(|l| match (l.method, l.buffer) {
-                    (Some(m), _) => format!("{m:?}").to_lowercase(),
+                    (Some(m), _) => m.name().to_string(),
                     (None, Some(p)) => format!("unmanaged in {p}"),
                     (None, None) => "unmanaged in levelC".to_string(),
                 }),

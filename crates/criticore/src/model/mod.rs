@@ -221,6 +221,19 @@ pub enum IpcMethod {
     Cl,
 }
 
+impl IpcMethod {
+    const NAMES: [(&'static str, IpcMethod); 3] = [("sbp", IpcMethod::Sbp), ("ce", IpcMethod::Ce), ("cl", IpcMethod::Cl)];
+
+    /// The name used in task-system files.
+    pub fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|(_, m)| *m == self).map(|(n, _)| *n).expect("every method is named")
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::NAMES.iter().find(|(n, _)| *n == name).map(|(_, m)| *m)
+    }
+}
+
 /// A task's accesses to an IPC buffer it shares with another task.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IpcProfile {
@@ -317,6 +330,20 @@ pub enum IoKind {
     Direct,
     /// DMA into intermediate kernel buffers, then copied (like the USB camera).
     Copy,
+}
+
+impl IoKind {
+    /// The name used in task-system files.
+    pub fn name(self) -> &'static str {
+        match self {
+            IoKind::Direct => "direct",
+            IoKind::Copy => "copy",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        [IoKind::Direct, IoKind::Copy].into_iter().find(|k| k.name() == name)
+    }
 }
 
 /// A task's I/O: one transfer per job, copied into the task by a system call
@@ -476,6 +503,11 @@ pub struct Allocation {
 }
 
 impl Allocation {
+    /// Ways given to `part`, if listed in `llc_ways`.
+    pub fn ways_of(&self, part: Partition) -> Option<u32> {
+        self.llc_ways.iter().find(|(q, _)| *q == part).map(|&(_, w)| w)
+    }
+
     /// Whether any of ways, colours or banks is given for `part`.
     pub fn mentions(&self, part: Partition) -> bool {
         self.llc_ways.iter().any(|(q, _)| *q == part)

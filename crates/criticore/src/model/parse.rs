@@ -556,14 +556,17 @@ fn walk_cost(obj: &Obj, platform: &Platform) -> FieldResult<CostCurve> {
     Ok(CostCurve { llc_slowdown, wss_ways, reload })
 }
 
+fn walk_ipc_method(v: &Value, field: &str) -> FieldResult<IpcMethod> {
+    let name = as_str(v, field)?;
+    IpcMethod::parse(name).ok_or_else(|| FieldError::new(field, format!("unknown IPC method \"{name}\" (expected sbp, ce or cl)")))
+}
+
 fn walk_io(obj: &Obj, platform: &Platform) -> FieldResult<IoBuffer> {
     obj.only(&["bandwidth", "kind", "buffer"])?;
     let bandwidth_bytes_per_s = as_bandwidth(obj.req("bandwidth")?, &obj.field("bandwidth"))?;
-    let kind = match as_str(obj.req("kind")?, &obj.field("kind"))? {
-        "direct" => IoKind::Direct,
-        "copy" => IoKind::Copy,
-        other => return Err(FieldError::new(obj.field("kind"), format!("unknown I/O kind \"{other}\" (expected direct or copy)"))),
-    };
+    let kind = as_str(obj.req("kind")?, &obj.field("kind"))?;
+    let kind = IoKind::parse(kind)
+        .ok_or_else(|| FieldError::new(obj.field("kind"), format!("unknown I/O kind \"{kind}\" (expected direct or copy)")))?;
     let buffer = match obj.opt("buffer") {
         None => None,
         Some(v) => {
@@ -598,13 +601,7 @@ fn walk_ipc_links(tasks_value: Option<&Value>, tasks: &mut [Task], platform: &Pl
             return Err(FieldError::new(to_field, "IPC links join two tasks of the same level A, B or C (no cross-criticality sharing, mc2-io-ipc-os-isolation §6 footnote 11)"));
         }
         let bytes = as_positive_size(t.req("size")?, &t.field("size"))?;
-        let method = match t.opt("method").map(|v| as_str(v, &t.field("method"))).transpose()? {
-            None => None,
-            Some("sbp") => Some(IpcMethod::Sbp),
-            Some("ce") => Some(IpcMethod::Ce),
-            Some("cl") => Some(IpcMethod::Cl),
-            Some(other) => return Err(FieldError::new(t.field("method"), format!("unknown IPC method \"{other}\" (expected sbp, ce or cl)"))),
-        };
+        let method = t.opt("method").map(|v| walk_ipc_method(v, &t.field("method"))).transpose()?;
         if method == Some(IpcMethod::Ce) && (me.level == Some(Level::C) || me.core.is_none() || me.core != peer.core) {
             return Err(FieldError::new(t.field("method"), "concurrency elimination (ce) needs both tasks on the same core (mc2-io-ipc-os-isolation §4.2)"));
         }
@@ -721,12 +718,7 @@ fn walk_memory(obj: &Obj) -> FieldResult<MemoryProfile> {
         None => None,
         Some(t) => {
             t.only(&["bytes", "accesses_per_ms", "method"])?;
-            let method = match as_str(t.req("method")?, &t.field("method"))? {
-                "sbp" => IpcMethod::Sbp,
-                "ce" => IpcMethod::Ce,
-                "cl" => IpcMethod::Cl,
-                other => return Err(FieldError::new(t.field("method"), format!("unknown IPC method \"{other}\" (expected sbp, ce or cl)"))),
-            };
+            let method = walk_ipc_method(t.req("method")?, &t.field("method"))?;
             Some(IpcProfile {
                 bytes: as_positive_size(t.req("bytes")?, &t.field("bytes"))?,
                 accesses_per_ms: as_rate(t.req("accesses_per_ms")?, &t.field("accesses_per_ms"))?,

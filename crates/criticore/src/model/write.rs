@@ -3,7 +3,7 @@
 //! the buffer placements and `allocation.llc_ways`.
 
 use super::parse::{to_value, Format};
-use super::{IpcMethod, Level, TaskSystem};
+use super::{Level, TaskSystem};
 use crate::error::{FieldError, InputError};
 use serde_json::{json, Map, Value};
 
@@ -23,12 +23,7 @@ pub fn with_placements(text: &str, format: Format, file: &str, system: &TaskSyst
             ipc.remove("buffer");
             match (link.method, link.buffer) {
                 (Some(m), _) => {
-                    let name = match m {
-                        IpcMethod::Sbp => "sbp",
-                        IpcMethod::Ce => "ce",
-                        IpcMethod::Cl => "cl",
-                    };
-                    ipc.insert("method".into(), json!(name));
+                    ipc.insert("method".into(), json!(m.name()));
                 }
                 (None, Some(p)) => {
                     ipc.insert("buffer".into(), json!(p.to_string()));
@@ -46,14 +41,18 @@ pub fn with_placements(text: &str, format: Format, file: &str, system: &TaskSyst
         let root = doc.as_object_mut().expect("a parsed task system is a table");
         let entry = root.entry("allocation").or_insert_with(|| Value::Object(Map::new()));
         if let Some(a) = entry.as_object_mut() {
-            let ways: Map<String, Value> = allocation.llc_ways.iter().map(|(p, w)| (p.to_string(), json!(w))).collect();
-            a.insert("llc_ways".into(), Value::Object(ways));
+            a.insert("llc_ways".into(), llc_ways(allocation));
         }
     }
     match format {
         Format::Json => Ok(serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n"),
         Format::Toml => toml::to_string(&doc).map_err(|e| FieldError::new("(file)", format!("cannot write TOML: {e}")).in_file(file)),
     }
+}
+
+/// `allocation.llc_ways` as a table keyed by partition name.
+fn llc_ways(allocation: &super::Allocation) -> Value {
+    Value::Object(allocation.llc_ways.iter().map(|(p, w)| (p.to_string(), json!(w))).collect())
 }
 
 /// A new file for a system made by the study generator: platform, tasks (name,
@@ -100,7 +99,7 @@ pub fn study_system_toml(system: &TaskSystem) -> String {
                 ipc.insert("to".into(), json!(system.tasks[l.to].name));
                 ipc.insert("size".into(), json!(format!("{}B", l.bytes)));
                 if let Some(m) = l.method {
-                    ipc.insert("method".into(), json!(match m { IpcMethod::Sbp => "sbp", IpcMethod::Ce => "ce", IpcMethod::Cl => "cl" }));
+                    ipc.insert("method".into(), json!(m.name()));
                 } else if let Some(p) = l.buffer {
                     ipc.insert("buffer".into(), json!(p.to_string()));
                 }
@@ -109,7 +108,7 @@ pub fn study_system_toml(system: &TaskSystem) -> String {
             if let Some(io) = t.io {
                 let mut m = Map::new();
                 m.insert("bandwidth".into(), json!(format!("{}B/s", io.bandwidth_bytes_per_s)));
-                m.insert("kind".into(), json!(match io.kind { super::IoKind::Direct => "direct", super::IoKind::Copy => "copy" }));
+                m.insert("kind".into(), json!(io.kind.name()));
                 if let Some(p) = io.buffer {
                     m.insert("buffer".into(), json!(p.to_string()));
                 }
@@ -122,8 +121,7 @@ pub fn study_system_toml(system: &TaskSystem) -> String {
     doc.insert("platform".into(), platform);
     doc.insert("task".into(), Value::Array(tasks));
     if let Some(a) = &system.allocation {
-        let ways: Map<String, Value> = a.llc_ways.iter().map(|(p, w)| (p.to_string(), json!(w))).collect();
-        doc.insert("allocation".into(), json!({ "llc_ways": ways }));
+        doc.insert("allocation".into(), json!({ "llc_ways": llc_ways(a) }));
     }
     toml::to_string(&Value::Object(doc)).expect("study systems serialize")
 }

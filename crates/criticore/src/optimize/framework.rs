@@ -16,7 +16,7 @@ use super::llc_ways::{self, CoreTables, LevelCTables, WayProblem};
 use super::packing;
 use super::scheme::Scheme;
 use crate::analysis::{self, Provisioning};
-use crate::model::{Allocation, IpcMethod, Level, Partition, TaskSystem};
+use crate::model::{IpcMethod, Level, Partition, TaskSystem};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -238,11 +238,6 @@ fn write_solution(system: &mut TaskSystem, s: &Solution) {
     system.allocation = Some(allocation);
 }
 
-/// Ways of a partition in the system's allocation (a partition not listed gets none).
-fn ways_of(allocation: &Allocation, part: Partition) -> u32 {
-    allocation.llc_ways.iter().find(|(p, _)| *p == part).map_or(0, |&(_, w)| w)
-}
-
 /// Where a task stands before its PETs can be conditioned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotConditionable {
@@ -263,7 +258,7 @@ pub fn conditioned(system: &TaskSystem) -> Result<TaskSystem, NotConditionable> 
         return Err(NotConditionable::Unplaced { task });
     }
     let allocation = system.allocation.as_ref().filter(|a| !a.llc_ways.is_empty()).ok_or(NotConditionable::NoWays)?;
-    let lock_bytes = ways_of(allocation, Partition::Lock) as u64 * (system.platform.llc.size_bytes / system.platform.llc.ways.max(1) as u64);
+    let lock_bytes = allocation.ways_of(Partition::Lock).unwrap_or(0) as u64 * (system.platform.llc.size_bytes / system.platform.llc.ways.max(1) as u64);
     let cost = CostModel::new(system);
     let locked = cost.locked_count(lock_bytes);
     let mut out = system.clone();
@@ -275,7 +270,8 @@ pub fn conditioned(system: &TaskSystem) -> Result<TaskSystem, NotConditionable> 
             Some(Level::A | Level::B) => Partition::Core(t.core.expect("checked above")),
             _ => Partition::LevelC,
         };
-        let ways = ways_of(allocation, part);
+        // A partition not listed gets no ways of its own.
+        let ways = allocation.ways_of(part).unwrap_or(0);
         for level in Level::ANALYZED {
             if t.pet_ns.get(level).is_some() {
                 let pet = cost.pet_ns(i, level, ways, locked).expect("PET present");

@@ -51,34 +51,23 @@ impl Scheme {
         Scheme { ipc: IpcPolicy::Optimized, io: IoPolicy::ShortPeriods },
     ];
 
+    /// The paper's names of [`Scheme::ALL`], in the same order.
+    const NAMES: [&'static str; 9] =
+        ["R|R", "C|C", "O|C", "C|C+A/B-ALL", "C|C+A/B-LP", "C|C+A/B-SP", "O|C+A/B-ALL", "O|C+A/B-LP", "O|C+A/B-SP"];
+
+    /// The paper's name; combinations outside the nine are "other".
     pub fn name(&self) -> &'static str {
-        use IoPolicy as Y;
-        use IpcPolicy as X;
-        match (self.ipc, self.io) {
-            (X::Random, Y::Random) => "R|R",
-            (X::LevelC, Y::LevelC) => "C|C",
-            (X::Optimized, Y::LevelC) => "O|C",
-            (X::LevelC, Y::All) => "C|C+A/B-ALL",
-            (X::LevelC, Y::LongPeriods) => "C|C+A/B-LP",
-            (X::LevelC, Y::ShortPeriods) => "C|C+A/B-SP",
-            (X::Optimized, Y::All) => "O|C+A/B-ALL",
-            (X::Optimized, Y::LongPeriods) => "O|C+A/B-LP",
-            (X::Optimized, Y::ShortPeriods) => "O|C+A/B-SP",
-            // Combinations outside the paper's nine still get a name.
-            (X::Random, _) => "R|other",
-            (X::LevelC, Y::Random) => "C|R",
-            (X::Optimized, Y::Random) => "O|R",
-        }
+        Scheme::ALL.iter().position(|s| s == self).map_or("other", |k| Scheme::NAMES[k])
     }
 
     /// Parse a scheme name, case-insensitively ("o|c+a/b-all").
     pub fn parse(name: &str) -> Option<Scheme> {
-        Scheme::ALL.iter().copied().find(|s| s.name().eq_ignore_ascii_case(name.trim()))
+        Scheme::NAMES.iter().position(|n| n.eq_ignore_ascii_case(name.trim())).map(|k| Scheme::ALL[k])
     }
 
     /// Names of the nine schemes, in order.
     pub fn names() -> Vec<&'static str> {
-        Scheme::ALL.iter().map(|s| s.name()).collect()
+        Scheme::NAMES.to_vec()
     }
 
     /// Whether phase 1 packs communicating tasks as groups (CE, §6.1).

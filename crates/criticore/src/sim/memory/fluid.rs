@@ -140,7 +140,7 @@ impl Fluid {
             if a.llc_ways.is_empty() {
                 return 1.0;
             }
-            let listed = a.llc_ways.iter().find(|(q, _)| *q == part).map(|(_, w)| *w as f64);
+            let listed = a.ways_of(part).map(|w| w as f64);
             // A partition the allocation leaves out shares the ways nobody was given.
             let given: f64 = a.llc_ways.iter().map(|(_, w)| *w as f64).sum();
             listed.unwrap_or((p.llc.ways as f64 - given).max(0.0)) / p.llc.ways as f64
