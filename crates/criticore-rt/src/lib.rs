@@ -1,0 +1,23 @@
+//! criticore's Linux runtime: everything that touches the OS, and nothing else.
+//! The regulators' rules live in the engine (`criticore::regulate`); this crate
+//! feeds them real counts and times and carries out their decisions.
+//!
+//! - [`counter`]: counter sources behind one trait (perf_event hardware and
+//!   software events, shared-memory counter pages).
+//! - [`throttle`]: stopping and resuming groups of processes (pidfd signals,
+//!   cgroup v1/v2 freezer).
+//! - [`deadline`]: SCHED_DEADLINE reservations.
+//! - [`launch`]: starting regulated commands (affinity, policy, parent-death signal).
+//! - [`watchdog`]: the process that resumes everything if the regulator dies.
+//! - [`counter_page`]: the shared-memory page instrumented programs write.
+//! - [`load`]: the load generator's hot loop.
+//! - [`regulator`]: the regulation loop.
+
+pub mod counter;
+pub mod counter_page;
+pub mod deadline;
+pub mod launch;
+pub mod load;
+pub mod regulator;
+pub mod throttle;
+pub mod watchdog;
