@@ -1,1 +1,396 @@
-//! (being written)
+//! The watchdog: a separate process that outlives the regulator and resumes
+//! everything the regulator stopped or froze when the regulator ends, however
+//! it ends (normal exit, SIGINT, SIGTERM, SIGKILL, panic, abort).
+//! A regulator that dies with its loads stopped or frozen leaves them so
+//! forever (notes/runtime-anchors.md §2, notes/regulation-reference.md
+//! "never leave work stopped"); in-process cleanup (Drop, signal handlers)
+//! cannot run after SIGKILL, so the undo must live in another process.
+//!
+//! Mechanisms, and why each exists:
+//! - **A pipe as the life line.** The regulator holds the only write end of
+//!   the watchdog's stdin. When the regulator process ends for any reason the
+//!   kernel closes its descriptors, the watchdog's blocked `read` returns 0
+//!   (EOF) at once, and the watchdog acts: no polling loop, no timeout, no
+//!   pid to watch that could be reused. The write end is close-on-exec (Rust
+//!   creates every descriptor so), so commands the regulator launches do not
+//!   hold it and keep the watchdog waiting.
+//! - **Own session (`setsid`) and ignored SIGINT/SIGTERM/SIGHUP/SIGQUIT.**
+//!   Ctrl-C in the terminal signals the foreground process group, and a
+//!   terminal hang-up the session: both must end the regulator, not its
+//!   watchdog. SIGPIPE is ignored so a closed stdout cannot kill it. SIGKILL
+//!   cannot be ignored: a supervisor that kills a whole cgroup (systemd stop)
+//!   kills the watchdog too; the regulated processes' PDEATHSIG = SIGCONT
+//!   ([`crate::launch`]) and [`crate::throttle::freezer::clean_stale`] cover that.
+//! - **A pidfd per pid, opened as soon as the line is read**, while the
+//!   regulator is alive and the process is its (unreaped) child or at least
+//!   known alive: SIGCONT later goes to that very process, never to a
+//!   recycled pid (notes §2). A pid that has already exited is skipped.
+//! - **Thaw texts written to the freezer files**, then for directories that
+//!   criticore created (`criticore-*`): processes moved to the directory that
+//!   holds it, directories removed ([`crate::throttle::freezer::release_criticore_dir`]).
+//!   SIGCONT and thaw come first: they are what the loads wait for.
+//! - **SCHED_FIFO 90 when permitted**: the watchdog sleeps in `read` all the
+//!   time; when it wakes it must not wait behind real-time loads.
+//! - **A ready line** on the watchdog's stdout after its set-up, which
+//!   [`Watchdog::spawn`] waits for: a regulator never starts stopping things
+//!   believing a watchdog runs when its program failed to start.
+//! - **An `end` line** before a normal close: the watchdog undoes everything
+//!   all the same (idempotent; SIGCONT to a running process does nothing) but
+//!   only complains on stderr when the regulator ended without it.
+//!
+//! Protocol (text lines on the watchdog's stdin): `pid N`, `thaw PATH\tTEXT`,
+//! `end`. Paths and texts may not contain tabs or newlines.
+//!
+//! [`run`] is the watchdog's body (the `criticore-watchdog` binary; later
+//! also `python -m criticore.regulate.watchdog`).
+
+use std::collections::BTreeSet;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::throttle::freezer::{criticore_ancestor, release_criticore_dir};
+use crate::throttle::signal::{pidfd_open, pidfd_send_signal};
+use crate::throttle::UndoList;
+
+/// How long [`Watchdog::finish`] (and `Drop`) waits for the watchdog to exit.
+pub const FINISH_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long [`Watchdog::spawn`] waits for the ready line (a Python watchdog
+/// has to start its interpreter first).
+pub const READY_TIMEOUT: Duration = Duration::from_secs(10);
+/// What the watchdog writes on stdout once it listens.
+pub const READY_LINE: &str = "criticore-watchdog ready";
+
+/// The regulator's side: the pipe to a running watchdog.
+pub struct Watchdog {
+    child: Child,
+    pidfd: OwnedFd,
+    input: Option<ChildStdin>,
+    sent_pids: BTreeSet<i32>,
+    sent_thaw: BTreeSet<(String, String)>,
+}
+
+impl Watchdog {
+    /// Start `program` (e.g. `[criticore-watchdog]`) in its own session with
+    /// stdin a pipe from us, and wait until it says it listens.
+    pub fn spawn(program: &[String]) -> io::Result<Watchdog> {
+        let (exe, args) = program.split_first().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty watchdog command"))?;
+        let mut cmd = Command::new(exe);
+        cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::setsid() < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // Ignored dispositions survive exec: closes the window before run() starts.
+                for sig in IGNORED {
+                    libc::signal(sig, libc::SIG_IGN);
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().map_err(|e| io::Error::new(e.kind(), format!("cannot start watchdog `{exe}`: {e}")))?;
+        let pidfd = match pidfd_open(child.id() as i32) {
+            Ok(fd) => fd,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(e);
+            }
+        };
+        let mut out = child.stdout.take().expect("piped");
+        let ready = wait_readable(out.as_fd(), READY_TIMEOUT).and_then(|ok| {
+            let mut buf = [0u8; 128];
+            let n = if ok { out.read(&mut buf)? } else { 0 };
+            Ok(String::from_utf8_lossy(&buf[..n]).lines().next() == Some(READY_LINE))
+        });
+        drop(out);
+        if !matches!(ready, Ok(true)) {
+            let _ = child.kill();
+            let status = child.wait();
+            return Err(io::Error::other(format!(
+                "watchdog `{exe}` did not report ready within {} s ({})",
+                READY_TIMEOUT.as_secs(),
+                match status {
+                    Ok(s) => format!("it ended with {s}"),
+                    Err(e) => e.to_string(),
+                }
+            )));
+        }
+        let input = child.stdin.take();
+        Ok(Watchdog { child, pidfd, input, sent_pids: BTreeSet::new(), sent_thaw: BTreeSet::new() })
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// Tell the watchdog what it would have to undo, sending only entries it
+    /// has not been told yet, and flush. Call after every `add` and before the
+    /// first `stop` of a new group. An error means the watchdog is gone
+    /// (EPIPE): the regulator must not go on stopping things.
+    pub fn watch(&mut self, undo: &UndoList) -> io::Result<()> {
+        let mut text = String::new();
+        let mut new_pids = Vec::new();
+        let mut new_thaw = Vec::new();
+        for &pid in &undo.pids {
+            if !self.sent_pids.contains(&pid) && !new_pids.contains(&pid) {
+                text.push_str(&format!("pid {pid}\n"));
+                new_pids.push(pid);
+            }
+        }
+        for (path, thaw) in &undo.thaw {
+            if [path, thaw].iter().any(|s| s.contains(['\t', '\n'])) {
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("watchdog: path or text contains a tab or newline: {path:?}")));
+            }
+            let entry = (path.clone(), thaw.clone());
+            if !self.sent_thaw.contains(&entry) && !new_thaw.contains(&entry) {
+                text.push_str(&format!("thaw {path}\t{thaw}\n"));
+                new_thaw.push(entry);
+            }
+        }
+        if text.is_empty() {
+            return Ok(());
+        }
+        let input = self.input.as_mut().ok_or_else(|| io::Error::new(io::ErrorKind::BrokenPipe, "watchdog already finished"))?;
+        input.write_all(text.as_bytes())?;
+        input.flush()?;
+        self.sent_pids.extend(new_pids);
+        self.sent_thaw.extend(new_thaw);
+        Ok(())
+    }
+
+    /// Normal end (after the throttlers were released): tell the watchdog,
+    /// close the pipe, wait up to [`FINISH_TIMEOUT`] for it to exit (it
+    /// resumes and thaws once more, harmlessly). A watchdog still running
+    /// then is killed and reported.
+    pub fn finish(mut self) -> io::Result<()> {
+        if let Some(mut input) = self.input.take() {
+            let _ = input.write_all(b"end\n").and_then(|_| input.flush());
+        }
+        self.close_and_wait()
+    }
+
+    fn close_and_wait(&mut self) -> io::Result<()> {
+        self.input = None;
+        let exited = wait_readable(self.pidfd.as_fd(), FINISH_TIMEOUT).unwrap_or(false);
+        if !exited {
+            let _ = pidfd_send_signal(self.pidfd.as_fd(), libc::SIGKILL);
+            let _ = self.child.wait();
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("watchdog pid {} did not exit within {} s after its pipe closed; killed it", self.pid(), FINISH_TIMEOUT.as_secs()),
+            ));
+        }
+        let status = self.child.wait()?;
+        if !status.success() {
+            return Err(io::Error::other(format!("watchdog pid {} ended with {status}", self.pid())));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Watchdog {
+    /// Without `finish` (an error path, a panic unwinding): close the pipe
+    /// without `end`; the watchdog undoes everything and says so.
+    fn drop(&mut self) {
+        if self.input.is_some() {
+            let _ = self.close_and_wait();
+        }
+    }
+}
+
+/// poll() for readability (a pidfd is readable once the process exited).
+fn wait_readable(fd: BorrowedFd<'_>, timeout: Duration) -> io::Result<bool> {
+    let end = Instant::now() + timeout;
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        let mut p = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd.
+        let r = unsafe { libc::poll(&mut p, 1, left.as_millis().min(i32::MAX as u128) as i32) };
+        if r > 0 {
+            return Ok(true);
+        }
+        if r == 0 {
+            return Ok(false);
+        }
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINTR) {
+            return Err(e);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The watchdog process
+
+const IGNORED: [i32; 5] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE];
+
+/// What the watchdog did when its input closed.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// The regulator sent `end` (a normal finish).
+    pub finished: bool,
+    /// Pids it was told of, and how many of them got SIGCONT.
+    pub pids: usize,
+    pub resumed: usize,
+    /// Thaw texts written.
+    pub thawed: usize,
+    /// criticore directories removed.
+    pub removed_dirs: usize,
+    pub errors: Vec<String>,
+}
+
+/// The watchdog's body: ignore the terminal and termination signals, say
+/// ready on stdout, read the regulator's lines from `input_fd` until EOF,
+/// undo, exit 0.
+pub fn run(input_fd: RawFd) -> ! {
+    // SAFETY: setting dispositions to SIG_IGN and our own scheduling policy.
+    unsafe {
+        for sig in IGNORED {
+            libc::signal(sig, libc::SIG_IGN);
+        }
+        let param = libc::sched_param { sched_priority: 90 };
+        let _ = libc::sched_setscheduler(0, libc::SCHED_FIFO, &param);
+    }
+    {
+        let mut out = io::stdout().lock();
+        let _ = writeln!(out, "{READY_LINE}").and_then(|_| out.flush());
+    }
+    // Nobody reads stdout any more: point it at /dev/null.
+    // SAFETY: replacing fd 1 with a freshly opened descriptor.
+    unsafe {
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if null >= 0 {
+            libc::dup2(null, 1);
+            libc::close(null);
+        }
+    }
+    let report = serve(input_fd);
+    if !report.finished && (report.resumed > 0 || report.thawed > 0 || report.removed_dirs > 0) {
+        eprintln!(
+            "criticore-watchdog: the regulator ended without finishing; resumed {} of {} process(es), wrote {} thaw(s), removed {} freezer dir(s)",
+            report.resumed, report.pids, report.thawed, report.removed_dirs
+        );
+    }
+    for e in &report.errors {
+        eprintln!("criticore-watchdog: {e}");
+    }
+    std::process::exit(0)
+}
+
+/// Read lines from `input_fd` until EOF (or a read error), then undo. Does not
+/// touch signal dispositions (that is [`run`]'s part).
+pub fn serve(input_fd: RawFd) -> Report {
+    let mut state = State::default();
+    let mut pending: Vec<u8> = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        // SAFETY: reading into our own buffer.
+        let n = unsafe { libc::read(input_fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            state.report.errors.push(format!("reading the regulator's pipe: {e}; acting as if it ended"));
+            break;
+        }
+        if n == 0 {
+            break;
+        }
+        pending.extend_from_slice(&buf[..n as usize]);
+        while let Some(i) = pending.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = pending.drain(..=i).collect();
+            state.line(String::from_utf8_lossy(&line[..i]).trim_end_matches('\r'));
+        }
+    }
+    if !pending.is_empty() {
+        let line = String::from_utf8_lossy(&pending).into_owned();
+        state.line(&line);
+    }
+    state.undo()
+}
+
+#[derive(Default)]
+struct State {
+    pidfds: Vec<(i32, OwnedFd)>,
+    thaw: Vec<(PathBuf, String)>,
+    report: Report,
+}
+
+impl State {
+    fn line(&mut self, line: &str) {
+        if let Some(n) = line.strip_prefix("pid ") {
+            let Ok(pid) = n.trim().parse::<i32>() else {
+                self.report.errors.push(format!("bad line {line:?}"));
+                return;
+            };
+            if self.pidfds.iter().any(|p| p.0 == pid) {
+                return;
+            }
+            self.report.pids += 1;
+            match pidfd_open(pid) {
+                Ok(fd) => self.pidfds.push((pid, fd)),
+                Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {} // already gone: nothing to resume
+                Err(e) => self.report.errors.push(format!("pidfd_open({pid}): {e}")),
+            }
+        } else if let Some(rest) = line.strip_prefix("thaw ") {
+            match rest.split_once('\t') {
+                Some((path, text)) => {
+                    let entry = (PathBuf::from(path), text.to_string());
+                    if !self.thaw.contains(&entry) {
+                        self.thaw.push(entry);
+                    }
+                }
+                None => self.report.errors.push(format!("bad line {line:?}")),
+            }
+        } else if line.trim() == "end" {
+            self.report.finished = true;
+        } else if !line.trim().is_empty() {
+            self.report.errors.push(format!("unknown line {line:?}"));
+        }
+    }
+
+    fn undo(mut self) -> Report {
+        let r = &mut self.report;
+        for (pid, fd) in &self.pidfds {
+            match pidfd_send_signal(fd.as_fd(), libc::SIGCONT) {
+                Ok(()) => r.resumed += 1,
+                Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {}
+                Err(e) => r.errors.push(format!("SIGCONT to pid {pid}: {e}")),
+            }
+        }
+        for (path, text) in &self.thaw {
+            match write_existing(path, text) {
+                Ok(()) => r.thawed += 1,
+                // Released already (normal end) or removed by someone else.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => r.errors.push(format!("writing {text} to {}: {e}", path.display())),
+            }
+        }
+        let mut dirs: Vec<PathBuf> = self
+            .thaw
+            .iter()
+            .filter(|(p, _)| p.file_name().is_some_and(|n| n == "freezer.state" || n == "cgroup.freeze"))
+            .filter_map(|(p, _)| criticore_ancestor(p.parent()?))
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        for d in dirs.iter().filter(|d| d.is_dir()) {
+            let rel = release_criticore_dir(d);
+            r.removed_dirs += rel.removed;
+            r.errors.extend(rel.errors);
+        }
+        self.report
+    }
+}
+
+fn write_existing(path: &Path, text: &str) -> io::Result<()> {
+    let mut f = std::fs::OpenOptions::new().write(true).truncate(true).open(path)?;
+    f.write_all(text.as_bytes())
+}

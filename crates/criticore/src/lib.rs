@@ -6,6 +6,7 @@ pub mod error;
 pub mod generate;
 pub mod model;
 pub mod optimize;
+pub mod regulate;
 pub mod sim;
 pub mod study;
 

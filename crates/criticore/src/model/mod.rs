@@ -558,6 +558,16 @@ pub struct MonitorConfig {
     pub table_file: String,
 }
 
+/// A group of tasks sharing one memory budget (MemGuard per group; in the
+/// runtime, the processes running those tasks).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BudgetGroup {
+    pub name: String,
+    pub tasks: Vec<usize>,
+    /// Memory requests allowed per regulation period.
+    pub budget: u64,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Regulation {
     pub kind: RegulationKind,
@@ -565,7 +575,22 @@ pub struct Regulation {
     pub period_ns: u64,
     /// Qm per core: memory requests allowed per period.
     pub budgets: Vec<u64>,
+    /// Budgets per group of tasks instead of per core (MemGuard); empty = per core.
+    pub groups: Vec<BudgetGroup>,
+    /// MemGuard's reclaim and spare sharing (regulate::memguard).
+    pub memguard: crate::regulate::memguard::MemguardOptions,
     pub monitor: Option<MonitorConfig>,
+}
+
+impl Regulation {
+    /// The budgets the MemGuard rules hold: one per group, or one per core.
+    pub fn entity_budgets(&self) -> Vec<u64> {
+        if self.groups.is_empty() {
+            self.budgets.clone()
+        } else {
+            self.groups.iter().map(|g| g.budget).collect()
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

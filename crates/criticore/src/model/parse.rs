@@ -8,6 +8,7 @@
 use super::units::{parse_bandwidth_bytes_per_s, parse_duration_ns, parse_size_bytes};
 use super::*;
 use crate::error::{FieldError, FieldResult, InputError};
+use crate::regulate::memguard::MemguardOptions;
 use serde_json::{Map, Value};
 
 /// File format of a task system.
@@ -767,7 +768,10 @@ fn walk_device(obj: &Obj, platform: &Platform) -> FieldResult<Device> {
 }
 
 fn walk_regulation(obj: &Obj, platform: &Platform, tasks: &[Task]) -> FieldResult<Regulation> {
-    obj.only(&["kind", "period", "budget", "budgets", "rt_task", "be_cores", "sample", "threshold", "overhead_table"])?;
+    obj.only(&[
+        "kind", "period", "budget", "budgets", "group", "reclaim", "reclaim_min", "spare_sharing", "rt_task", "be_cores", "sample",
+        "threshold", "overhead_table",
+    ])?;
     let field = obj.field("kind");
     let name = as_str(obj.req("kind")?, &field)?;
     let kind = RegulationKind::parse(name).ok_or_else(|| {
@@ -776,6 +780,10 @@ fn walk_regulation(obj: &Obj, platform: &Platform, tasks: &[Task]) -> FieldResul
     })?;
     // MemGuard's default period is 1 ms (notes/regulation-reference.md); MCTI uses the same (§6.1.2).
     let period_ns = obj.opt("period").map(|v| as_duration_positive(v, &obj.field("period"))).transpose()?.unwrap_or(1_000_000);
+    let groups = walk_budget_groups(obj, tasks, platform, period_ns)?;
+    if !groups.is_empty() && (obj.opt("budget").is_some() || obj.opt("budgets").is_some()) {
+        return Err(FieldError::new(obj.field("group"), "give budgets per core (budget, budgets) or per group ([[regulation.group]]), not both"));
+    }
     let budgets = match (obj.opt("budget"), obj.opt("budgets")) {
         (Some(_), Some(_)) => return Err(FieldError::new(obj.field("budgets"), "give either budget (all cores) or budgets (per core)")),
         (Some(v), None) => vec![as_count(v, &obj.field("budget"), 0, u64::MAX >> 1)?; platform.cores],
@@ -788,7 +796,7 @@ fn walk_regulation(obj: &Obj, platform: &Platform, tasks: &[Task]) -> FieldResul
             items.iter().enumerate().map(|(i, x)| as_count(x, &format!("{f}[{i}]"), 0, u64::MAX >> 1)).collect::<FieldResult<_>>()?
         }
         (None, None) => {
-            if matches!(kind, RegulationKind::Memguard | RegulationKind::Mcti) {
+            if groups.is_empty() && matches!(kind, RegulationKind::Memguard | RegulationKind::Mcti) {
                 return Err(FieldError::new(obj.field("budgets"), "MemGuard and MCTI need a per-core budget (budget or budgets)"));
             }
             vec![u64::MAX >> 1; platform.cores]
@@ -812,7 +820,74 @@ fn walk_regulation(obj: &Obj, platform: &Platform, tasks: &[Task]) -> FieldResul
     } else {
         None
     };
-    Ok(Regulation { kind, period_ns, budgets, monitor })
+    if !groups.is_empty() && kind != RegulationKind::Memguard {
+        return Err(FieldError::new(obj.field("group"), "budget groups are a MemGuard option (kind = \"memguard\")"));
+    }
+    let flag = |key: &str| -> FieldResult<bool> {
+        obj.opt(key).map(|v| v.as_bool().ok_or_else(|| FieldError::new(obj.field(key), "expected true or false"))).transpose().map(|b| b.unwrap_or(false))
+    };
+    let memguard = MemguardOptions {
+        reclaim: flag("reclaim")?,
+        // MemGuard's qmin default is 500 MB/s worth (notes/runtime-anchors.md §1).
+        reclaim_min: match obj.opt("reclaim_min") {
+            Some(v) => as_requests(v, &obj.field("reclaim_min"), platform, period_ns)? as f64,
+            None => (500_000_000u128 * period_ns as u128 / 1_000_000_000 / platform.llc.line_bytes as u128) as f64,
+        },
+        spare_sharing: flag("spare_sharing")?,
+    };
+    if (memguard.reclaim || memguard.spare_sharing) && kind != RegulationKind::Memguard {
+        return Err(FieldError::new(obj.field(if memguard.reclaim { "reclaim" } else { "spare_sharing" }), "a MemGuard option (kind = \"memguard\")"));
+    }
+    Ok(Regulation { kind, period_ns, budgets, groups, memguard, monitor })
+}
+
+/// A budget in requests per period: a count, or a bandwidth string turned
+/// into cache lines per period ("100MB/s" at 1 ms and 64 B lines = 1562 requests).
+fn as_requests(v: &Value, field: &str, platform: &Platform, period_ns: u64) -> FieldResult<u64> {
+    if v.is_string() {
+        let bytes_per_s = as_bandwidth(v, field)?;
+        let per_period = bytes_per_s as u128 * period_ns as u128 / 1_000_000_000 / platform.llc.line_bytes as u128;
+        return Ok(per_period as u64);
+    }
+    as_count(v, field, 0, u64::MAX >> 1)
+}
+
+fn walk_budget_groups(obj: &Obj, tasks: &[Task], platform: &Platform, period_ns: u64) -> FieldResult<Vec<BudgetGroup>> {
+    let Some(v) = obj.opt("group") else { return Ok(Vec::new()) };
+    let f = obj.field("group");
+    let items = v.as_array().ok_or_else(|| FieldError::new(&f, "expected an array of tables ([[regulation.group]])"))?;
+    let mut groups: Vec<BudgetGroup> = Vec::new();
+    let mut owner: Vec<Option<usize>> = vec![None; tasks.len()];
+    for (i, item) in items.iter().enumerate() {
+        let gf = format!("{f}[{i}]");
+        let g = item.as_object().ok_or_else(|| FieldError::new(&gf, "expected a table"))?;
+        for key in g.keys() {
+            if !["name", "tasks", "budget"].contains(&key.as_str()) {
+                return Err(FieldError::new(format!("{gf}.{key}"), "unknown field (expected one of: name, tasks, budget)"));
+            }
+        }
+        let name = g.get("name").ok_or_else(|| FieldError::new(format!("{gf}.name"), "missing"))?;
+        let name = as_str(name, &format!("{gf}.name"))?.to_string();
+        if groups.iter().any(|x| x.name == name) {
+            return Err(FieldError::new(format!("{gf}.name"), format!("a second group named \"{name}\"")));
+        }
+        let tf = format!("{gf}.tasks");
+        let list = g.get("tasks").and_then(|t| t.as_array()).ok_or_else(|| FieldError::new(&tf, "expected an array of task names"))?;
+        let mut members = Vec::new();
+        for (j, t) in list.iter().enumerate() {
+            let tname = as_str(t, &format!("{tf}[{j}]"))?;
+            let index = tasks.iter().position(|x| x.name == tname).ok_or_else(|| FieldError::new(format!("{tf}[{j}]"), format!("no task named \"{tname}\"")))?;
+            if let Some(other) = owner[index] {
+                return Err(FieldError::new(format!("{tf}[{j}]"), format!("task \"{tname}\" is already in group \"{}\"", groups[other].name)));
+            }
+            owner[index] = Some(i);
+            members.push(index);
+        }
+        let budget = g.get("budget").ok_or_else(|| FieldError::new(format!("{gf}.budget"), "missing (requests per period, or a bandwidth like \"100MB/s\")"))?;
+        let budget = as_requests(budget, &format!("{gf}.budget"), platform, period_ns)?;
+        groups.push(BudgetGroup { name, tasks: members, budget });
+    }
+    Ok(groups)
 }
 
 fn walk_partition(key: &str, field: &str, platform: &Platform) -> FieldResult<Partition> {

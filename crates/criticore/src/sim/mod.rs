@@ -185,8 +185,14 @@ fn regulator(system: &TaskSystem, config: &SimConfig) -> Result<Box<dyn regulate
         file_config.ok_or_else(|| FieldError::new("regulation.budgets", "MemGuard and MCTI need per-core budgets in the file's [regulation] table"))
     };
     Ok(match kind {
-        RegulationKind::Memguard => Box::new(regulate::memguard::Memguard::new(needs_budgets()?)),
-        RegulationKind::Mcti => Box::new(regulate::mcti::Mcti::new(needs_budgets()?)),
+        RegulationKind::Memguard => Box::new(regulate::memguard::Memguard::new(needs_budgets()?, system.tasks.len(), system.platform.cores)),
+        RegulationKind::Mcti => {
+            let config = needs_budgets()?;
+            if !config.groups.is_empty() {
+                return Err(FieldError::new("regulation.group", "MCTI budgets are per core; budget groups are a MemGuard option"));
+            }
+            Box::new(regulate::mcti::Mcti::new(config, system.tasks.len(), system.platform.cores))
+        }
         RegulationKind::Mrs => {
             if system.servers.is_empty() {
                 return Err(FieldError::new("regulation.kind", "MRS memory budgets need [[server]]s with memory_budget"));

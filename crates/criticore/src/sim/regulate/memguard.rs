@@ -1,103 +1,132 @@
-//! MemGuard (Yun et al. 2013; notes/regulation-reference.md; mcti-task-isolation
-//! §4 rules 1–4): each core may issue Qm memory requests per regulation period
-//! M. Periods are synchronous on all cores; at each period start every budget
-//! is restored and stalled cores resume. A core that exhausts its budget
-//! stalls until the next period.
+//! MemGuard in the simulator: the fluid model's request rates drive
+//! [`MemguardRules`] (the rules themselves, with reclaim and spare sharing,
+//! are in `regulate::memguard`). An entity is a core, or a group of tasks
+//! when the file gives `[[regulation.group]]`s: a core's requests are charged
+//! to the group of the task it runs, and every core running a task of an
+//! exhausted group stalls. Exhaustion is computed exactly from the rates.
 
 use super::{exhaustion_time, CoreView, Interval, IntervalLog, Regulator};
 use crate::model::Regulation;
+use crate::regulate::memguard::MemguardRules;
 use crate::sim::job::NONE_U64;
 
 #[derive(Debug, Clone)]
 pub struct Memguard {
-    pub period_ns: u64,
-    pub budgets: Vec<f64>,
-    /// Requests left this period, A_k(t).
-    pub left: Vec<f64>,
-    pub next_period: u64,
-    pub exhaust_at: Vec<u64>,
-    /// Budget used up this period.
-    pub exhausted: Vec<bool>,
-    pub stalled: Vec<bool>,
+    pub rules: MemguardRules,
+    /// Per task, its group (group mode only).
+    group_of_task: Option<Vec<Option<usize>>>,
+    /// Per core, the entity its requests are charged to.
+    entity_of_core: Vec<Option<usize>>,
+    /// Per entity, when its budget runs out at the current rates.
+    exhaust_at: Vec<u64>,
+    /// Per entity: runs a task on some core.
+    active: Vec<bool>,
+    stalled: Vec<bool>,
+    /// Scratch: per entity, the request rate.
+    rate: Vec<f64>,
     pub log: IntervalLog,
 }
 
 impl Memguard {
-    pub fn new(config: &Regulation) -> Self {
-        let m = config.budgets.len();
-        let budgets: Vec<f64> = config.budgets.iter().map(|&b| b as f64).collect();
+    pub fn new(config: &Regulation, tasks: usize, cores: usize) -> Self {
+        let budgets = config.entity_budgets();
+        let group_of_task = (!config.groups.is_empty()).then(|| {
+            let mut of = vec![None; tasks];
+            for (g, group) in config.groups.iter().enumerate() {
+                for &t in &group.tasks {
+                    of[t] = Some(g);
+                }
+            }
+            of
+        });
+        let entity_of_core = if group_of_task.is_some() { vec![None; cores] } else { (0..cores).map(Some).collect() };
+        let n = budgets.len();
         Memguard {
-            period_ns: config.period_ns,
-            left: budgets.clone(),
-            budgets,
-            next_period: config.period_ns,
-            exhaust_at: vec![NONE_U64; m],
-            exhausted: vec![false; m],
-            stalled: vec![false; m],
-            log: IntervalLog::new(m),
+            rules: MemguardRules::new(config.period_ns, &budgets, config.memguard),
+            group_of_task,
+            entity_of_core,
+            exhaust_at: vec![NONE_U64; n],
+            active: vec![false; n],
+            stalled: vec![false; cores],
+            rate: vec![0.0; n],
+            log: IntervalLog::new(cores),
         }
     }
 
-    /// Rules 1–2: restore every budget at the period start.
-    pub fn replenish_if_due(&mut self, now: u64) -> bool {
-        if now < self.next_period {
-            return false;
-        }
-        while self.next_period <= now {
-            self.next_period += self.period_ns;
-        }
-        self.left.copy_from_slice(&self.budgets);
-        self.exhausted.fill(false);
-        true
-    }
-
-    /// Mark cores whose budget runs out now.
-    pub fn exhaust_due(&mut self, now: u64) {
-        for c in 0..self.left.len() {
-            if self.exhaust_at[c] <= now {
-                self.left[c] = 0.0;
-                self.exhausted[c] = true;
-                self.exhaust_at[c] = NONE_U64;
+    /// Budgets that run out now (an exhaustion at a period boundary belongs
+    /// to the period that ends), then the period start.
+    pub fn on_time(&mut self, now: u64) -> bool {
+        for k in 0..self.exhaust_at.len() {
+            if self.exhaust_at[k] <= now {
+                self.exhaust_at[k] = NONE_U64;
+                self.rules.exhaust(k);
             }
         }
+        self.rules.replenish_if_due(now)
+    }
+
+    /// Map cores to entities for what runs now and mark active entities.
+    pub fn map_cores(&mut self, cores: &[CoreView]) {
+        if let Some(of) = &self.group_of_task {
+            for (e, v) in self.entity_of_core.iter_mut().zip(cores) {
+                *e = v.task.and_then(|t| of[t as usize]);
+            }
+        }
+        self.active.fill(false);
+        for (e, v) in self.entity_of_core.iter().zip(cores) {
+            if let (Some(k), Some(_)) = (e, v.task) {
+                self.active[*k] = true;
+            }
+        }
+    }
+
+    pub fn set_stalled(&mut self, core: usize, stalled: bool) {
+        self.stalled[core] = stalled;
     }
 }
 
 impl Regulator for Memguard {
     fn next_event(&self) -> u64 {
-        self.exhaust_at.iter().copied().min().unwrap_or(NONE_U64).min(self.next_period)
+        self.exhaust_at.iter().copied().min().unwrap_or(NONE_U64).min(self.rules.next_period_ns())
     }
 
     fn advance(&mut self, from: u64, to: u64, requests_per_ns: &[f64]) {
         let dt = (to - from) as f64;
-        for (left, r) in self.left.iter_mut().zip(requests_per_ns) {
-            *left = (*left - r * dt).max(0.0);
+        for (c, r) in requests_per_ns.iter().enumerate() {
+            if let Some(k) = self.entity_of_core[c] {
+                if *r > 0.0 {
+                    // Rule 3; exhaustion itself is the computed event (on_time).
+                    let left = self.rules.left(k);
+                    self.rules.charge(k, (r * dt).min(left));
+                }
+            }
         }
     }
 
     fn on_event(&mut self, now: u64, _cores: &[CoreView]) {
-        // An exhaustion at a period boundary belongs to the period that ends.
-        self.exhaust_due(now);
-        self.replenish_if_due(now);
+        self.on_time(now);
     }
 
     fn update(&mut self, now: u64, cores: &[CoreView]) {
-        // Rule 4 for every task: an exhausted core stalls until the next period
-        // (an idle one has nothing to stall).
+        self.map_cores(cores);
+        self.rules.share_spare(&self.active);
+        // Rule 4: a core whose entity is exhausted stalls until the next period.
         for c in 0..self.stalled.len() {
-            self.stalled[c] = self.exhausted[c] && cores[c].task.is_some();
+            self.stalled[c] = cores[c].task.is_some() && self.entity_of_core[c].is_some_and(|k| self.rules.must_stall(k, &self.active));
             self.log.set(c, self.stalled[c].then_some("stalled"), now);
         }
     }
 
     fn set_flows(&mut self, now: u64, requests_per_ns: &[f64]) {
-        for c in 0..self.left.len() {
-            let r = requests_per_ns[c];
-            self.exhaust_at[c] = if !self.exhausted[c] && r > 0.0 {
-                exhaustion_time(now, self.left[c], r)
-            } else {
-                NONE_U64
-            };
+        self.rate.fill(0.0);
+        for (c, r) in requests_per_ns.iter().enumerate() {
+            if let Some(k) = self.entity_of_core[c] {
+                self.rate[k] += r;
+            }
+        }
+        for (k, &r) in self.rate.iter().enumerate() {
+            self.exhaust_at[k] =
+                if !self.rules.exhausted(k) && r > 0.0 { exhaustion_time(now, self.rules.left(k), r) } else { NONE_U64 };
         }
     }
 
@@ -107,5 +136,49 @@ impl Regulator for Memguard {
 
     fn finish(&mut self, end: u64) -> Vec<Interval> {
         self.log.finish(end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::sim::{sched::SchedulerKind, simulate, SimConfig};
+
+    /// Two tasks on two cores, each issuing 1 request per µs of work and
+    /// never finishing within 100 ms. `regulation` is the [regulation] body.
+    fn requests(regulation: &str) -> Vec<u64> {
+        let mut text = String::from("[platform]\ncores = 2\n");
+        for (name, core) in [("t0", 0), ("t1", 1)] {
+            text += &format!(
+                "[[task]]\nname = \"{name}\"\ncore = {core}\nperiod = \"200ms\"\npet = \"200ms\"\n\
+                 memory = {{ wss = \"64MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 1000 }}\n"
+            );
+        }
+        text += "[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\n";
+        text += regulation;
+        let system = crate::parse_task_system(&text, crate::Format::Toml, "t.toml").unwrap();
+        let r = simulate(&system, SchedulerKind::Pfp, &SimConfig::new(100_000_000)).unwrap();
+        r.per_task.iter().map(|t| t.memory_requests.round() as u64).collect()
+    }
+
+    #[test]
+    fn a_group_budget_is_shared_by_its_tasks_on_every_core() {
+        // Per core: 250 requests per 1 ms period each, for 100 periods.
+        assert_eq!(requests("budgets = [250, 250]\n"), vec![25_000, 25_000]);
+        // One group of both tasks with 500 per period: they share it; running
+        // at the same rate they use 250 each before the group stalls.
+        assert_eq!(requests("[[regulation.group]]\nname = \"g\"\ntasks = [\"t0\", \"t1\"]\nbudget = 500\n"), vec![25_000, 25_000]);
+        // A group of t0 alone: t1 is not regulated.
+        let r = requests("[[regulation.group]]\nname = \"g\"\ntasks = [\"t0\"]\nbudget = 500\n");
+        assert_eq!(r[0], 50_000);
+        assert!(r[1] > 90_000, "{r:?}");
+    }
+
+    #[test]
+    fn a_bandwidth_budget_is_lines_per_period() {
+        // 32 MB/s with 64 B lines (the default platform) at 1 ms: 500 lines per period.
+        let r = requests("[[regulation.group]]\nname = \"g\"\ntasks = [\"t0\"]\nbudget = \"32MB/s\"\n");
+        assert_eq!(r[0], 500 * 100);
+        let r = requests("[[regulation.group]]\nname = \"g\"\ntasks = [\"t0\"]\nbudget = \"16MB/s\"\n");
+        assert_eq!(r[0], 250 * 100);
     }
 }

@@ -1,15 +1,14 @@
-//! The bandwidth monitor of blin-bandwidth-monitor §3.3. While a job of the
-//! real-time task is active, the monitor samples the global memory traffic
-//! every Δ (50 µs by default, §4.1). For each sample it looks up the overhead
-//! table of the job's current phase at `bytes >> shift`, and adds
-//! overhead × Δ / ExecT to a running sum (ExecT: the task's isolated execution
-//! time). When the sum exceeds the threshold minus one sample's share of ExecT
-//! (footnote 4), it suspends every best-effort core until the real-time job
-//! completes. The sum restarts at each release.
+//! The bandwidth monitor of blin-bandwidth-monitor §3.3 in the simulator:
+//! while a job of the real-time task is active, the global traffic of the
+//! fluid model is sampled every Δ (50 µs by default, §4.1) and fed to
+//! `regulate::monitor::MonitorRules`, which decides when the best-effort
+//! cores are suspended; they resume when the real-time job completes. The
+//! job's phase is taken from its work done.
 
 use super::{CoreView, Interval, IntervalLog, Regulator};
 use crate::model::overhead::OverheadTable;
 use crate::model::{MonitorConfig, TaskSystem};
+use crate::regulate::monitor::MonitorRules;
 use crate::sim::job::NONE_U64;
 use serde::Serialize;
 
@@ -27,11 +26,8 @@ pub struct MonitorStats {
 pub struct Monitor {
     rt_task: u32,
     be: Vec<bool>,
-    sample_ns: u64,
-    threshold: f64,
-    exec_ns: f64,
+    rules: MonitorRules,
     line_bytes: f64,
-    table: OverheadTable,
     /// Cumulative work at the end of each memory phase of the real-time task.
     phase_ends: Vec<u64>,
     /// Releases of the real-time jobs not yet completed, oldest first; the
@@ -39,7 +35,6 @@ pub struct Monitor {
     pending: std::collections::VecDeque<u64>,
     next_sample: u64,
     window_requests: f64,
-    sum: f64,
     suspended_at: Option<u64>,
     work_done: u64,
     pub stats: MonitorStats,
@@ -57,16 +52,12 @@ impl Monitor {
         Monitor {
             rt_task: config.rt_task as u32,
             be,
-            sample_ns: config.sample_ns,
-            threshold: config.threshold,
-            exec_ns: exec_ns as f64,
+            rules: MonitorRules::new(table, config.sample_ns, config.threshold, exec_ns),
             line_bytes: system.platform.llc.line_bytes as f64,
-            table,
             phase_ends,
             pending: std::collections::VecDeque::new(),
             next_sample: NONE_U64,
             window_requests: 0.0,
-            sum: 0.0,
             suspended_at: None,
             work_done: 0,
             stats: MonitorStats::default(),
@@ -75,10 +66,10 @@ impl Monitor {
     }
 
     fn start_activation(&mut self, now: u64) {
-        self.sum = 0.0;
+        self.rules.start_job();
         self.window_requests = 0.0;
         self.work_done = 0;
-        self.next_sample = now + self.sample_ns;
+        self.next_sample = now + self.rules.sample_ns;
     }
 
     fn phase(&self) -> usize {
@@ -118,6 +109,7 @@ impl Regulator for Monitor {
             self.stats.parallelism.push(parallel as f64 / span);
         }
         // Resume the best-effort cores when the real-time activation ends (§3.3).
+        self.rules.end_job();
         self.suspended_at = None;
         for c in 0..self.be.len() {
             self.log.set(c, None, now);
@@ -138,10 +130,8 @@ impl Regulator for Monitor {
         }
         let bytes = (self.window_requests * self.line_bytes) as u64;
         self.window_requests = 0.0;
-        self.next_sample = now + self.sample_ns;
-        self.sum += self.table.lookup(self.phase(), bytes) * self.sample_ns as f64 / self.exec_ns;
-        let share = self.sample_ns as f64 / self.exec_ns;
-        if self.suspended_at.is_none() && self.sum > self.threshold - share {
+        self.next_sample = now + self.rules.sample_ns;
+        if self.rules.sample(self.phase(), bytes) {
             self.suspended_at = Some(now);
             self.stats.suspensions += 1;
             for c in 0..self.be.len() {

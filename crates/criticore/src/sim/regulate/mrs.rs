@@ -1,20 +1,16 @@
-//! Memory budgets of the Multi-Resource Server (mrs-multi-resource-server §III):
-//! each server S_s may issue M_s memory requests per server period P_s
-//! (rule 1: replenished with the CPU budget at every period start). Requests of
-//! the tasks a server runs are charged to it (rule 4). When m_s reaches 0 the
-//! server is suspended and its remaining CPU budget discarded until its next
-//! period (rule 5); the scheduler does the suspending when told.
+//! MRS memory budgets in the simulator: the fluid model's request rates of
+//! the cores a server holds drive `regulate::mrs::MrsMemoryRules` (rules 1,
+//! 4, 5); a depleted server is handed to the scheduler, which suspends it
+//! and discards its CPU budget (rule 5).
 
 use super::{exhaustion_time, CoreView, Interval, IntervalLog, Regulator};
 use crate::model::TaskSystem;
+use crate::regulate::mrs::MrsMemoryRules;
 use crate::sim::job::NONE_U64;
 
 #[derive(Debug, Clone)]
 pub struct Mrs {
-    period_ns: Vec<u64>,
-    budget: Vec<Option<f64>>,
-    left: Vec<f64>,
-    next_replenish: Vec<u64>,
+    rules: MrsMemoryRules,
     holder: Vec<Option<u32>>,
     exhaust_at: Vec<u64>,
     depleted: Vec<u32>,
@@ -23,33 +19,32 @@ pub struct Mrs {
 
 impl Mrs {
     pub fn new(system: &TaskSystem) -> Self {
-        let budget: Vec<Option<f64>> = system.servers.iter().map(|s| s.memory_budget.map(|m| m as f64)).collect();
-        let n = system.servers.len();
+        let servers: Vec<(u64, Option<u64>)> = system.servers.iter().map(|s| (s.period_ns, s.memory_budget)).collect();
         Mrs {
-            period_ns: system.servers.iter().map(|s| s.period_ns).collect(),
-            left: budget.iter().map(|b| b.unwrap_or(f64::INFINITY)).collect(),
-            budget,
-            next_replenish: system.servers.iter().map(|s| s.period_ns).collect(),
+            rules: MrsMemoryRules::new(&servers),
             holder: vec![None; system.platform.cores],
             exhaust_at: vec![NONE_U64; system.platform.cores],
             depleted: Vec::new(),
-            log: IntervalLog::new(n),
+            log: IntervalLog::new(servers.len()),
         }
     }
 }
 
 impl Regulator for Mrs {
     fn next_event(&self) -> u64 {
-        let replenish = self.next_replenish.iter().copied().min().unwrap_or(NONE_U64);
-        self.exhaust_at.iter().copied().min().unwrap_or(NONE_U64).min(replenish)
+        self.exhaust_at.iter().copied().min().unwrap_or(NONE_U64).min(self.rules.next_replenish_ns())
     }
 
     fn advance(&mut self, from: u64, to: u64, requests_per_ns: &[f64]) {
         let dt = (to - from) as f64;
         for (c, h) in self.holder.iter().enumerate() {
             if let Some(s) = h {
-                let left = &mut self.left[*s as usize];
-                *left = (*left - requests_per_ns[c] * dt).max(0.0); // rule 4
+                // Rule 4; depletion itself is the computed event below.
+                let s = *s as usize;
+                let n = (requests_per_ns[c] * dt).min(self.rules.left(s));
+                if n < self.rules.left(s) {
+                    self.rules.charge(s, n);
+                }
             }
         }
     }
@@ -60,20 +55,18 @@ impl Regulator for Mrs {
             if self.exhaust_at[c] <= now {
                 self.exhaust_at[c] = NONE_U64;
                 if let Some(s) = self.holder[c] {
-                    self.left[s as usize] = 0.0;
-                    self.depleted.push(s); // rule 5
-                    self.log.set(s as usize, Some("depleted"), now);
+                    if self.rules.deplete(s as usize) {
+                        self.depleted.push(s); // rule 5
+                        self.log.set(s as usize, Some("depleted"), now);
+                    }
                 }
             }
         }
-        for s in 0..self.left.len() {
-            while self.next_replenish[s] <= now {
-                self.next_replenish[s] += self.period_ns[s];
-                self.left[s] = self.budget[s].unwrap_or(f64::INFINITY); // rule 1
-                self.depleted.retain(|&d| d as usize != s);
-                self.log.set(s, None, now);
-            }
-        }
+        let (depleted, log) = (&mut self.depleted, &mut self.log);
+        self.rules.replenish_due(now, |s| {
+            depleted.retain(|&d| d as usize != s);
+            log.set(s, None, now);
+        });
     }
 
     fn update(&mut self, _now: u64, cores: &[CoreView]) {
@@ -86,8 +79,8 @@ impl Regulator for Mrs {
         for c in 0..self.holder.len() {
             let r = requests_per_ns[c];
             self.exhaust_at[c] = match self.holder[c] {
-                Some(s) if r > 0.0 && self.left[s as usize].is_finite() => {
-                    exhaustion_time(now, self.left[s as usize], r)
+                Some(s) if r > 0.0 && self.rules.limited(s as usize) && !self.rules.depleted(s as usize) => {
+                    exhaustion_time(now, self.rules.left(s as usize), r)
                 }
                 _ => NONE_U64,
             };

@@ -1,0 +1,22 @@
+//! The regulators' rules, once: plain state machines fed by counts and
+//! times, with no notion of who feeds them. The simulator drives them with
+//! the fluid model's request rates (`sim::regulate`); the Linux runtime
+//! (`criticore-rt`) drives them with real counters and real clocks.
+//!
+//! - [`memguard`]: per-entity budgets per synchronous regulation period
+//!   (mcti-task-isolation §4 rules 1–4), with MemGuard's reclaim and spare
+//!   sharing as options.
+//! - [`mcti`]: the memory-overload rule (mcti-task-isolation §4 rule 5) and
+//!   Property 1's bus priorities.
+//! - [`mrs`]: the Multi-Resource Server's CPU and memory budgets
+//!   (mrs-multi-resource-server §III rules 1–6).
+//! - [`monitor`]: the bandwidth monitor's sampled overhead sum and
+//!   suspension (blin-bandwidth-monitor §3.3).
+//!
+//! An "entity" is whatever one budget covers: a core in the simulator, a
+//! group of processes in the runtime.
+
+pub mod mcti;
+pub mod memguard;
+pub mod monitor;
+pub mod mrs;
