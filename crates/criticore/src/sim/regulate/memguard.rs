@@ -175,10 +175,10 @@ mod tests {
 
     #[test]
     fn a_bandwidth_budget_is_lines_per_period() {
-        // 32 MB/s with 64 B lines (the default platform) at 1 ms: 500 lines per period.
-        let r = requests("[[regulation.group]]\nname = \"g\"\ntasks = [\"t0\"]\nbudget = \"32MB/s\"\n");
-        assert_eq!(r[0], 500 * 100);
+        // 16 MB/s with 32 B lines (the default platform) at 1 ms: 500 lines per period.
         let r = requests("[[regulation.group]]\nname = \"g\"\ntasks = [\"t0\"]\nbudget = \"16MB/s\"\n");
+        assert_eq!(r[0], 500 * 100);
+        let r = requests("[[regulation.group]]\nname = \"g\"\ntasks = [\"t0\"]\nbudget = \"8MB/s\"\n");
         assert_eq!(r[0], 250 * 100);
     }
 }
