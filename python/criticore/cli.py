@@ -353,6 +353,95 @@ def study_report_command(
     print(f"wrote {path}" + ("" if no_plots else f" and {folder / 'plots'}/"))
 
 
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": False})
+def regulate(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., help="Task-system file: tasks with `command`s and a [regulation] table."),
+    mode: str = typer.Option(None, "--mode", "-m", help="memguard or mcti; default: the file's [regulation] kind."),
+    duration: str = typer.Option(None, "--duration", "-d", help="Stop after this long, e.g. 10s (default: when every process ended)."),
+    period: str = typer.Option(None, "--period", help="Regulation period, e.g. 1ms (default: the file's)."),
+    poll: str = typer.Option(None, "--poll", help="Also read every counter this often (default: on overflow signals and period starts)."),
+    counter: str = typer.Option("auto", "--counter", help="auto, shm, llc-misses, raw:0x17,0x18 or sw:page-faults (docs/runtime.md)."),
+    throttle: str = typer.Option("signal", "--throttle", help="signal (pidfd SIGSTOP/SIGCONT) or freezer (cgroup)."),
+    attach: list[str] = typer.Option(None, "--attach", help="PID=TASK: regulate a running process as that task (repeatable)."),
+    task: str = typer.Option(None, "--task", help="The task that the command after -- runs."),
+    log: Path = typer.Option(None, "--log", help="Write the per-period log (.parquet or .csv)."),
+    trace: Path = typer.Option(None, "--trace", help="Write a Perfetto trace (JSON), the simulator's layout."),
+    output: Path = typer.Option(None, "--output", help="Append the commands' output to this file (default: discarded)."),
+    fifo: int = typer.Option(None, "--fifo", help="Run the regulator at this SCHED_FIFO priority (1-99)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
+    force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
+) -> None:
+    """Regulate real processes: MemGuard or MCTI budgets on the file's tasks, in user space."""
+    from rich.live import Live
+
+    from criticore import regulate as reg
+    from criticore.regulate.render import live_table, render_run
+
+    durations = {}
+    for value, option in ((duration, "--duration"), (period, "--period"), (poll, "--poll")):
+        durations[option] = _duration(value, option, file) if value is not None else None
+    pairs = []
+    for item in attach or []:
+        pid, _, name = item.partition("=")
+        if not pid.isdigit() or not name:
+            fail(criticore.InputError(f"{file}: --attach: expected PID=TASK, got {item!r}", str(file), "--attach", f"expected PID=TASK, got {item!r}"))
+        pairs.append((int(pid), name))
+    command = None
+    if ctx.args:
+        if not task:
+            fail(criticore.InputError(f"{file}: --task: name the task the command after -- runs", str(file), "--task", "name the task the command after -- runs"))
+        command = (task, list(ctx.args))
+    try:
+        outputs = [(log, "--log"), (trace, "--trace")]
+        distinct(outputs)
+        for path, option in outputs:
+            if path is not None:
+                writable(path, force, option)
+        outline = criticore.check(file)
+        console = Console()
+        live = None if as_json or not console.is_terminal else Live(console=console, auto_refresh=False)
+
+        def show(snapshot: dict) -> bool:
+            if live is not None:
+                live.update(live_table(snapshot, 0, outline["line_bytes"]), refresh=True)
+            return True
+
+        if live is not None:
+            live.start()
+        try:
+            run = reg.run(
+                file,
+                mode=mode,
+                duration_ns=durations["--duration"],
+                period_ns=durations["--period"],
+                poll_ns=durations["--poll"],
+                counter=counter,
+                throttle=throttle,
+                attach=pairs,
+                command=command,
+                output=str(output) if output else None,
+                fifo_priority=fifo,
+                on_snapshot=show,
+            )
+        finally:
+            if live is not None:
+                live.stop()
+        if log is not None:
+            write_table(run.table(), log, "--log")
+        if trace is not None:
+            write_text(trace, run.trace_json(), "--trace")
+    except criticore.InputError as e:
+        fail(e)
+    if as_json:
+        print(json.dumps({**run.summary, "per_group": run.per_group()}, indent=2))
+    else:
+        render_run(console, str(file), run, outline["line_bytes"])
+        for label, path in (("per-period log", log), ("trace", trace)):
+            if path is not None:
+                console.print(f"  {label}: {path}")
+
+
 @app.command()
 def version() -> None:
     """Print the criticore version."""

@@ -14,6 +14,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+mod runtime;
 mod study;
 
 create_exception!(_core, InputError, PyValueError, "A task-system file is malformed: (message, file, field, reason).");
@@ -31,7 +32,7 @@ pub(crate) fn format_of(file: &str, format: Option<&str>) -> PyResult<Format> {
     }
 }
 
-fn parse(data: &[u8], file: &str, format: Option<&str>) -> PyResult<TaskSystem> {
+pub(crate) fn parse(data: &[u8], file: &str, format: Option<&str>) -> PyResult<TaskSystem> {
     parse_task_system_bytes(data, format_of(file, format)?, file).map_err(to_py)
 }
 
@@ -101,11 +102,11 @@ pub(crate) fn option_error(file: &str, field: &str, reason: impl Into<String>) -
 }
 
 /// Little-endian bytes of a column, for numpy.frombuffer on the Python side.
-fn u32_column<'py>(py: Python<'py>, values: impl Iterator<Item = u32>) -> Bound<'py, PyBytes> {
+pub(crate) fn u32_column<'py>(py: Python<'py>, values: impl Iterator<Item = u32>) -> Bound<'py, PyBytes> {
     PyBytes::new(py, &values.flat_map(u32::to_le_bytes).collect::<Vec<u8>>())
 }
 
-fn u64_column<'py>(py: Python<'py>, values: impl Iterator<Item = u64>) -> Bound<'py, PyBytes> {
+pub(crate) fn u64_column<'py>(py: Python<'py>, values: impl Iterator<Item = u64>) -> Bound<'py, PyBytes> {
     PyBytes::new(py, &values.flat_map(u64::to_le_bytes).collect::<Vec<u8>>())
 }
 
@@ -331,6 +332,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(study::generate_system, m)?)?;
     m.add_function(wrap_pyfunction!(study::optimize, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_way_problem, m)?)?;
+    runtime::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -246,8 +246,17 @@ fn spawn_reason(e: &io::Error, command: &str, spec: &LaunchSpec) -> String {
     match (step, errno) {
         (0, libc::ENOENT) if command.contains('/') => "no such file".into(),
         (0, libc::ENOENT) => "command not found".into(),
+        // execvp reports EACCES if any PATH directory could not be searched,
+        // even when the command exists nowhere: look for it ourselves.
+        (0, libc::EACCES) if !command.contains('/') => match find_in_path(command) {
+            Some(p) => format!("permission denied: {} is not executable by us", p.display()),
+            None => "command not found".into(),
+        },
         (0, libc::EACCES) => "permission denied (not executable?)".into(),
         (0, libc::ENOEXEC) => "not an executable format".into(),
+        (0, libc::EAGAIN) => "fork refused (EAGAIN): a SCHED_DEADLINE regulator cannot fork unless it has \
+                              SCHED_FLAG_RESET_ON_FORK, or the process limit is reached"
+            .into(),
         (0, _) => os.to_string(),
         (STEP_PDEATHSIG, libc::ECHILD) => "the regulator exited while the command was starting".into(),
         (STEP_PDEATHSIG, _) => format!("prctl(PR_SET_PDEATHSIG): {os}"),
@@ -272,4 +281,10 @@ fn spawn_reason(e: &io::Error, command: &str, spec: &LaunchSpec) -> String {
         (STEP_FIFO, _) => format!("setting SCHED_FIFO: {os}"),
         _ => e.to_string(),
     }
+}
+
+/// The first PATH entry holding a file named `command` (executable or not).
+fn find_in_path(command: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join(command)).find(|p| p.is_file())
 }

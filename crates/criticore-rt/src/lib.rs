@@ -19,5 +19,6 @@ pub mod deadline;
 pub mod launch;
 pub mod load;
 pub mod regulator;
+pub mod session;
 pub mod throttle;
 pub mod watchdog;

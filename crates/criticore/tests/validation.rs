@@ -614,6 +614,7 @@ fn expected_full() -> TaskSystem {
                 cost: None,
                 ipc: None,
                 io: None,
+                command: None,
             },
             Task {
                 name: "beta".into(),
@@ -633,6 +634,7 @@ fn expected_full() -> TaskSystem {
                 cost: None,
                 ipc: None,
                 io: None,
+                command: None,
             },
             Task {
                 name: "gamma".into(),
@@ -651,6 +653,7 @@ fn expected_full() -> TaskSystem {
                 cost: None,
                 ipc: None,
                 io: None,
+                command: None,
             },
             Task {
                 name: "delta".into(),
@@ -669,6 +672,7 @@ fn expected_full() -> TaskSystem {
                 cost: None,
                 ipc: None,
                 io: None,
+                command: None,
             },
         ],
         servers: vec![],

@@ -137,8 +137,9 @@ impl FreezerThrottler {
     }
 
     /// The freezer of one kind on this machine (the mount is looked up in
-    /// /proc/self/mountinfo). For v2 a probe directory is created and removed
-    /// to check that `cgroup.freeze` exists and we may create cgroups.
+    /// /proc/self/mountinfo). A probe directory is created and removed to
+    /// check that we may create cgroups there and that the state file
+    /// (`freezer.state`, `cgroup.freeze`) exists and is writable.
     pub fn open(kind: FreezerKind) -> Result<FreezerThrottler, ThrottleError> {
         let what = match kind {
             FreezerKind::V1 => "cgroup v1 freezer",
@@ -154,6 +155,7 @@ impl FreezerThrottler {
         match kind {
             FreezerKind::V1 => {
                 let name = root_name();
+                probe(&m.point.join(format!("{name}-probe")), "freezer.state").map_err(|reason| err(what, format!("{}: {reason}", m.point.display())))?;
                 let root = m.point.join(&name);
                 Ok(FreezerThrottler { kind, mount: m.point, mount_root: m.root, root, groups: BTreeMap::new() })
             }
@@ -169,7 +171,7 @@ impl FreezerThrottler {
                 let name = root_name();
                 let mut why = String::new();
                 for base in bases {
-                    match probe_v2(&base.join(format!("{name}-probe"))) {
+                    match probe(&base.join(format!("{name}-probe")), "cgroup.freeze") {
                         Ok(()) => {
                             let root = base.join(&name);
                             return Ok(FreezerThrottler { kind, mount: m.point, mount_root: m.root, root, groups: BTreeMap::new() });
@@ -581,18 +583,19 @@ fn read_state(kind: FreezerKind, dir: &Path) -> io::Result<FreezeState> {
     }
 }
 
-/// Create a cgroup, check it offers a writable `cgroup.freeze`, remove it.
-fn probe_v2(dir: &Path) -> Result<(), String> {
+/// Create a cgroup, check it offers a writable `file` (`cgroup.freeze` or
+/// `freezer.state`), remove it.
+fn probe(dir: &Path, file: &str) -> Result<(), String> {
     match fs::create_dir(dir) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(format!("cannot create a cgroup ({e})")),
     }
-    let f = dir.join("cgroup.freeze");
+    let f = dir.join(file);
     let r = if !f.exists() {
-        Err("no cgroup.freeze (kernel older than 5.2?)".to_string())
+        Err(if file == "cgroup.freeze" { "no cgroup.freeze (kernel older than 5.2?)".to_string() } else { format!("no {file}") })
     } else {
-        fs::OpenOptions::new().write(true).open(&f).map(drop).map_err(|e| format!("cgroup.freeze not writable ({e})"))
+        fs::OpenOptions::new().write(true).open(&f).map(drop).map_err(|e| format!("{file} not writable ({e})"))
     };
     let _ = fs::remove_dir(dir);
     r

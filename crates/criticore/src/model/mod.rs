@@ -397,6 +397,9 @@ pub struct Task {
     /// Message queue this task sends into.
     pub ipc: Option<IpcLink>,
     pub io: Option<IoBuffer>,
+    /// The program that does this task's work on a real machine
+    /// (`criticore regulate`); None = not run by the runtime.
+    pub command: Option<Vec<String>>,
 }
 
 impl Task {
@@ -419,6 +422,7 @@ impl Task {
             cost: None,
             ipc: None,
             io: None,
+            command: None,
         }
     }
 

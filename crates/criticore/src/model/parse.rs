@@ -404,7 +404,7 @@ fn walk_pet_value(v: &Value, field: String) -> FieldResult<LevelPets> {
 fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<Task> {
     obj.only(&[
         "name", "level", "core", "period", "deadline", "offset", "arrival", "jitter", "priority", "server", "pet",
-        "pet_unmanaged", "memory", "cost", "ipc", "io",
+        "pet_unmanaged", "memory", "cost", "ipc", "io", "command",
     ])?;
     let name = as_str(obj.req("name")?, &obj.field("name"))?.to_string();
     if name.trim().is_empty() {
@@ -543,7 +543,22 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         cost,
         ipc: None, // resolved by walk_ipc_links once every task name is known
         io,
+        command: obj.opt("command").map(|v| walk_command(v, &obj.field("command"))).transpose()?,
     })
+}
+
+/// A command as an array of arguments, or a string split at whitespace (no
+/// shell quoting: use the array form for arguments with spaces).
+fn walk_command(v: &Value, field: &str) -> FieldResult<Vec<String>> {
+    let argv: Vec<String> = match v {
+        Value::String(s) => s.split_whitespace().map(str::to_string).collect(),
+        Value::Array(items) => items.iter().enumerate().map(|(i, x)| as_str(x, &format!("{field}[{i}]")).map(str::to_string)).collect::<FieldResult<_>>()?,
+        _ => return Err(FieldError::new(field, "expected a command: a string or an array of arguments")),
+    };
+    if argv.is_empty() || argv[0].is_empty() {
+        return Err(FieldError::new(field, "empty command"));
+    }
+    Ok(argv)
 }
 
 fn walk_cost(obj: &Obj, platform: &Platform) -> FieldResult<CostCurve> {

@@ -1,0 +1,207 @@
+//! Bindings of the Linux runtime (`criticore-rt`): the regulation session,
+//! the watchdog's body, and the tiny counting/phase/job API for Python
+//! programs (`criticore.instrument`).
+
+use crate::{option_error, parse, u32_column, u64_column};
+use criticore::model::RegulationKind;
+use criticore_rt::counter_page::{CounterPage, EventKind};
+use criticore_rt::regulator::{percentile, EndReason, Snapshot};
+use criticore_rt::session::{self, CounterChoice, Options, ThrottleChoice};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::OnceLock;
+
+fn snapshot_dict<'py>(py: Python<'py>, s: &Snapshot) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("elapsed_ns", s.elapsed_ns)?;
+    d.set_item("periods", s.periods)?;
+    let groups: Vec<Bound<'py, PyDict>> = s
+        .groups
+        .iter()
+        .map(|g| {
+            let x = PyDict::new(py);
+            x.set_item("name", &g.name)?;
+            x.set_item("budget", g.budget)?;
+            x.set_item("used_last_period", g.used_last_period)?;
+            x.set_item("throttled_ns", g.throttled_ns)?;
+            x.set_item("events_per_s", g.events_per_s)?;
+            x.set_item("stopped", g.stopped)?;
+            Ok(x)
+        })
+        .collect::<PyResult<_>>()?;
+    d.set_item("groups", groups)?;
+    Ok(d)
+}
+
+/// Regulate real processes as the file says. `options` is a dict:
+/// mode, duration_ns, period_ns, poll_ns, counter ("auto"|"shm"|event),
+/// throttle ("signal"|"freezer"), attach [(pid, task)], command (task, argv),
+/// watchdog argv, criticore argv, output path, fifo_priority, snapshot_ns.
+/// `on_snapshot(dict) -> bool` is called from time to time (False stops).
+/// Returns (summary dict, period columns dict).
+#[pyfunction]
+#[pyo3(signature = (data, file, options, on_snapshot=None))]
+pub fn regulate<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    file: &str,
+    options: &Bound<'py, PyDict>,
+    on_snapshot: Option<PyObject>,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let system = parse(data, file, None)?;
+    let get = |key: &str| options.get_item(key).ok().flatten().filter(|v| !v.is_none());
+    let mode = match get("mode") {
+        None => None,
+        Some(v) => {
+            let name: String = v.extract()?;
+            Some(RegulationKind::parse(&name).ok_or_else(|| option_error(file, "--mode", format!("unknown mode \"{name}\" (expected memguard, mcti, mrs or monitor)")))?)
+        }
+    };
+    let counter = match get("counter").map(|v| v.extract::<String>()).transpose()?.as_deref() {
+        None | Some("auto") => CounterChoice::Auto,
+        Some("shm") => CounterChoice::Shm,
+        Some(event) => CounterChoice::Perf(event.to_string()),
+    };
+    let throttle = match get("throttle").map(|v| v.extract::<String>()).transpose()?.as_deref() {
+        None | Some("signal") => ThrottleChoice::Signal,
+        Some("freezer") => ThrottleChoice::Freezer,
+        Some(other) => return Err(option_error(file, "--throttle", format!("unknown throttle \"{other}\" (expected signal or freezer)"))),
+    };
+    let opts = Options {
+        mode,
+        duration_ns: get("duration_ns").map(|v| v.extract()).transpose()?,
+        period_ns: get("period_ns").map(|v| v.extract()).transpose()?,
+        poll_ns: get("poll_ns").map(|v| v.extract()).transpose()?,
+        counter,
+        throttle,
+        attach: get("attach").map(|v| v.extract()).transpose()?.unwrap_or_default(),
+        command: get("command").map(|v| v.extract()).transpose()?,
+        watchdog: get("watchdog").map(|v| v.extract()).transpose()?.unwrap_or_default(),
+        criticore: get("criticore").map(|v| v.extract()).transpose()?.unwrap_or_default(),
+        output: get("output").map(|v| v.extract::<String>()).transpose()?.map(Into::into),
+        fifo_priority: get("fifo_priority").map(|v| v.extract()).transpose()?,
+        snapshot_ns: get("snapshot_ns").map(|v| v.extract()).transpose()?.unwrap_or(200_000_000),
+    };
+    let result = py.allow_threads(|| {
+        session::run(&system, &opts, |s| match &on_snapshot {
+            None => true,
+            Some(cb) => Python::with_gil(|py| {
+                let keep = snapshot_dict(py, s).and_then(|d| cb.call1(py, (d,))).and_then(|r| r.extract::<bool>(py));
+                // A failing view must not end the run; a Ctrl-C in Python does.
+                match keep {
+                    Ok(k) => k,
+                    Err(e) => !e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py),
+                }
+            }),
+        })
+    });
+    let r = result.map_err(|e| option_error(file, &e.field, e.reason))?;
+    let summary = PyDict::new(py);
+    summary.set_item("mode", r.mode)?;
+    summary.set_item("counter", &r.counter)?;
+    summary.set_item("throttle", &r.throttle)?;
+    summary.set_item("period_ns", r.period_ns)?;
+    summary.set_item("elapsed_ns", r.report.elapsed_ns)?;
+    summary.set_item("cpu_ns", r.report.cpu_ns)?;
+    summary.set_item("signals", r.report.signals)?;
+    summary.set_item("throttle_errors", r.report.throttle_errors)?;
+    summary.set_item("overload_periods", r.report.overload_periods)?;
+    summary.set_item(
+        "end",
+        match r.report.end {
+            EndReason::Duration => "duration",
+            EndReason::AllExited => "all processes ended",
+            EndReason::Interrupted => "interrupted",
+            EndReason::Stopped => "stopped",
+        },
+    )?;
+    summary.set_item("notices", &r.notices)?;
+    summary.set_item("warnings", &r.report.warnings)?;
+    let groups: Vec<Bound<'py, PyDict>> = r
+        .groups
+        .iter()
+        .zip(&r.processes)
+        .map(|(g, procs)| {
+            let d = PyDict::new(py);
+            d.set_item("name", &g.name)?;
+            d.set_item("budget", g.budget)?;
+            d.set_item("criticality", g.criticality)?;
+            d.set_item("processes", procs.clone())?;
+            Ok(d)
+        })
+        .collect::<PyResult<_>>()?;
+    summary.set_item("groups", groups)?;
+    let mut lateness: Vec<u64> = r.report.periods.iter().filter(|p| p.group == 0 && p.period > 0).map(|p| p.lateness_ns).collect();
+    let mut reaction: Vec<u64> = r.report.periods.iter().filter(|p| p.exhausted_ns > 0).map(|p| p.reaction_ns).collect();
+    summary.set_item("lateness_p50_ns", percentile(&mut lateness, 50.0))?;
+    summary.set_item("lateness_p99_ns", percentile(&mut lateness, 99.0))?;
+    summary.set_item("reaction_p50_ns", percentile(&mut reaction, 50.0))?;
+    summary.set_item("reaction_p99_ns", percentile(&mut reaction, 99.0))?;
+    let p = &r.report.periods;
+    let cols = PyDict::new(py);
+    cols.set_item("period", u64_column(py, p.iter().map(|x| x.period)))?;
+    cols.set_item("group", u32_column(py, p.iter().map(|x| x.group)))?;
+    cols.set_item("start_ns", u64_column(py, p.iter().map(|x| x.start_ns)))?;
+    cols.set_item("lateness_ns", u64_column(py, p.iter().map(|x| x.lateness_ns)))?;
+    cols.set_item("budget", u64_column(py, p.iter().map(|x| x.budget)))?;
+    cols.set_item("used", u64_column(py, p.iter().map(|x| x.used)))?;
+    cols.set_item("overshoot", u64_column(py, p.iter().map(|x| x.overshoot)))?;
+    cols.set_item("exhausted_ns", u64_column(py, p.iter().map(|x| x.exhausted_ns)))?;
+    cols.set_item("reaction_ns", u64_column(py, p.iter().map(|x| x.reaction_ns)))?;
+    cols.set_item("throttled_ns", u64_column(py, p.iter().map(|x| x.throttled_ns)))?;
+    Ok((summary, cols))
+}
+
+/// The watchdog's body on stdin (`python -m criticore.regulate.watchdog`); never returns.
+#[pyfunction]
+pub fn watchdog_main() {
+    criticore_rt::watchdog::run(0)
+}
+
+static PAGE: OnceLock<Option<CounterPage>> = OnceLock::new();
+
+fn page() -> PyResult<Option<&'static CounterPage>> {
+    let p = PAGE.get_or_init(|| CounterPage::from_env().and_then(|r| r.ok()));
+    Ok(p.as_ref())
+}
+
+/// Whether this process was started with a counter page (under `criticore regulate` or `profile`).
+#[pyfunction]
+pub fn instrument_attached() -> PyResult<bool> {
+    Ok(page()?.is_some())
+}
+
+/// Count cache lines this program read and wrote (no-op without a page).
+#[pyfunction]
+#[pyo3(signature = (reads, writes=0))]
+pub fn instrument_count(reads: u64, writes: u64) -> PyResult<()> {
+    if let Some(p) = page()? {
+        p.count(reads, writes);
+    }
+    Ok(())
+}
+
+/// Mark a job boundary or a phase: kind "job_begin", "job_end" or "phase".
+#[pyfunction]
+pub fn instrument_mark(kind: &str, arg: u32) -> PyResult<()> {
+    let kind = match kind {
+        "job_begin" => EventKind::JobBegin,
+        "job_end" => EventKind::JobEnd,
+        "phase" => EventKind::Phase,
+        other => return Err(PyValueError::new_err(format!("unknown mark {other:?} (expected job_begin, job_end or phase)"))),
+    };
+    if let Some(p) = page()? {
+        p.mark(kind, arg);
+    }
+    Ok(())
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(regulate, m)?)?;
+    m.add_function(wrap_pyfunction!(watchdog_main, m)?)?;
+    m.add_function(wrap_pyfunction!(instrument_attached, m)?)?;
+    m.add_function(wrap_pyfunction!(instrument_count, m)?)?;
+    m.add_function(wrap_pyfunction!(instrument_mark, m)?)?;
+    Ok(())
+}

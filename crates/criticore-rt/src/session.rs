@@ -1,0 +1,417 @@
+//! One `criticore regulate` run: from the task-system file and the command
+//! line to groups of real processes, their counters, a throttler and a
+//! watchdog; then the regulation loop; then everything resumed, ended and
+//! removed, on every path out.
+//!
+//! Groups follow the file's `[regulation]`: one per `[[regulation.group]]`,
+//! else one per core (the processes of the tasks on that core, MemGuard's
+//! per-core budgets). Each task with a `command` becomes a process pinned to
+//! its core; `--attach` adds running processes to a task's group.
+
+use crate::counter::perf::{self, Target};
+use crate::counter::shm::ShmCounter;
+use crate::counter::{Counter, CounterError};
+use crate::launch::{launch, LaunchSpec, Launched, Output};
+use crate::regulator::{self, Group, Observer, Rules, Snapshot};
+use crate::throttle::freezer::FreezerThrottler;
+use crate::throttle::signal::SignalThrottler;
+use crate::throttle::Throttler;
+use crate::watchdog::Watchdog;
+use criticore::model::{RegulationKind, TaskSystem};
+use criticore::regulate::mcti::MctiRules;
+use criticore::regulate::memguard::MemguardRules;
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where counts come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CounterChoice {
+    /// Hardware PMU if present, else shared-memory counter pages.
+    Auto,
+    /// Shared-memory counter pages written by instrumented programs.
+    Shm,
+    /// A perf_event event (`llc-misses`, `raw:0x17,0x18`, `sw:page-faults`, …), per task.
+    Perf(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThrottleChoice {
+    Signal,
+    Freezer,
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// None = the file's `[regulation] kind`.
+    pub mode: Option<RegulationKind>,
+    pub duration_ns: Option<u64>,
+    /// None = the file's period.
+    pub period_ns: Option<u64>,
+    pub poll_ns: Option<u64>,
+    pub counter: CounterChoice,
+    pub throttle: ThrottleChoice,
+    /// Running processes to regulate: (pid, task name).
+    pub attach: Vec<(i32, String)>,
+    /// A command from the command line for one task: (task name, argv).
+    pub command: Option<(String, Vec<String>)>,
+    /// How to start the watchdog.
+    pub watchdog: Vec<String>,
+    /// What a leading `criticore` in a task's command becomes (e.g. [python, -m, criticore]).
+    pub criticore: Vec<String>,
+    /// Launched commands' output (None = discarded).
+    pub output: Option<PathBuf>,
+    /// SCHED_FIFO priority of the regulation thread (None = leave as is).
+    pub fifo_priority: Option<u8>,
+    pub snapshot_ns: u64,
+}
+
+/// A problem with the plan (one line; the CLI exits 2) or with the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionError {
+    /// The file field or option at fault ("task[2].command", "--attach").
+    pub field: String,
+    pub reason: String,
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.reason)
+    }
+}
+
+impl std::error::Error for SessionError {}
+
+fn err(field: impl Into<String>, reason: impl fmt::Display) -> SessionError {
+    SessionError { field: field.into(), reason: reason.to_string() }
+}
+
+/// Who runs in a group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupPlan {
+    pub name: String,
+    pub budget: u64,
+    pub criticality: u32,
+    /// Task indices.
+    pub tasks: Vec<usize>,
+}
+
+/// The groups a file's regulation implies (pure; tested without an OS).
+pub fn plan_groups(system: &TaskSystem, mode: RegulationKind) -> Result<Vec<GroupPlan>, SessionError> {
+    let reg = system.regulation.as_ref().ok_or_else(|| err("regulation", "the file has no [regulation] table"))?;
+    match mode {
+        RegulationKind::Memguard | RegulationKind::Mcti => {}
+        RegulationKind::Mrs | RegulationKind::Monitor => {
+            return Err(err("--mode", format!("{} is not available in the runtime yet (memguard and mcti are)", mode_name(mode))))
+        }
+    }
+    if !reg.groups.is_empty() {
+        if mode == RegulationKind::Mcti {
+            return Err(err("regulation.group", "MCTI budgets are per core; budget groups are a MemGuard option"));
+        }
+        return Ok(reg
+            .groups
+            .iter()
+            .map(|g| GroupPlan {
+                name: g.name.clone(),
+                budget: g.budget,
+                criticality: g.tasks.iter().map(|&t| system.tasks[t].criticality).max().unwrap_or(0),
+                tasks: g.tasks.clone(),
+            })
+            .collect());
+    }
+    let mut groups: Vec<GroupPlan> = (0..system.platform.cores)
+        .map(|c| GroupPlan { name: format!("core{c}"), budget: reg.budgets[c], criticality: 0, tasks: Vec::new() })
+        .collect();
+    for (i, t) in system.tasks.iter().enumerate() {
+        if t.command.is_none() {
+            continue;
+        }
+        let c = t.core.ok_or_else(|| err(format!("task[{i}].core"), "per-core budgets need every task with a command on a core"))?;
+        groups[c].tasks.push(i);
+        groups[c].criticality = groups[c].criticality.max(t.criticality);
+    }
+    Ok(groups)
+}
+
+pub fn mode_name(kind: RegulationKind) -> &'static str {
+    RegulationKind::NAMES.iter().find(|(_, k)| *k == kind).map(|(n, _)| *n).unwrap_or("?")
+}
+
+/// What the run did, for the CLI's tables and files.
+#[derive(Debug)]
+pub struct SessionReport {
+    pub report: regulator::Report,
+    pub groups: Vec<GroupPlan>,
+    /// Per group, the processes regulated (pid, task name).
+    pub processes: Vec<Vec<(i32, String)>>,
+    pub counter: String,
+    pub throttle: String,
+    pub period_ns: u64,
+    pub mode: &'static str,
+    /// One-line notices (fallbacks taken, processes that ended early).
+    pub notices: Vec<String>,
+}
+
+struct Running {
+    launched: Vec<Launched>,
+    pages: Vec<PathBuf>,
+}
+
+impl Running {
+    /// End what we started and remove our files (every path out).
+    fn cleanup(&mut self) {
+        for l in &self.launched {
+            let _ = l.signal(libc::SIGCONT);
+            let _ = l.signal(libc::SIGTERM);
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        for l in &mut self.launched {
+            loop {
+                match l.child.try_wait() {
+                    Ok(Some(_)) | Err(_) => break,
+                    Ok(None) if std::time::Instant::now() >= deadline => {
+                        let _ = l.child.kill();
+                        let _ = l.child.wait();
+                        break;
+                    }
+                    Ok(None) => std::thread::sleep(std::time::Duration::from_millis(5)),
+                }
+            }
+        }
+        self.launched.clear();
+        for p in self.pages.drain(..) {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.cleanup();
+    }
+}
+
+struct Alive<'a, F: FnMut(&Snapshot) -> bool> {
+    launched: &'a mut Vec<Launched>,
+    attached: &'a [i32],
+    on_snapshot: F,
+}
+
+impl<F: FnMut(&Snapshot) -> bool> Observer for Alive<'_, F> {
+    fn any_alive(&mut self) -> bool {
+        let launched = self.launched.iter_mut().any(|l| matches!(l.child.try_wait(), Ok(None)));
+        let attached = self.attached.iter().any(|&p| unsafe { libc::kill(p, 0) } == 0);
+        launched || attached
+    }
+
+    fn snapshot(&mut self, s: &Snapshot) -> bool {
+        (self.on_snapshot)(s)
+    }
+}
+
+fn open_counter(choice: &CounterChoice, pid: i32, page: Option<&PathBuf>, cookie: u64) -> Result<Box<dyn Counter>, SessionError> {
+    match choice {
+        CounterChoice::Shm | CounterChoice::Auto => {
+            let path = page.expect("a page for every shm process");
+            let c = ShmCounter::open(path, cookie).map_err(|e| err("--counter", e))?;
+            Ok(Box::new(c))
+        }
+        CounterChoice::Perf(event) => {
+            let spec = perf::parse_event(event).map_err(|e| err("--counter", e))?;
+            let c = perf::open(&spec, Target::Task(pid), true).map_err(|e| err("--counter", e))?;
+            Ok(Box::new(c))
+        }
+    }
+}
+
+/// The shared-memory page a running process was started with, from its environment.
+fn page_of_process(pid: i32) -> Option<PathBuf> {
+    let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let key = format!("{}=", crate::counter_page::ENV);
+    env.split(|&b| b == 0).find_map(|kv| kv.strip_prefix(key.as_bytes()).map(|v| PathBuf::from(String::from_utf8_lossy(v).into_owned())))
+}
+
+/// Run the whole session. `on_snapshot` feeds the live view (return false to stop).
+pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snapshot) -> bool) -> Result<SessionReport, SessionError> {
+    let reg = system.regulation.as_ref().ok_or_else(|| err("regulation", "the file has no [regulation] table"))?;
+    let mode = options.mode.unwrap_or(reg.kind);
+    let groups_plan = plan_groups(system, mode)?;
+    let period_ns = options.period_ns.unwrap_or(reg.period_ns);
+    let mut notices = Vec::new();
+
+    // Commands per task: the file's, or the command line's for one task.
+    let mut commands: Vec<Option<Vec<String>>> = system.tasks.iter().map(|t| t.command.clone()).collect();
+    if let Some((name, argv)) = &options.command {
+        let i = system.tasks.iter().position(|t| &t.name == name).ok_or_else(|| err("--task", format!("no task named \"{name}\"")))?;
+        commands[i] = Some(argv.clone());
+    }
+    let mut attach_of_task: Vec<Vec<i32>> = vec![Vec::new(); system.tasks.len()];
+    for (pid, name) in &options.attach {
+        let i = system.tasks.iter().position(|t| &t.name == name).ok_or_else(|| err("--attach", format!("no task named \"{name}\"")))?;
+        if *pid <= 0 || unsafe { libc::kill(*pid, 0) } != 0 {
+            return Err(err("--attach", format!("pid {pid}: no such process, or not ours to signal")));
+        }
+        attach_of_task[i].push(*pid);
+    }
+    let mut members = Vec::new();
+    for g in &groups_plan {
+        for &t in &g.tasks {
+            if commands[t].is_none() && attach_of_task[t].is_empty() {
+                return Err(err(format!("task[{t}].command"), format!("task \"{}\" has no command to run (add command = [...] or --attach PID)", system.tasks[t].name)));
+            }
+            members.push(t);
+        }
+    }
+    if members.is_empty() {
+        return Err(err("task", "no task with a command in any regulated group"));
+    }
+
+    let counter = match &options.counter {
+        CounterChoice::Auto if perf::pmu_present() => CounterChoice::Perf("llc-misses".into()),
+        CounterChoice::Auto => {
+            notices.push("no hardware PMU: counting with shared-memory counters written by instrumented programs (criticore load, criticore.h, criticore.instrument)".into());
+            CounterChoice::Shm
+        }
+        c => c.clone(),
+    };
+    if let CounterChoice::Perf(event) = &counter {
+        // Fail before starting anything: unknown events and missing PMUs are one line.
+        let spec = perf::parse_event(event).map_err(|e| err("--counter", e))?;
+        perf::open(&spec, Target::Task(std::process::id() as i32), false).map_err(|e| err("--counter", e))?;
+    }
+
+    let mut throttler: Box<dyn Throttler> = match options.throttle {
+        ThrottleChoice::Signal => Box::new(SignalThrottler::new()),
+        ThrottleChoice::Freezer => Box::new(FreezerThrottler::detect().map_err(|e| err("--throttle", e))?),
+    };
+    let mut watchdog = Watchdog::spawn(&options.watchdog).map_err(|e| err("watchdog", e))?;
+
+    let mut running = Running { launched: Vec::new(), pages: Vec::new() };
+    let mut groups: Vec<Group> = Vec::new();
+    let mut processes: Vec<Vec<(i32, String)>> = Vec::new();
+    let mut attached_pids = Vec::new();
+    let mut cookie = 0u64;
+    let stamp = std::process::id();
+    for (k, g) in groups_plan.iter().enumerate() {
+        let mut group = Group { name: g.name.clone(), pids: Vec::new(), counters: Vec::new(), criticality: g.criticality };
+        let mut procs = Vec::new();
+        for &t in &g.tasks {
+            let task = &system.tasks[t];
+            if let Some(argv) = &commands[t] {
+                let page = PathBuf::from(format!("/dev/shm/criticore-{stamp}-{cookie}"));
+                let mut argv = argv.clone();
+                if argv[0] == "criticore" && !options.criticore.is_empty() {
+                    argv.splice(0..1, options.criticore.iter().cloned());
+                }
+                let mut spec = LaunchSpec::new(argv);
+                spec.cpus = task.core.map(|c| vec![c]);
+                spec.stdout = options.output.clone().map_or(Output::Null, Output::File);
+                spec.stderr = spec.stdout.clone();
+                if counter == CounterChoice::Shm {
+                    // The reader creates the page; the program attaches through the environment.
+                    crate::counter_page::CounterPage::create(&page).map_err(|e| err("--counter", format!("{}: {e}", page.display())))?;
+                    running.pages.push(page.clone());
+                    spec.env.push((crate::counter_page::ENV.into(), page.display().to_string()));
+                }
+                let launched = launch(&spec).map_err(|e| err(format!("task[{t}].command"), e))?;
+                let pid = launched.pid;
+                running.launched.push(launched);
+                throttler.add(k, pid).map_err(|e| err(format!("task[{t}].command"), e))?;
+                watchdog.watch(&throttler.undo_list()).map_err(|e| err("watchdog", e))?;
+                group.counters.push(open_counter(&counter, pid, Some(&page), cookie)?);
+                group.pids.push(pid);
+                procs.push((pid, task.name.clone()));
+                cookie += 1;
+            }
+            for &pid in &attach_of_task[t] {
+                throttler.add(k, pid).map_err(|e| err("--attach", e))?;
+                watchdog.watch(&throttler.undo_list()).map_err(|e| err("watchdog", e))?;
+                let page = page_of_process(pid);
+                if counter == CounterChoice::Shm && page.is_none() {
+                    return Err(err("--attach", format!("pid {pid} was not started with {} (not instrumented); use --counter sw:… or a PMU event", crate::counter_page::ENV)));
+                }
+                group.counters.push(open_counter(&counter, pid, page.as_ref(), cookie)?);
+                group.pids.push(pid);
+                attached_pids.push(pid);
+                procs.push((pid, task.name.clone()));
+                cookie += 1;
+            }
+        }
+        groups.push(group);
+        processes.push(procs);
+    }
+    let counter_name = groups.iter().flat_map(|g| g.counters.first()).map(|c| c.describe()).next().unwrap_or_default();
+
+    if let Some(p) = options.fifo_priority {
+        let param = libc::sched_param { sched_priority: p as i32 };
+        if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } != 0 {
+            notices.push(format!("could not run the regulator at SCHED_FIFO {p}: {}", std::io::Error::last_os_error()));
+        }
+        // notes/runtime-anchors.md §2: the default 50 µs timer slack delays every wake-up.
+        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1, 0, 0, 0) };
+    }
+
+    let budgets: Vec<u64> = groups_plan.iter().map(|g| g.budget).collect();
+    let rules = match mode {
+        RegulationKind::Mcti => Rules::Mcti { guard: MemguardRules::new(period_ns, &budgets, Default::default()), rules: MctiRules::new(groups.len()) },
+        _ => Rules::Memguard(MemguardRules::new(period_ns, &budgets, reg.memguard)),
+    };
+    if mode == RegulationKind::Mcti {
+        notices.push("MCTI: no programmable interconnect arbiter here; a critical group past its budget keeps running (rule 5) and the switch to fixed priority is reported, not made".into());
+    }
+    let config = regulator::Config {
+        period_ns,
+        poll_ns: options.poll_ns,
+        duration_ns: options.duration_ns,
+        snapshot_ns: options.snapshot_ns,
+        ..Default::default()
+    };
+    let result = {
+        let mut observer = Alive { launched: &mut running.launched, attached: &attached_pids, on_snapshot };
+        regulator::regulate(&config, rules, &mut groups, throttler.as_mut(), &mut observer)
+    };
+    throttler.resume_all();
+    drop(groups); // counters before the pages go
+    running.cleanup();
+    let throttle = throttler.name().to_string();
+    drop(throttler);
+    let _ = watchdog.finish();
+    let report = result.map_err(|e: CounterError| err("--counter", e))?;
+    Ok(SessionReport { report, groups: groups_plan, processes, counter: counter_name, throttle, period_ns, mode: mode_name(mode), notices })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn system(text: &str) -> TaskSystem {
+        criticore::parse_task_system(text, criticore::Format::Toml, "t.toml").unwrap()
+    }
+
+    const TASKS: &str = "[platform]\ncores = 2\n\
+        [[task]]\nname = \"a\"\ncore = 0\nperiod = \"10ms\"\npet = \"1ms\"\ncommand = \"criticore load\"\n\
+        [[task]]\nname = \"b\"\ncore = 1\nlevel = \"B\"\nperiod = \"10ms\"\npet = \"1ms\"\ncommand = [\"sleep\", \"1\"]\n\
+        [[task]]\nname = \"c\"\ncore = 1\nperiod = \"10ms\"\npet = \"1ms\"\n";
+
+    #[test]
+    fn per_core_groups_hold_the_tasks_with_commands() {
+        let s = system(&format!("{TASKS}[regulation]\nkind = \"memguard\"\nbudgets = [10, 20]\n"));
+        let g = plan_groups(&s, RegulationKind::Memguard).unwrap();
+        assert_eq!(g.iter().map(|g| (g.name.as_str(), g.budget, g.tasks.clone())).collect::<Vec<_>>(), vec![
+            ("core0", 10, vec![0]),
+            ("core1", 20, vec![1])
+        ]);
+        // MCTI: core 1 runs a Level-B task, criticality 2 (A = 3, B = 2, C = 1).
+        let g = plan_groups(&s, RegulationKind::Mcti).unwrap();
+        assert_eq!((g[0].criticality, g[1].criticality), (0, 2));
+    }
+
+    #[test]
+    fn file_groups_become_runtime_groups() {
+        let s = system(&format!("{TASKS}[regulation]\nkind = \"memguard\"\n[[regulation.group]]\nname = \"g\"\ntasks = [\"a\", \"c\"]\nbudget = 5\n"));
+        let g = plan_groups(&s, RegulationKind::Memguard).unwrap();
+        assert_eq!((g.len(), g[0].tasks.clone(), g[0].budget), (1, vec![0, 2], 5));
+        assert!(plan_groups(&s, RegulationKind::Mcti).unwrap_err().reason.contains("per core"));
+        assert!(plan_groups(&s, RegulationKind::Mrs).unwrap_err().reason.contains("not available"));
+    }
+}

@@ -1,0 +1,324 @@
+//! The watchdog acceptance test: a regulator stand-in (this test binary
+//! re-executed in a special role, see `regulator_stand_in`) starts the real
+//! `criticore-watchdog`, takes a busy child of this test into a throttler,
+//! stops or freezes it and tells the watchdog; the test then kills the
+//! stand-in (SIGKILL, SIGTERM, abort) and checks, from /proc and the freezer
+//! files, that the busy child runs again within 100 ms of the kill (the
+//! issue's acceptance number) and that no freezer directory remains.
+//! Also: a normal finish resumes, a pid that already exited is fine, the
+//! watchdog ignores the terminal's signals.
+
+mod throttle_common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use criticore_rt::throttle::freezer::{criticore_ancestor, FreezerKind, FreezerThrottler};
+use criticore_rt::throttle::signal::{pidfd_open, pidfd_send_signal, SignalThrottler};
+use criticore_rt::throttle::{Throttler, UndoList};
+use criticore_rt::watchdog::Watchdog;
+use throttle_common::*;
+
+const ROLE: &str = "CRITICORE_TEST_STAND_IN";
+const TARGET: &str = "CRITICORE_TEST_TARGET";
+const READY: &str = "stand-in ready:";
+/// notes: the acceptance number.
+const ACCEPT: Duration = Duration::from_millis(100);
+
+fn watchdog_program() -> Vec<String> {
+    vec![env!("CARGO_BIN_EXE_criticore-watchdog").to_string()]
+}
+
+/// The regulator stand-in. Does nothing in a normal test run; re-executed
+/// with `CRITICORE_TEST_STAND_IN=signal|v1|v2` it throttles the pid in
+/// `CRITICORE_TEST_TARGET` the way the regulator does (add, watch, stop),
+/// prints `stand-in ready: <watchdog pid> <group dir or ->` and waits for a line on
+/// stdin: `abort` aborts (no destructors run); EOF (the test is gone)
+/// returns normally, which releases everything.
+#[test]
+fn regulator_stand_in() {
+    let Ok(mode) = std::env::var(ROLE) else { return };
+    let pid: i32 = std::env::var(TARGET).unwrap().parse().unwrap();
+    let mut wd = Watchdog::spawn(&watchdog_program()).expect("watchdog");
+    let (mut t, dir): (Box<dyn Throttler>, String) = match mode.as_str() {
+        "signal" => (Box::new(SignalThrottler::new()), "-".into()),
+        "v1" | "v2" => {
+            let kind = if mode == "v1" { FreezerKind::V1 } else { FreezerKind::V2 };
+            let mut f = FreezerThrottler::open(kind).expect("freezer");
+            f.add(0, pid).expect("add");
+            let dir = f.group_dir(0).unwrap().to_string_lossy().into_owned();
+            (Box::new(f), dir)
+        }
+        m => panic!("unknown stand-in mode {m}"),
+    };
+    t.add(0, pid).expect("add");
+    wd.watch(&t.undo_list()).expect("watch");
+    t.stop(0).expect("stop");
+    // libtest has printed "test regulator_stand_in ... " without a newline.
+    println!("\n{READY} {} {}", wd.pid(), dir);
+    std::io::stdout().flush().unwrap();
+    let mut line = String::new();
+    let _ = std::io::stdin().read_line(&mut line);
+    if line.trim() == "abort" {
+        std::process::abort();
+    }
+}
+
+/// The stand-in process, killed and reaped on drop.
+struct StandIn {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    watchdog: i32,
+    watchdog_fd: OwnedFd,
+    dir: Option<PathBuf>,
+}
+
+impl StandIn {
+    fn start(mode: &str, target: i32) -> StandIn {
+        let mut cmd = Command::new(std::env::current_exe().unwrap());
+        cmd.args(["--exact", "regulator_stand_in", "--nocapture", "--test-threads=1"])
+            .env(ROLE, mode)
+            .env(TARGET, target.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped());
+        // No core file from the abort case (nothing written, nothing left behind).
+        // SAFETY: setrlimit is async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                let zero = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+                libc::setrlimit(libc::RLIMIT_CORE, &zero);
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().unwrap();
+        let out = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if let Some(rest) = line.strip_prefix(READY) {
+                    let _ = tx.send(rest.trim().to_string());
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        let ready = match rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(r) => r,
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("stand-in did not get ready");
+            }
+        };
+        let mut it = ready.split_whitespace();
+        let watchdog: i32 = it.next().unwrap().parse().unwrap();
+        let dir = it.next().filter(|d| *d != "-").map(PathBuf::from);
+        // The stand-in is alive and has not reaped its watchdog: this pidfd is the watchdog's.
+        let watchdog_fd = pidfd_open(watchdog).expect("watchdog alive");
+        StandIn { child, stdin, watchdog, watchdog_fd, dir }
+    }
+}
+
+impl Drop for StandIn {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // A watchdog that outlived its test is ended (it then resumes, too).
+        if !wait_exit(&self.watchdog_fd, WAIT) {
+            eprintln!("watchdog {} still running; killing it", self.watchdog);
+            let _ = pidfd_send_signal(self.watchdog_fd.as_fd(), libc::SIGKILL);
+        }
+    }
+}
+
+enum Death {
+    Kill,
+    Term,
+    Abort,
+}
+
+/// Start a busy child, let a stand-in throttle it in `mode`, end the stand-in
+/// by `death`; returns the reaction time (kill -> busy child running).
+fn regulator_dies(mode: &str, death: Death) -> Duration {
+    let busy = Kid::busy();
+    let mut s = StandIn::start(mode, busy.pid);
+    let _cg = s.dir.as_ref().and_then(|d| criticore_ancestor(d)).map(CgroupGuard);
+
+    // Independently: it is stopped / frozen now.
+    match mode {
+        "signal" => assert!(wait_state(busy.pid, WAIT, |c| c == 'T').is_some(), "not stopped"),
+        "v1" => {
+            let f = s.dir.as_ref().unwrap().join("freezer.state");
+            assert!(wait_until(WAIT, || read_trim(&f) == "FROZEN").is_some(), "not frozen: {}", read_trim(&f));
+            assert_eq!(proc_state(busy.pid), Some('D'));
+        }
+        _ => {
+            let f = s.dir.as_ref().unwrap().join("cgroup.events");
+            assert!(wait_until(WAIT, || read_trim(&f).contains("frozen 1")).is_some(), "not frozen");
+            assert_eq!(proc_state(busy.pid), Some('S'));
+        }
+    }
+
+    let t0 = Instant::now();
+    match death {
+        Death::Kill => s.child.kill().unwrap(),
+        // SAFETY: signalling our own unreaped child.
+        Death::Term => assert_eq!(unsafe { libc::kill(s.child.id() as i32, libc::SIGTERM) }, 0),
+        Death::Abort => {
+            let mut i = s.stdin.take().unwrap();
+            i.write_all(b"abort\n").unwrap();
+            i.flush().unwrap();
+        }
+    }
+    let reacted = wait_state(busy.pid, Duration::from_secs(2), |c| c == 'R').map(|_| t0.elapsed());
+    let status = s.child.wait().unwrap();
+    assert!(!status.success(), "the stand-in must have died, not finished: {status}");
+    let Some(reaction) = reacted else {
+        panic!("busy child not running 2 s after the regulator died: state {:?}", proc_state(busy.pid));
+    };
+    eprintln!("watchdog reaction ({mode}): {:.3} ms", reaction.as_secs_f64() * 1e3);
+    assert!(reaction <= ACCEPT, "busy child running again only after {reaction:?} (acceptance: {ACCEPT:?})");
+
+    assert!(wait_exit(&s.watchdog_fd, WAIT), "the watchdog must exit after undoing");
+    if let Some(dir) = &s.dir {
+        assert!(!dir.exists(), "freezer dir {} remains", dir.display());
+        assert!(!criticore_ancestor(dir).unwrap().exists(), "criticore dir remains");
+    }
+    assert_eq!(proc_state(busy.pid), Some('R'));
+    reaction
+}
+
+#[test]
+fn sigkill_with_a_stopped_child() {
+    regulator_dies("signal", Death::Kill);
+}
+
+#[test]
+fn sigterm_with_a_stopped_child() {
+    regulator_dies("signal", Death::Term);
+}
+
+#[test]
+fn abort_with_a_stopped_child() {
+    regulator_dies("signal", Death::Abort);
+}
+
+fn freezer_usable(kind: FreezerKind) -> bool {
+    if !is_root() {
+        eprintln!("skipped: not root");
+        return false;
+    }
+    match FreezerThrottler::open(kind) {
+        Ok(_) => true,
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            false
+        }
+    }
+}
+
+#[test]
+fn sigkill_with_a_frozen_v1_cgroup() {
+    if freezer_usable(FreezerKind::V1) {
+        regulator_dies("v1", Death::Kill);
+    }
+}
+
+#[test]
+fn sigkill_with_a_frozen_v2_cgroup() {
+    if freezer_usable(FreezerKind::V2) {
+        regulator_dies("v2", Death::Kill);
+    }
+}
+
+#[test]
+fn normal_finish_resumes_and_thaws() {
+    let busy = Kid::busy();
+    let sleeper = Kid::sleeper();
+    let mut wd = Watchdog::spawn(&watchdog_program()).unwrap();
+    let mut t = SignalThrottler::new();
+    t.add(0, busy.pid).unwrap();
+    wd.watch(&t.undo_list()).unwrap();
+    wd.watch(&t.undo_list()).unwrap(); // nothing new: nothing sent
+    t.stop(0).unwrap();
+    assert!(wait_state(busy.pid, WAIT, |c| c == 'T').is_some());
+
+    let mut f = if freezer_usable(FreezerKind::V1) { Some(FreezerThrottler::open(FreezerKind::V1).unwrap()) } else { None };
+    let _cg = f.as_ref().map(|f| CgroupGuard(f.root_dir().to_path_buf()));
+    if let Some(f) = f.as_mut() {
+        f.add(0, sleeper.pid).unwrap();
+        wd.watch(&f.undo_list()).unwrap();
+        f.stop(0).unwrap();
+        assert!(f.wait_frozen(0, WAIT).unwrap());
+    }
+    // The regulator forgets to release; finish() alone must leave nothing stopped.
+    wd.finish().unwrap();
+    assert!(wait_state(busy.pid, WAIT, |c| c == 'R').is_some(), "not resumed: {:?}", proc_state(busy.pid));
+    if let Some(f) = &f {
+        assert!(!f.root_dir().exists(), "the watchdog removes criticore dirs");
+        assert_ne!(proc_state(sleeper.pid), Some('D'));
+    }
+}
+
+#[test]
+fn drop_without_finish_resumes() {
+    let busy = Kid::busy();
+    let mut wd = Watchdog::spawn(&watchdog_program()).unwrap();
+    let mut t = SignalThrottler::new();
+    t.add(0, busy.pid).unwrap();
+    wd.watch(&t.undo_list()).unwrap();
+    t.stop(0).unwrap();
+    assert!(wait_state(busy.pid, WAIT, |c| c == 'T').is_some());
+    drop(wd); // bounded wait inside
+    assert!(wait_state(busy.pid, WAIT, |c| c == 'R').is_some());
+}
+
+#[test]
+fn a_pid_that_already_exited_is_fine() {
+    let mut gone = Kid::sleeper();
+    let gone_pid = gone.pid;
+    gone.child.kill().unwrap();
+    gone.child.wait().unwrap();
+    let mut wd = Watchdog::spawn(&watchdog_program()).unwrap();
+    wd.watch(&UndoList {
+        pids: vec![gone_pid, free_pid()],
+        thaw: vec![("/nonexistent/criticore-1/g0/freezer.state".into(), "THAWED".into())],
+    })
+    .unwrap();
+    wd.finish().unwrap();
+}
+
+#[test]
+fn terminal_and_termination_signals_do_not_end_it() {
+    let busy = Kid::busy();
+    let mut wd = Watchdog::spawn(&watchdog_program()).unwrap();
+    let fd = pidfd_open(wd.pid()).unwrap();
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE] {
+        pidfd_send_signal(fd.as_fd(), sig).unwrap();
+    }
+    // Its own session: Ctrl-C to our process group cannot reach it.
+    // SAFETY: getsid/getpgid on our child.
+    unsafe {
+        assert_eq!(libc::getsid(wd.pid()), wd.pid());
+        assert_ne!(libc::getpgid(wd.pid()), libc::getpgid(0));
+    }
+    let mut t = SignalThrottler::new();
+    t.add(0, busy.pid).unwrap();
+    wd.watch(&t.undo_list()).expect("still listening");
+    t.stop(0).unwrap();
+    assert!(wait_state(busy.pid, WAIT, |c| c == 'T').is_some());
+    wd.finish().expect("exit status 0, not killed by a signal");
+    assert!(wait_state(busy.pid, WAIT, |c| c == 'R').is_some());
+}
+
+#[test]
+fn a_program_that_is_not_a_watchdog_is_refused() {
+    let e = Watchdog::spawn(&["true".to_string()]).err().expect("true never says ready");
+    assert!(e.to_string().contains("did not report ready"), "{e}");
+    let e = Watchdog::spawn(&["criticore-no-such-watchdog".to_string()]).err().unwrap();
+    assert!(e.to_string().starts_with("cannot start watchdog"), "{e}");
+}

@@ -1,0 +1,45 @@
+"""Count a program's own memory accesses and mark its jobs and phases.
+
+For programs run under ``criticore regulate`` or ``criticore profile`` on
+machines without a hardware PMU: the runtime gives each program a
+shared-memory counter page (environment variable ``CRITICORE_COUNTER``); these
+functions write to it. Without a page they do nothing, so an instrumented
+program runs unchanged anywhere. The C equivalent is
+``crates/criticore-rt/include/criticore.h``.
+
+    from criticore import instrument
+    for job in range(n):
+        instrument.job_begin(job)
+        work()                      # touches about 4,000 cache lines
+        instrument.count(reads=3000, writes=1000)
+        instrument.job_end(job)
+"""
+
+from __future__ import annotations
+
+from criticore import _core
+
+
+def attached() -> bool:
+    """Whether this process has a counter page (runs under the runtime)."""
+    return _core.instrument_attached()
+
+
+def count(reads: int, writes: int = 0) -> None:
+    """Add cache lines read and written since the last call."""
+    _core.instrument_count(reads, writes)
+
+
+def job_begin(job: int) -> None:
+    """A job (one activation of the real-time task) starts now."""
+    _core.instrument_mark("job_begin", job)
+
+
+def job_end(job: int) -> None:
+    """The job ends now (the monitor mode resumes best-effort work here)."""
+    _core.instrument_mark("job_end", job)
+
+
+def phase(index: int) -> None:
+    """The program enters memory phase ``index`` (profiling per phase)."""
+    _core.instrument_mark("phase", index)

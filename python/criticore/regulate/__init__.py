@@ -1,0 +1,149 @@
+"""Regulating real Linux processes (`criticore regulate`).
+
+The Rust runtime (crates/criticore-rt) does the work: it starts the tasks'
+commands, counts their memory traffic, stops and resumes them under the
+engine's MemGuard / MCTI rules, and keeps a watchdog that resumes everything if
+it dies. This module builds its options, shows the live view and turns the
+per-period log into a table, a Perfetto trace and summary rows.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from criticore import _core, read_input
+
+LOG_COLUMNS = {
+    "period": "<u8",
+    "group": "<u4",
+    "start_ns": "<u8",
+    "lateness_ns": "<u8",
+    "budget": "<u8",
+    "used": "<u8",
+    "overshoot": "<u8",
+    "exhausted_ns": "<u8",
+    "reaction_ns": "<u8",
+    "throttled_ns": "<u8",
+}
+
+
+def watchdog_command() -> list[str]:
+    return [sys.executable, "-m", "criticore.regulate.watchdog"]
+
+
+def criticore_command() -> list[str]:
+    """How a task's `criticore …` command is started: this interpreter, this package."""
+    return [sys.executable, "-m", "criticore"]
+
+
+@dataclass
+class Run:
+    summary: dict
+    columns: dict[str, np.ndarray]
+
+    def group_names(self) -> list[str]:
+        return [g["name"] for g in self.summary["groups"]]
+
+    def table(self):
+        """The per-period log as a pyarrow table (one row per group and period)."""
+        import pyarrow as pa
+
+        cols = dict(self.columns)
+        names = self.group_names()
+        cols["group_name"] = np.array([names[g] for g in cols["group"]], dtype=object)
+        return pa.table(cols)
+
+    def per_group(self) -> list[dict]:
+        """Summary per group: traffic against budget, throttling, overshoot."""
+        rows = []
+        c = self.columns
+        period_ns = self.summary["period_ns"]
+        # Whole periods only: the last record of each group is the unfinished period.
+        for k, g in enumerate(self.summary["groups"]):
+            mask = c["group"] == k
+            used = c["used"][mask][:-1] if mask.sum() > 1 else c["used"][mask]
+            overshoot = c["overshoot"][mask][:-1] if mask.sum() > 1 else c["overshoot"][mask]
+            periods = len(used)
+            total = int(used.sum())
+            rows.append(
+                {
+                    "name": g["name"],
+                    "budget": g["budget"],
+                    "periods": periods,
+                    "used": total,
+                    "used_per_period": total / periods if periods else 0.0,
+                    "ratio": (total / (periods * g["budget"])) if periods and g["budget"] else float("nan"),
+                    "exhausted_periods": int((c["exhausted_ns"][mask] > 0).sum()),
+                    "throttled_ns": int(c["throttled_ns"][mask].sum()),
+                    "overshoot_p50": float(np.percentile(overshoot, 50)) if periods else 0.0,
+                    "overshoot_p99": float(np.percentile(overshoot, 99)) if periods else 0.0,
+                    "overshoot_max": int(overshoot.max()) if periods else 0,
+                    "period_ns": period_ns,
+                    "processes": g["processes"],
+                }
+            )
+        return rows
+
+    def trace_json(self) -> str:
+        """Perfetto/Chrome trace in the simulator's layout: the regulator's
+        stalls as slices per group (pid 4, as `criticore simulate --trace`) and
+        the traffic per period as counters."""
+        events: list[dict] = [{"ph": "M", "pid": 4, "name": "process_name", "args": {"name": "regulator (measured)"}}]
+        names = self.group_names()
+        for k, name in enumerate(names):
+            events.append({"ph": "M", "pid": 4, "tid": k, "name": "thread_name", "args": {"name": name}})
+        c = self.columns
+        for i in range(len(c["period"])):
+            k = int(c["group"][i])
+            if c["throttled_ns"][i] > 0 and c["exhausted_ns"][i] > 0:
+                start = int(c["exhausted_ns"][i] + c["reaction_ns"][i])
+                events.append(
+                    {"ph": "X", "pid": 4, "tid": k, "ts": start / 1e3, "dur": int(c["throttled_ns"][i]) / 1e3, "name": "stalled", "cat": "regulator"}
+                )
+            events.append(
+                {"ph": "C", "pid": 4, "ts": int(c["start_ns"][i]) / 1e3, "name": f"requests {names[k]}", "args": {"used": int(c["used"][i]), "budget": int(c["budget"][i])}}
+            )
+        return json.dumps({"traceEvents": events, "displayTimeUnit": "ns"})
+
+
+def run(
+    file: str | Path,
+    *,
+    mode: str | None = None,
+    duration_ns: int | None = None,
+    period_ns: int | None = None,
+    poll_ns: int | None = None,
+    counter: str = "auto",
+    throttle: str = "signal",
+    attach: list[tuple[int, str]] | None = None,
+    command: tuple[str, list[str]] | None = None,
+    output: str | None = None,
+    fifo_priority: int | None = None,
+    on_snapshot: Callable[[dict], bool] | None = None,
+    snapshot_ns: int = 200_000_000,
+) -> Run:
+    """Regulate the file's tasks as real processes; see docs/runtime.md."""
+    options = {
+        "mode": mode,
+        "duration_ns": duration_ns,
+        "period_ns": period_ns,
+        "poll_ns": poll_ns,
+        "counter": counter,
+        "throttle": throttle,
+        "attach": attach or [],
+        "command": command,
+        "watchdog": watchdog_command(),
+        "criticore": criticore_command(),
+        "output": output,
+        "fifo_priority": fifo_priority,
+        "snapshot_ns": snapshot_ns,
+    }
+    summary, raw = _core.regulate(read_input(file), str(file), options, on_snapshot)
+    columns = {k: np.frombuffer(raw[k], dtype=LOG_COLUMNS[k]) for k in LOG_COLUMNS}
+    return Run(summary=summary, columns=columns)

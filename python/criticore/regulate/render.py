@@ -1,0 +1,56 @@
+"""Rich rendering of a regulation run: the live view and the final tables."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _mb_s(events_per_s: float, line_bytes: int) -> str:
+    return f"{events_per_s * line_bytes / 1e6:,.1f}"
+
+
+def live_table(snapshot: dict, period_ns: int, line_bytes: int) -> Table:
+    t = Table(title=f"criticore regulate: {snapshot['elapsed_ns'] / 1e9:.1f} s, {snapshot['periods']:,} periods", title_justify="left")
+    for col, justify in (("group", "left"), ("budget/period", "right"), ("used last period", "right"), ("MB/s", "right"), ("throttled", "right"), ("state", "left")):
+        t.add_column(col, justify=justify)
+    for g in snapshot["groups"]:
+        t.add_row(
+            g["name"],
+            f"{g['budget']:,}",
+            f"{g['used_last_period']:,}",
+            _mb_s(g["events_per_s"], line_bytes),
+            f"{g['throttled_ns'] / 1e6:,.0f} ms",
+            "[red]stopped[/red]" if g["stopped"] else "running",
+        )
+    return t
+
+
+def render_run(console: Console, file: str, run, line_bytes: int) -> None:
+    s = run.summary
+    console.print(f"[bold]{file}[/bold]: {s['mode']} over {s['elapsed_ns'] / 1e9:.2f} s, period {s['period_ns'] / 1e3:g} µs ({s['end']})")
+    console.print(f"  counter: {s['counter']}")
+    console.print(f"  throttle: {s['throttle']}")
+    for n in s["notices"]:
+        console.print(f"  note: {n}")
+    for w in s["warnings"]:
+        console.print(f"  [yellow]warning[/yellow]: {w}")
+    t = Table(title="Per group (whole periods)", title_justify="left")
+    for col in ("group", "budget", "used/period", "of budget", "exhausted", "throttled", "overshoot p50/p99/max"):
+        t.add_column(col, justify="left" if col == "group" else "right")
+    for g in run.per_group():
+        t.add_row(
+            g["name"],
+            f"{g['budget']:,}",
+            f"{g['used_per_period']:,.1f}",
+            f"{100 * g['ratio']:.1f}%" if g["ratio"] == g["ratio"] else "-",
+            f"{g['exhausted_periods']:,} of {g['periods']:,}",
+            f"{g['throttled_ns'] / 1e6:,.0f} ms",
+            f"{g['overshoot_p50']:,.0f} / {g['overshoot_p99']:,.0f} / {g['overshoot_max']:,}",
+        )
+    console.print(t)
+    cpu = s["cpu_ns"] / max(s["elapsed_ns"], 1)
+    console.print(
+        f"  regulator CPU {100 * cpu:.2f}% of one core; period lateness p50 {s['lateness_p50_ns'] / 1e3:.1f} µs, "
+        f"p99 {s['lateness_p99_ns'] / 1e3:.1f} µs; reaction p50 {s['reaction_p50_ns'] / 1e3:.1f} µs, p99 {s['reaction_p99_ns'] / 1e3:.1f} µs"
+    )
