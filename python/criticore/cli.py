@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -368,7 +369,7 @@ def regulate(
     log: Path = typer.Option(None, "--log", help="Write the per-period log (.parquet or .csv)."),
     trace: Path = typer.Option(None, "--trace", help="Write a Perfetto trace (JSON), the simulator's layout."),
     output: Path = typer.Option(None, "--output", help="Append the commands' output to this file (default: discarded)."),
-    fifo: int = typer.Option(None, "--fifo", help="Run the regulator at this SCHED_FIFO priority (1-99)."),
+    fifo: int = typer.Option(None, "--fifo", help="SCHED_FIFO priority of the regulator (1-99; default 90 as root, so what it regulates cannot delay it; 0 = leave as is)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
 ) -> None:
@@ -421,7 +422,7 @@ def regulate(
                 attach=pairs,
                 command=command,
                 output=str(output) if output else None,
-                fifo_priority=fifo,
+                fifo_priority=(90 if os.geteuid() == 0 else None) if fifo is None else (fifo or None),
                 on_snapshot=show,
             )
         finally:

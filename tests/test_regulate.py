@@ -1,0 +1,185 @@
+"""`criticore regulate` on real processes (issue 9 acceptance).
+
+Every test starts its own processes, bounds every wait, and in a finally block
+resumes, thaws and kills what it started, so nothing is left stopped or frozen
+even when an assertion fails.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CLI = [sys.executable, "-m", "criticore"]
+
+def hog_command() -> list[str]:
+    """A program that counts 100 cache lines per loop into its counter page, forever."""
+    return [sys.executable, "-c", "from criticore import instrument\nwhile True:\n    instrument.count(100)"]
+
+
+def task_file(tmp_path: Path, budgets: list[int], period: str = "1ms", extra: str = "") -> Path:
+    lines = ["[platform]", f"cores = {os.cpu_count() or 2}", ""]
+    for i, _ in enumerate(budgets):
+        argv = ", ".join(f'"{a}"' for a in hog_command()).replace("\n", "\\n")
+        lines += ["[[task]]", f'name = "hog{i}"', f"core = {i % (os.cpu_count() or 2)}", 'period = "100ms"', 'pet = "100ms"', f"command = [{argv}]", ""]
+    lines += ["[regulation]", 'kind = "memguard"', f'period = "{period}"', extra]
+    for i, b in enumerate(budgets):
+        lines += ["[[regulation.group]]", f'name = "g{i}"', f'tasks = ["hog{i}"]', f"budget = {b}", ""]
+    path = tmp_path / "sys.toml"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def state(pid: int) -> str | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rfind(")") + 2]
+
+
+def children_of(pid: int) -> list[int]:
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                text = (d / "stat").read_text()
+            except OSError:
+                continue
+            fields = text[text.rfind(")") + 2 :].split()
+            if int(fields[1]) == pid:
+                out.append(int(d.name))
+    return out
+
+
+def wait_for(predicate, timeout_s: float, step_s: float = 0.002):
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step_s)
+    return predicate()
+
+
+def cleanup(pids: list[int]) -> None:
+    for p in pids:
+        for sig in (signal.SIGCONT, signal.SIGKILL):
+            try:
+                os.kill(p, sig)
+            except ProcessLookupError:
+                pass
+    for root in (Path("/sys/fs/cgroup/freezer"), Path("/sys/fs/cgroup/unified")):
+        for d in root.glob("criticore-*/**/"):
+            for name, text in (("freezer.state", "THAWED"), ("cgroup.freeze", "0")):
+                if (d / name).exists():
+                    try:
+                        (d / name).write_text(text)
+                    except OSError:
+                        pass
+
+
+def one_line_error(result: subprocess.CompletedProcess, *needles: str) -> None:
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    lines = [l for l in result.stderr.splitlines() if l.strip()]
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_bad_pid_is_one_line_and_exit_2(tmp_path):
+    f = task_file(tmp_path, [1000])
+    # The highest pid the kernel can hand out is never in use by a live test process.
+    pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
+    r = run_cli("regulate", str(f), "--attach", f"{pid_max}=hog0", "--duration", "1s")
+    one_line_error(r, "--attach", str(pid_max))
+
+
+def test_an_unknown_event_is_one_line_and_exit_2(tmp_path):
+    f = task_file(tmp_path, [1000])
+    r = run_cli("regulate", str(f), "--counter", "sw:no-such-event", "--duration", "1s")
+    one_line_error(r, "--counter", "no-such-event")
+
+
+def pmu_present() -> bool:
+    root = Path("/sys/bus/event_source/devices")
+    return any((d / "type").exists() and (d / "type").read_text().strip() == "4" for d in root.iterdir())
+
+
+def test_a_missing_pmu_is_one_line_naming_the_fallback(tmp_path):
+    f = task_file(tmp_path, [1000])
+    r = run_cli("regulate", str(f), "--counter", "llc-misses", "--duration", "300ms")
+    if pmu_present():
+        assert r.returncode == 0, r.stderr
+    else:
+        one_line_error(r, "--counter", "no hardware PMU", "--counter shm")
+
+
+@pytest.mark.parametrize("throttle", ["signal", "freezer"])
+def test_sigkill_of_the_cli_while_stopped_resumes_within_100ms(tmp_path, throttle):
+    # A budget of 1 line per 100 ms period: the hog is stopped almost all the time.
+    f = task_file(tmp_path, [1], period="100ms")
+    cli = subprocess.Popen([*CLI, "regulate", str(f), "--throttle", throttle, "--duration", "30s"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    started: list[int] = []
+    try:
+        hogs = wait_for(lambda: [p for p in children_of(cli.pid) if state(p) is not None and "python" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace") and "instrument" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")], 15)
+        assert hogs, "the hog never started"
+        started += hogs
+        hog = hogs[0]
+        # Stopped (T) by signal, or frozen (a frozen task sleeps: S or D, and its cgroup says so).
+        def held():
+            if throttle == "signal":
+                return state(hog) == "T"
+            cg = Path(f"/proc/{hog}/cgroup").read_text()
+            return "criticore-" in cg and _frozen(hog)
+        assert wait_for(held, 15), f"the hog was never throttled (state {state(hog)})"
+        cli.kill()
+        killed = time.monotonic()
+        if throttle == "signal":
+            resumed = wait_for(lambda: state(hog) not in ("T", None) or state(hog) is None, 1.0, 0.001)
+        else:
+            resumed = wait_for(lambda: not _frozen(hog), 1.0, 0.001)
+        elapsed = time.monotonic() - killed
+        assert resumed, f"still held 1 s after SIGKILL of the CLI (state {state(hog)})"
+        assert elapsed < 0.1, f"resumed only after {elapsed * 1e3:.0f} ms"
+        # No frozen criticore cgroup left behind.
+        for root in (Path("/sys/fs/cgroup/freezer"), Path("/sys/fs/cgroup/unified")):
+            for d in root.glob("criticore-*/**/"):
+                for name in ("freezer.state", "cgroup.freeze"):
+                    if (d / name).exists():
+                        assert (d / name).read_text().strip() not in ("FROZEN", "FREEZING", "1"), d
+    finally:
+        cli.kill()
+        cli.wait(timeout=10)
+        cleanup(started)
+
+
+def _frozen(pid: int) -> bool:
+    try:
+        cg = Path(f"/proc/{pid}/cgroup").read_text()
+    except OSError:
+        return False
+    for line in cg.splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "criticore-" not in path:
+            continue
+        if controllers == "freezer":
+            f = Path("/sys/fs/cgroup/freezer") / path.lstrip("/") / "freezer.state"
+            if f.exists() and f.read_text().strip() in ("FROZEN", "FREEZING"):
+                return True
+        if controllers == "":
+            f = Path("/sys/fs/cgroup/unified") / path.lstrip("/") / "cgroup.freeze"
+            if f.exists() and f.read_text().strip() == "1":
+                return True
+    return False
