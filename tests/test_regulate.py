@@ -68,6 +68,25 @@ def wait_for(predicate, timeout_s: float, step_s: float = 0.002):
     return predicate()
 
 
+def criticore_cgroups() -> list[Path]:
+    """Every criticore cgroup directory, tolerating ones the watchdog removes meanwhile."""
+    found = []
+    for root in (Path("/sys/fs/cgroup/freezer"), Path("/sys/fs/cgroup/unified")):
+        for top, dirs, _ in os.walk(root, onerror=lambda e: None):
+            if "criticore-" in top:
+                found.append(Path(top))
+            if top == str(root):
+                dirs[:] = [d for d in dirs if d.startswith("criticore-")]
+    return found
+
+
+def read_or_none(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
 def cleanup(pids: list[int]) -> None:
     for p in pids:
         for sig in (signal.SIGCONT, signal.SIGKILL):
@@ -75,14 +94,12 @@ def cleanup(pids: list[int]) -> None:
                 os.kill(p, sig)
             except ProcessLookupError:
                 pass
-    for root in (Path("/sys/fs/cgroup/freezer"), Path("/sys/fs/cgroup/unified")):
-        for d in root.glob("criticore-*/**/"):
-            for name, text in (("freezer.state", "THAWED"), ("cgroup.freeze", "0")):
-                if (d / name).exists():
-                    try:
-                        (d / name).write_text(text)
-                    except OSError:
-                        pass
+    for d in criticore_cgroups():
+        for name, text in (("freezer.state", "THAWED"), ("cgroup.freeze", "0")):
+            try:
+                (d / name).write_text(text)
+            except OSError:
+                pass
 
 
 def one_line_error(result: subprocess.CompletedProcess, *needles: str) -> None:
@@ -154,11 +171,9 @@ def test_sigkill_of_the_cli_while_stopped_resumes_within_100ms(tmp_path, throttl
         assert resumed, f"still held 1 s after SIGKILL of the CLI (state {state(hog)})"
         assert elapsed < 0.1, f"resumed only after {elapsed * 1e3:.0f} ms"
         # No frozen criticore cgroup left behind.
-        for root in (Path("/sys/fs/cgroup/freezer"), Path("/sys/fs/cgroup/unified")):
-            for d in root.glob("criticore-*/**/"):
-                for name in ("freezer.state", "cgroup.freeze"):
-                    if (d / name).exists():
-                        assert (d / name).read_text().strip() not in ("FROZEN", "FREEZING", "1"), d
+        for d in criticore_cgroups():
+            for name in ("freezer.state", "cgroup.freeze"):
+                assert read_or_none(d / name) not in ("FROZEN", "FREEZING", "1"), d
     finally:
         cli.kill()
         cli.wait(timeout=10)
