@@ -4,8 +4,8 @@ For programs run under ``criticore regulate`` or ``criticore profile`` on
 machines without a hardware PMU: the runtime gives each program a
 shared-memory counter page (environment variable ``CRITICORE_COUNTER``); these
 functions write to it. Without a page they do nothing, so an instrumented
-program runs unchanged anywhere. The C equivalent is
-``crates/criticore-rt/include/criticore.h``.
+program runs unchanged anywhere. The page layout is in
+``crates/criticore-rt/src/counter_page.rs``.
 
     from criticore import instrument
     for job in range(n):
