@@ -178,6 +178,8 @@ def test_sigkill_of_the_cli_while_stopped_resumes_within_100ms(tmp_path, throttl
         cli.kill()
         cli.wait(timeout=10)
         cleanup(started)
+        for page in Path("/dev/shm").glob(f"criticore-{cli.pid}-*"):
+            page.unlink(missing_ok=True)
 
 
 def _frozen(pid: int) -> bool:

@@ -231,11 +231,27 @@ fn page_of_process(pid: i32) -> Option<PathBuf> {
     env.split(|&b| b == 0).find_map(|kv| kv.strip_prefix(key.as_bytes()).map(|v| PathBuf::from(String::from_utf8_lossy(v).into_owned())))
 }
 
+/// Remove counter pages left by runs that were killed (their pid is gone).
+pub fn remove_stale_pages() {
+    let Ok(dir) = std::fs::read_dir("/dev/shm") else { return };
+    for entry in dir.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let owner = name.strip_prefix("criticore-").and_then(|r| r.split('-').next()).and_then(|p| p.parse::<i32>().ok());
+        if let Some(pid) = owner {
+            let gone = unsafe { libc::kill(pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+            if gone {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
 /// Run the whole session. `on_snapshot` feeds the live view (return false to stop).
 pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snapshot) -> bool) -> Result<SessionReport, SessionError> {
     let reg = system.regulation.as_ref().ok_or_else(|| err("regulation", "the file has no [regulation] table"))?;
     let mode = options.mode.unwrap_or(reg.kind);
     let groups_plan = plan_groups(system, mode)?;
+    remove_stale_pages();
     let period_ns = options.period_ns.unwrap_or(reg.period_ns);
     let mut notices = Vec::new();
 
