@@ -211,7 +211,7 @@ pub fn regulate(
     let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
     unsafe {
         libc::sigemptyset(&mut set);
-        for s in [sig, libc::SIGINT, libc::SIGTERM, libc::SIGCHLD] {
+        for s in [sig, libc::SIGIO, libc::SIGINT, libc::SIGTERM, libc::SIGCHLD] {
             libc::sigaddset(&mut set, s);
         }
     }
@@ -222,6 +222,8 @@ pub fn regulate(
         let mut action: libc::sigaction = std::mem::zeroed();
         action.sa_sigaction = ignore as extern "C" fn(i32) as usize;
         libc::sigaction(sig, &action, std::ptr::null_mut());
+        // fcntl(2): when the real-time queue is full the kernel sends SIGIO instead.
+        libc::sigaction(libc::SIGIO, &action, std::ptr::null_mut());
     }
     let _blocked = Blocked::new(&set);
 
@@ -310,7 +312,7 @@ pub fn regulate(
         if got == libc::SIGCHLD && !observer.any_alive() {
             break EndReason::AllExited;
         }
-        if got == sig {
+        if got == sig || got == libc::SIGIO {
             report.signals += 1;
             let k = overflow_group(&info, &by_fd, &by_cookie);
             match k {
@@ -433,24 +435,14 @@ pub fn regulate(
 }
 
 fn overflow_group(info: &libc::siginfo_t, by_fd: &HashMap<i32, usize>, by_cookie: &HashMap<u64, usize>) -> Option<usize> {
-    // perf events report si_fd (SIGIO-style, si_code POLL_*); counter pages send a sigqueue value.
-    if info.si_code == libc::SI_QUEUE {
-        let value = unsafe { info.si_value().sival_ptr } as usize as u64;
-        return by_cookie.get(&(value >> 1)).copied();
+    // Counter pages send a sigqueue value; perf events report si_fd. SIGIO (queue overflow) names nothing.
+    if info.si_signo == libc::SIGIO {
+        return None;
     }
-    // si_fd sits after si_band in the SIGPOLL union member.
-    #[repr(C)]
-    struct Poll {
-        signo: i32,
-        errno: i32,
-        code: i32,
-        #[cfg(target_pointer_width = "64")]
-        _pad: i32,
-        band: libc::c_long,
-        fd: i32,
+    if let Some((cookie, _job_end)) = crate::counter::shm::siginfo_cookie(info) {
+        return by_cookie.get(&cookie).copied();
     }
-    let p = unsafe { &*(info as *const libc::siginfo_t as *const Poll) };
-    by_fd.get(&p.fd).copied()
+    by_fd.get(&crate::counter::perf::siginfo_fd(info)).copied()
 }
 
 fn arm(g: &mut Group, left: f64) -> Result<(), CounterError> {
