@@ -130,8 +130,15 @@ def test_an_unknown_event_is_one_line_and_exit_2(tmp_path):
 
 
 def pmu_present() -> bool:
+    """A hardware PMU: x86's `cpu` sources (type 4, PERF_TYPE_RAW) or an ARM/Apple PMU (dynamic type, known names)."""
     root = Path("/sys/bus/event_source/devices")
-    return any((d / "type").exists() and (d / "type").read_text().strip() == "4" for d in root.iterdir())
+    return any(
+        d.name in ("cpu", "cpu_core", "cpu_atom")
+        or d.name.startswith("armv")
+        or (d.name.startswith("apple_") and d.name.endswith("_pmu"))
+        or read_or_none(d / "type") == "4"
+        for d in root.iterdir()
+    )
 
 
 def test_a_missing_pmu_is_one_line_naming_the_fallback(tmp_path):

@@ -183,9 +183,11 @@ impl CounterPage {
     #[inline]
     pub fn count(&self, reads: u64, writes: u64) {
         let l = self.layout();
-        let r = if reads > 0 { l.reads.fetch_add(reads, Ordering::Relaxed) + reads } else { l.reads.load(Ordering::Relaxed) };
-        let w = if writes > 0 { l.writes.fetch_add(writes, Ordering::Relaxed) + writes } else { l.writes.load(Ordering::Relaxed) };
-        let at = l.notify_at.load(Ordering::Relaxed);
+        // SeqCst pairs with the reader's arm(): either we see its new threshold
+        // or it sees our count (free on x86).
+        let r = if reads > 0 { l.reads.fetch_add(reads, Ordering::SeqCst) + reads } else { l.reads.load(Ordering::SeqCst) };
+        let w = if writes > 0 { l.writes.fetch_add(writes, Ordering::SeqCst) + writes } else { l.writes.load(Ordering::SeqCst) };
+        let at = l.notify_at.load(Ordering::SeqCst);
         if r + w >= at {
             self.crossed(at);
         }
@@ -253,7 +255,7 @@ impl CounterPage {
     pub fn arm(&self, at: Option<u64>) -> bool {
         let l = self.layout();
         let at = at.unwrap_or(OFF);
-        l.notify_at.store(at, Ordering::Release);
+        l.notify_at.store(at, Ordering::SeqCst);
         let (r, w) = self.counts();
         at != OFF && r + w >= at
     }
