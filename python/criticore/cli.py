@@ -354,6 +354,73 @@ def study_report_command(
     print(f"wrote {path}" + ("" if no_plots else f" and {folder / 'plots'}/"))
 
 
+@app.command()
+def load(
+    reads: int = typer.Option(0, "--reads", "-r", help="Lines read of every 10 (the rest are written), blin-bandwidth-monitor §3.1."),
+    delay: int = typer.Option(0, "--delay", help="Delay-loop iterations after every 10 lines (Fig. 4)."),
+    bandwidth: str = typer.Option(None, "--bandwidth", "-b", help="Pace to this bandwidth, e.g. 500MB/s (instead of the delay)."),
+    duration: str = typer.Option(None, "--duration", "-d", help="Run this long, e.g. 10s (default: until Ctrl-C or SIGTERM)."),
+    cpu: int = typer.Option(None, "--cpu", "-c", help="Pin to this CPU."),
+    buffer: str = typer.Option(None, "--buffer", help="Buffer size, e.g. 128MiB (default: 4x the LLC, at least 64MiB)."),
+    interval: str = typer.Option("1ms", "--interval", help="Report interval for the achieved bandwidth."),
+    fresh_pages: bool = typer.Option(False, "--fresh-pages", help="Drop the buffer's pages at every pass, so each page faults again (a kernel-counted memory event)."),
+    log: Path = typer.Option(None, "--log", help="Write the per-interval bandwidth (.parquet or .csv)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing --log file."),
+) -> None:
+    """Generate memory load: the microbenchmark of blin-bandwidth-monitor §3.1, optionally paced."""
+    from criticore.profile import load as gen
+    from criticore.profile.load_render import render_load
+
+    where = Path("criticore load")
+
+    def parse(fn, value, option):
+        try:
+            return fn(value)
+        except ValueError as e:
+            fail(criticore.InputError(f"{where}: {option}: {e}", str(where), option, str(e)))
+
+    try:
+        if log is not None:
+            writable(log, force, "--log")
+        console = Console(stderr=as_json)
+        status = None
+        if not as_json and console.is_terminal:
+            status = console.status("loading…")
+            status.start()
+
+        def progress(elapsed_ns: int, lines: int, last: int) -> bool:
+            if status is not None:
+                status.update(f"{elapsed_ns / 1e9:.1f} s, {lines:,} lines, last interval {last:,} lines")
+            return True
+
+        try:
+            run = gen.run(
+                reads=reads,
+                delay=delay,
+                bandwidth_bytes_per_s=parse(_core.bandwidth_bytes_per_s, bandwidth, "--bandwidth") if bandwidth else None,
+                duration_ns=_duration(duration, "--duration", where) if duration else None,
+                cpu=cpu,
+                buffer_bytes=parse(_core.size_bytes, buffer, "--buffer") if buffer else None,
+                interval_ns=_duration(interval, "--interval", where),
+                fresh_pages=fresh_pages,
+                on_progress=progress,
+            )
+        finally:
+            if status is not None:
+                status.stop()
+        if log is not None:
+            write_table(run.table(), log, "--log")
+    except criticore.InputError as e:
+        fail(e)
+    if as_json:
+        print(json.dumps({**run.summary, **run.stats()}, indent=2))
+    else:
+        render_load(console, run, cpu)
+        if log is not None:
+            console.print(f"  per-interval log: {log}")
+
+
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": False})
 def regulate(
     ctx: typer.Context,
@@ -370,6 +437,7 @@ def regulate(
     trace: Path = typer.Option(None, "--trace", help="Write a Perfetto trace (JSON), the simulator's layout."),
     output: Path = typer.Option(None, "--output", help="Append the commands' output to this file (default: discarded)."),
     fifo: int = typer.Option(None, "--fifo", help="SCHED_FIFO priority of the regulator (1-99; default 90 as root, so what it regulates cannot delay it; 0 = leave as is)."),
+    no_lead: bool = typer.Option(False, "--no-lead", help="Stop a group when its count reaches the budget, not earlier by the learnt stop lag (docs/runtime.md)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
 ) -> None:
@@ -424,6 +492,7 @@ def regulate(
                 output=str(output) if output else None,
                 fifo_priority=(90 if os.geteuid() == 0 else None) if fifo is None else (fifo or None),
                 on_snapshot=show,
+                lead=not no_lead,
             )
         finally:
             if live is not None:

@@ -14,6 +14,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+mod load;
 mod runtime;
 mod study;
 
@@ -114,6 +115,18 @@ pub(crate) fn u64_column<'py>(py: Python<'py>, values: impl Iterator<Item = u64>
 #[pyfunction]
 fn duration_ns(text: &str) -> PyResult<u64> {
     parse_duration_ns(text).map_err(PyValueError::new_err)
+}
+
+/// Parse a size string ("128MiB") into bytes.
+#[pyfunction]
+fn size_bytes(text: &str) -> PyResult<u64> {
+    criticore::model::units::parse_size_bytes(text).map_err(PyValueError::new_err)
+}
+
+/// Parse a bandwidth string ("500MB/s") into bytes per second.
+#[pyfunction]
+fn bandwidth_bytes_per_s(text: &str) -> PyResult<u64> {
+    criticore::model::units::parse_bandwidth_bytes_per_s(text).map_err(PyValueError::new_err)
 }
 
 /// Simulate a task-system file. Returns (report JSON, job columns or None,
@@ -322,6 +335,8 @@ fn solve_llc_ways(py: Python<'_>, problem: &Bound<'_, PyAny>) -> PyResult<Option
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(duration_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(size_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(bandwidth_bytes_per_s, m)?)?;
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
@@ -333,6 +348,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(study::optimize, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_way_problem, m)?)?;
     runtime::register(m)?;
+    load::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

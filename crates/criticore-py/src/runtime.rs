@@ -82,6 +82,7 @@ pub fn regulate<'py>(
         output: get("output").map(|v| v.extract::<String>()).transpose()?.map(Into::into),
         fifo_priority: get("fifo_priority").map(|v| v.extract()).transpose()?,
         snapshot_ns: get("snapshot_ns").map(|v| v.extract()).transpose()?.unwrap_or(200_000_000),
+        lead: get("lead").map(|v| v.extract()).transpose()?.unwrap_or(true),
     };
     let result = py.allow_threads(|| {
         session::run(&system, &opts, |s| match &on_snapshot {

@@ -221,6 +221,16 @@ fn stdio(o: &Output, which: &str) -> Result<Stdio, String> {
     })
 }
 
+/// Pin the calling thread to `cpus` (the load generator and profiler pin themselves).
+pub fn pin_current_thread(cpus: &[usize]) -> Result<(), String> {
+    let set = cpu_set(cpus)?;
+    // SAFETY: a valid cpu_set_t of the right size; 0 = the calling thread.
+    if unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) } != 0 {
+        return Err(io::Error::last_os_error().to_string());
+    }
+    Ok(())
+}
+
 /// A cpu_set_t of `cpus`, each checked to be online.
 fn cpu_set(cpus: &[usize]) -> Result<libc::cpu_set_t, String> {
     if cpus.is_empty() {

@@ -11,12 +11,14 @@
 //! - [`watchdog`]: the process that resumes everything if the regulator dies.
 //! - [`counter_page`]: the shared-memory page instrumented programs write.
 //! - [`load`]: the load generator's hot loop.
+//! - [`lead`]: arming counters early by the lag between a stop decision and the stop.
 //! - [`regulator`]: the regulation loop.
 
 pub mod counter;
 pub mod counter_page;
 pub mod deadline;
 pub mod launch;
+pub mod lead;
 pub mod load;
 pub mod regulator;
 pub mod session;

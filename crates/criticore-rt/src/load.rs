@@ -1,1 +1,463 @@
-//! (being written)
+//! The load generator's hot loop: the microbenchmark of blin-bandwidth-monitor
+//! §3.1 (Fig. 4). Per iteration it writes `write_nb` whole cache lines, reads
+//! `read_nb` lines (write_nb + read_nb = 10), then spins `delay_nb` iterations
+//! of a two-add delay loop, walking a buffer far larger than the LLC and
+//! starting again at its start when too little room is left (Fig. 4's outer
+//! loop).
+//!
+//! Beyond the paper:
+//! - **Pacing** to a target bandwidth at cache-line granularity: iteration i
+//!   may start once `i × 10 lines` fit in the elapsed time at the target rate,
+//!   so the traffic is smooth down to one iteration (no 1 MiB or 7.8 ms
+//!   bursts as in stress-ng memrate or membw). After a stall (throttled,
+//!   preempted) it catches up at most one report interval's worth of debt: a
+//!   regulated load must not burst to make up for time it was stopped.
+//! - **Per-interval report**: lines read and written in every interval (1 ms
+//!   by default), so the achieved bandwidth is known per regulation period.
+//! - **Counter page**: its counts are published to the shared-memory page of
+//!   `counter_page.rs` every `publish_lines` lines, the software counter the
+//!   regulator reads on machines without a PMU.
+//! - **Fresh pages**: optionally each 256 KiB chunk of the buffer is dropped
+//!   (`MADV_DONTNEED`) once the loop has walked past it, so every page faults
+//!   again on the next pass: page faults are a real kernel-counted memory
+//!   event (`sw:page-faults`) for the perf path. Chunk by chunk, not the whole
+//!   buffer at the wrap, so the cost is spread evenly (a 64 MiB drop stalls
+//!   the loop for milliseconds).
+
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::counter_page::{now_ns, CounterPage};
+
+/// Fresh pages: the buffer is dropped in chunks of this many bytes.
+const DROP_CHUNK_BYTES: usize = 256 << 10;
+
+/// Lines per iteration in the paper (write_nb + read_nb = 10, §3.1).
+pub const LINES_PER_ITERATION: u32 = 10;
+
+/// This machine's last-level cache: (bytes, line bytes) from sysfs, if known.
+pub fn machine_llc() -> Option<(usize, usize)> {
+    let base = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
+    let mut best: Option<(u32, usize, usize)> = None;
+    for entry in std::fs::read_dir(base).ok()?.flatten() {
+        let read = |f: &str| std::fs::read_to_string(entry.path().join(f)).ok().map(|s| s.trim().to_string());
+        let (Some(level), Some(size)) = (read("level").and_then(|l| l.parse::<u32>().ok()), read("size")) else { continue };
+        let bytes = match size.strip_suffix('K') {
+            Some(k) => k.parse::<usize>().ok().map(|k| k << 10),
+            None => size.strip_suffix('M').and_then(|m| m.parse::<usize>().ok()).map(|m| m << 20),
+        };
+        let line = read("coherency_line_size").and_then(|l| l.parse().ok()).unwrap_or(64);
+        if let Some(bytes) = bytes {
+            if best.is_none_or(|b| level > b.0) {
+                best = Some((level, bytes, line));
+            }
+        }
+    }
+    best.map(|b| (b.1, b.2))
+}
+
+/// Default buffer: four times the LLC and at least 64 MiB, so every line misses.
+pub fn default_buffer_bytes() -> usize {
+    machine_llc().map(|(llc, _)| 4 * llc).unwrap_or(0).max(64 << 20)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadSpec {
+    pub write_nb: u32,
+    pub read_nb: u32,
+    /// Iterations of the delay loop after each iteration (Fig. 4's delay_nb).
+    pub delay_nb: u64,
+    pub buffer_bytes: usize,
+    pub line_bytes: usize,
+    /// Paced mode: target bytes per second (reads + writes).
+    pub pace_bytes_per_s: Option<f64>,
+    /// Length of one report interval.
+    pub interval_ns: u64,
+    /// Run for this long; None = until `stop` is set.
+    pub duration_ns: Option<u64>,
+    /// Drop the buffer's pages at every wrap so each page faults again.
+    pub fresh_pages: bool,
+    /// Publish to the counter page after this many lines.
+    pub publish_lines: u64,
+}
+
+impl LoadSpec {
+    /// The paper's microbenchmark with `read_nb` of 10 lines read, `delay_nb` delay iterations.
+    pub fn new(read_nb: u32, delay_nb: u64) -> Self {
+        LoadSpec {
+            write_nb: LINES_PER_ITERATION.saturating_sub(read_nb),
+            read_nb,
+            delay_nb,
+            buffer_bytes: default_buffer_bytes(),
+            line_bytes: machine_llc().map(|l| l.1).unwrap_or(64),
+            pace_bytes_per_s: None,
+            interval_ns: 1_000_000,
+            duration_ns: None,
+            fresh_pages: false,
+            publish_lines: 64,
+        }
+    }
+
+    /// Reasons the spec cannot run, as (field, reason).
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if self.write_nb + self.read_nb != LINES_PER_ITERATION {
+            return Err(("reads", format!("reads + writes must be {LINES_PER_ITERATION} lines per iteration (blin-bandwidth-monitor §3.1), got {} + {}", self.read_nb, self.write_nb)));
+        }
+        if self.line_bytes < 8 || !self.line_bytes.is_power_of_two() {
+            return Err(("line", format!("a cache line is a power of two of at least 8 bytes, got {}", self.line_bytes)));
+        }
+        if self.buffer_bytes < LINES_PER_ITERATION as usize * self.line_bytes {
+            return Err(("buffer", format!("the buffer must hold at least one iteration ({} bytes)", LINES_PER_ITERATION as usize * self.line_bytes)));
+        }
+        if let Some(p) = self.pace_bytes_per_s {
+            if !(p.is_finite() && p > 0.0) {
+                return Err(("bandwidth", format!("a target bandwidth must be positive, got {p}")));
+            }
+        }
+        if self.interval_ns == 0 {
+            return Err(("interval", "the report interval must be positive".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Lines moved in one report interval, which started `start_ns` after the run began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interval {
+    pub start_ns: u64,
+    pub reads: u64,
+    pub writes: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct LoadReport {
+    pub intervals: Vec<Interval>,
+    pub reads: u64,
+    pub writes: u64,
+    pub elapsed_ns: u64,
+    /// Ended by `stop`, not by the duration.
+    pub stopped: bool,
+    /// Buffer passes completed (Fig. 4's outer loop).
+    pub passes: u64,
+}
+
+impl LoadReport {
+    /// Bytes per second over the whole run.
+    pub fn bandwidth(&self, line_bytes: usize) -> f64 {
+        if self.elapsed_ns == 0 {
+            return 0.0;
+        }
+        (self.reads + self.writes) as f64 * line_bytes as f64 * 1e9 / self.elapsed_ns as f64
+    }
+}
+
+/// An anonymous mapping, unmapped on drop.
+struct Buffer {
+    ptr: *mut u64,
+    bytes: usize,
+}
+
+impl Buffer {
+    fn new(bytes: usize, fresh_pages: bool) -> io::Result<Buffer> {
+        let ptr = unsafe {
+            libc::mmap(std::ptr::null_mut(), bytes, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0)
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let buffer = Buffer { ptr: ptr as *mut u64, bytes };
+        if fresh_pages {
+            // One fault per 4 KiB page, not per 2 MiB huge page.
+            unsafe { libc::madvise(ptr, bytes, libc::MADV_NOHUGEPAGE) };
+        } else {
+            // Touch every page now so the run measures memory, not page faults.
+            let words = bytes / 8;
+            let mut i = 0;
+            while i < words {
+                unsafe { buffer.ptr.add(i).write_volatile(0) };
+                i += 512;
+            }
+        }
+        Ok(buffer)
+    }
+
+    /// Drop the pages of bytes [from, to) (page-aligned `from`).
+    fn drop_pages(&self, from: usize, to: usize) {
+        let to = to.min(self.bytes);
+        if to > from {
+            unsafe { libc::madvise((self.ptr as *mut u8).add(from) as *mut libc::c_void, to - from, libc::MADV_DONTNEED) };
+        }
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.bytes) };
+    }
+}
+
+/// Run the load until the duration ends or `stop` is set; `on_interval` gets
+/// every finished report interval as it ends (for a live view).
+pub fn run(spec: &LoadSpec, page: Option<&CounterPage>, stop: &AtomicBool, mut on_interval: impl FnMut(&Interval)) -> io::Result<LoadReport> {
+    if let Err((field, reason)) = spec.check() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{field}: {reason}")));
+    }
+    let buffer = Buffer::new(spec.buffer_bytes, spec.fresh_pages)?;
+    let words_per_line = spec.line_bytes / 8;
+    let lines = spec.buffer_bytes / spec.line_bytes;
+    let per_iteration = LINES_PER_ITERATION as usize;
+    // ns per line at the target rate (paced mode).
+    let pace_ns_per_line = spec.pace_bytes_per_s.map(|b| spec.line_bytes as f64 * 1e9 / b);
+
+    let mut report = LoadReport::default();
+    let start = now_ns();
+    let end = spec.duration_ns.map(|d| start + d).unwrap_or(u64::MAX);
+    let mut interval = Interval { start_ns: 0, reads: 0, writes: 0 };
+    let mut next_boundary = start + spec.interval_ns;
+    // Paced: the time origin of the schedule (moved forward to forgive debt).
+    let mut pace_origin = start as f64;
+    let mut paced_lines: u64 = 0;
+    // Unpaced: look at the clock every `check_every` iterations (~1 µs apart),
+    // so a clock read (~25 ns) does not cost peak bandwidth.
+    let mut check_every: u64 = 1;
+    let mut since_check: u64 = 0;
+    let (mut pending_r, mut pending_w) = (0u64, 0u64);
+    let mut sink: u64 = 0;
+    let mut pos = 0usize;
+    // Fresh pages: the next chunk boundary (in lines) and the chunk start (bytes).
+    let chunk_lines = (DROP_CHUNK_BYTES / spec.line_bytes).max(1);
+    let mut drop_at = chunk_lines;
+    let mut chunk_start = 0usize;
+
+    loop {
+        if pos + per_iteration > lines {
+            if spec.fresh_pages {
+                buffer.drop_pages(chunk_start, spec.buffer_bytes);
+                chunk_start = 0;
+                drop_at = chunk_lines;
+            }
+            pos = 0;
+            report.passes += 1;
+        } else if spec.fresh_pages && pos >= drop_at {
+            let end = drop_at * spec.line_bytes;
+            buffer.drop_pages(chunk_start, end);
+            chunk_start = end;
+            drop_at += chunk_lines;
+        }
+        // Fig. 4 write_loop: write_nb whole lines.
+        for _ in 0..spec.write_nb {
+            let line = unsafe { buffer.ptr.add(pos * words_per_line) };
+            for w in 0..words_per_line {
+                unsafe { line.add(w).write_volatile(sink) };
+            }
+            pos += 1;
+        }
+        // Fig. 4 read_loop: read_nb whole lines.
+        for _ in 0..spec.read_nb {
+            let line = unsafe { buffer.ptr.add(pos * words_per_line) };
+            for w in 0..words_per_line {
+                sink ^= unsafe { line.add(w).read_volatile() };
+            }
+            pos += 1;
+        }
+        // Fig. 4 delay_loop: two adds per iteration.
+        let (mut a, mut b) = (sink, sink);
+        for _ in 0..spec.delay_nb {
+            a = std::hint::black_box(a.wrapping_add(1));
+            b = std::hint::black_box(b.wrapping_add(1));
+        }
+        sink = std::hint::black_box(a ^ b ^ sink);
+
+        interval.reads += spec.read_nb as u64;
+        interval.writes += spec.write_nb as u64;
+        pending_r += spec.read_nb as u64;
+        pending_w += spec.write_nb as u64;
+        if pending_r + pending_w >= spec.publish_lines {
+            if let Some(p) = page {
+                p.count(pending_r, pending_w);
+            }
+            pending_r = 0;
+            pending_w = 0;
+        }
+
+        let now = if let Some(ns_per_line) = pace_ns_per_line {
+            paced_lines += per_iteration as u64;
+            let due = pace_origin + paced_lines as f64 * ns_per_line;
+            let mut now = now_ns();
+            if (now as f64) > due + spec.interval_ns as f64 {
+                // Behind by more than an interval (stopped or preempted): forgive the debt.
+                pace_origin = now as f64 - paced_lines as f64 * ns_per_line;
+            }
+            while (now as f64) < due && now < end && !stop.load(Ordering::Relaxed) {
+                std::hint::spin_loop();
+                now = now_ns();
+            }
+            now
+        } else {
+            since_check += 1;
+            if since_check < check_every {
+                continue;
+            }
+            since_check = 0;
+            let now = now_ns();
+            if report.passes == 0 && now - start < 1_000_000 {
+                // Calibrate: iterations per µs from the first ms.
+                let done = (report.reads + report.writes + interval.reads + interval.writes) / per_iteration as u64;
+                let elapsed_us = ((now - start) / 1_000).max(1);
+                check_every = (done / elapsed_us).max(1);
+            }
+            now
+        };
+
+        while now >= next_boundary {
+            report.reads += interval.reads;
+            report.writes += interval.writes;
+            on_interval(&interval);
+            report.intervals.push(interval);
+            interval = Interval { start_ns: next_boundary - start, reads: 0, writes: 0 };
+            next_boundary += spec.interval_ns;
+        }
+        if now >= end || stop.load(Ordering::Relaxed) {
+            report.stopped = now < end;
+            report.elapsed_ns = now - start;
+            break;
+        }
+    }
+    // The partial last interval counts in the totals, not in the per-interval report.
+    report.reads += interval.reads;
+    report.writes += interval.writes;
+    if let Some(p) = page {
+        p.count(pending_r, pending_w);
+    }
+    std::hint::black_box(sink);
+    Ok(report)
+}
+
+/// Set by SIGINT/SIGTERM while a [`StopOnSignals`] guard lives.
+pub static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_stop_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::Relaxed);
+}
+
+/// While alive, SIGINT and SIGTERM set [`STOP`] instead of their previous
+/// action (Python's handler cannot run while the hot loop holds the thread),
+/// so a signalled load still ends cleanly and reports; restored on drop.
+pub struct StopOnSignals {
+    old: [(libc::c_int, libc::sigaction); 2],
+}
+
+impl StopOnSignals {
+    pub fn install() -> StopOnSignals {
+        STOP.store(false, Ordering::Relaxed);
+        let mut old: [(libc::c_int, libc::sigaction); 2] = unsafe { std::mem::zeroed() };
+        for (slot, sig) in old.iter_mut().zip([libc::SIGINT, libc::SIGTERM]) {
+            // SAFETY: plain sigaction with an async-signal-safe handler (one atomic store).
+            unsafe {
+                let mut act: libc::sigaction = std::mem::zeroed();
+                act.sa_sigaction = on_stop_signal as extern "C" fn(libc::c_int) as usize;
+                libc::sigemptyset(&mut act.sa_mask);
+                libc::sigaction(sig, &act, &mut slot.1);
+            }
+            slot.0 = sig;
+        }
+        StopOnSignals { old }
+    }
+}
+
+impl Drop for StopOnSignals {
+    fn drop(&mut self) {
+        for (sig, act) in &self.old {
+            unsafe { libc::sigaction(*sig, act, std::ptr::null_mut()) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small(read_nb: u32) -> LoadSpec {
+        LoadSpec { buffer_bytes: 1 << 20, duration_ns: Some(30_000_000), ..LoadSpec::new(read_nb, 0) }
+    }
+
+    #[test]
+    fn counts_split_reads_and_writes_by_the_ratio() {
+        let stop = AtomicBool::new(false);
+        let r = run(&small(3), None, &stop, |_| {}).unwrap();
+        // Every iteration moves 3 read lines and 7 written lines.
+        assert!(r.reads > 0);
+        assert_eq!(r.reads * 7, r.writes * 3);
+        let sum: u64 = r.intervals.iter().map(|i| i.reads + i.writes).sum();
+        assert!(sum <= r.reads + r.writes);
+        assert!(!r.stopped);
+    }
+
+    #[test]
+    fn intervals_are_contiguous() {
+        let stop = AtomicBool::new(false);
+        let r = run(&small(5), None, &stop, |_| {}).unwrap();
+        for (k, i) in r.intervals.iter().enumerate() {
+            assert_eq!(i.start_ns, k as u64 * 1_000_000);
+        }
+        assert!(r.intervals.len() >= 29, "30 ms at 1 ms per interval, got {}", r.intervals.len());
+    }
+
+    #[test]
+    fn publishes_every_line_to_the_counter_page() {
+        let path = std::env::temp_dir().join(format!("criticore-load-test-{}", std::process::id()));
+        let page = CounterPage::create(&path).unwrap();
+        let stop = AtomicBool::new(false);
+        let r = run(&small(4), Some(&page), &stop, |_| {}).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(page.counts(), (r.reads, r.writes));
+    }
+
+    #[test]
+    fn paced_total_matches_the_target() {
+        // 64 MB/s for 50 ms = 3.2 MB = 50,000 lines of 64 B, within one iteration
+        // (10 lines) plus the lines of the one interval the pacing may forgive.
+        let spec = LoadSpec { pace_bytes_per_s: Some(64e6), duration_ns: Some(50_000_000), ..small(5) };
+        let stop = AtomicBool::new(false);
+        let r = run(&spec, None, &stop, |_| {}).unwrap();
+        let lines = (r.reads + r.writes) as f64;
+        let expected = 64e6 * r.elapsed_ns as f64 / 1e9 / 64.0;
+        assert!(lines <= expected + 10.0, "{lines} lines, at most {expected} + 10 expected");
+        assert!(lines >= expected - 1_000.0 - 10.0, "{lines} lines, at least {expected} - 1010 expected");
+    }
+
+    #[test]
+    fn stop_flag_ends_the_run() {
+        let spec = LoadSpec { duration_ns: None, ..small(10) };
+        let stop = AtomicBool::new(true);
+        let r = run(&spec, None, &stop, |_| {}).unwrap();
+        assert!(r.stopped);
+    }
+
+    #[test]
+    fn bad_ratio_is_refused() {
+        let spec = LoadSpec { write_nb: 5, read_nb: 6, ..small(0) };
+        assert_eq!(spec.check().unwrap_err().0, "reads");
+        let stop = AtomicBool::new(false);
+        assert!(run(&spec, None, &stop, |_| {}).is_err());
+    }
+
+    #[test]
+    fn fresh_pages_fault_once_per_page_per_pass() {
+        // 1 MiB = 256 pages of 4 KiB: each pass faults each page once.
+        let spec = LoadSpec { fresh_pages: true, ..small(0) };
+        let before = minor_faults();
+        let stop = AtomicBool::new(false);
+        let r = run(&spec, None, &stop, |_| {}).unwrap();
+        let faults = minor_faults() - before;
+        let pages = (r.passes + 1) * 256;
+        assert!(faults >= r.passes * 256, "{faults} faults over {} passes", r.passes);
+        assert!(faults <= pages + 64, "{faults} faults, at most {pages} expected");
+    }
+
+    fn minor_faults() -> u64 {
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
+        u.ru_minflt as u64
+    }
+}

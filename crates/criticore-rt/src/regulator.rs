@@ -13,6 +13,7 @@
 
 use crate::counter::{overflow_signal, Counter, CounterError, Notification};
 use crate::counter_page::now_ns;
+use crate::lead::Lead;
 use crate::throttle::Throttler;
 use criticore::regulate::mcti::MctiRules;
 use criticore::regulate::memguard::MemguardRules;
@@ -63,11 +64,13 @@ pub struct Config {
     pub snapshot_ns: u64,
     /// Warn when a group's counters stay at zero while its processes use this much CPU.
     pub zero_check_cpu_ns: u64,
+    /// Stop early by the learnt stop lag (`lead.rs`).
+    pub lead: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { period_ns: 1_000_000, poll_ns: None, duration_ns: None, snapshot_ns: 200_000_000, zero_check_cpu_ns: 200_000_000 }
+        Config { period_ns: 1_000_000, poll_ns: None, duration_ns: None, snapshot_ns: 200_000_000, zero_check_cpu_ns: 200_000_000, lead: true }
     }
 }
 
@@ -194,6 +197,11 @@ struct GroupState {
     zero_since_cpu: Option<u64>,
     zero_warned: bool,
     overloaded: bool,
+    lead: Lead,
+    /// record.used at which the counter was armed to signal.
+    trigger_used: u64,
+    /// trigger_used of a stop this period: the lag is counted from there.
+    stop_used: Option<u64>,
 }
 
 /// Run the loop until the duration, the end of every process, a signal, or
@@ -265,11 +273,14 @@ pub fn regulate(
             zero_since_cpu: Some(cpu),
             zero_warned: false,
             overloaded: false,
+            lead: Lead::new(config.lead),
+            stop_used: None,
+            trigger_used: 0,
         });
     }
     for (k, g) in groups.iter_mut().enumerate() {
         let left = rules.guard().left(k);
-        arm(g, left)?;
+        arm(g, left, &mut state[k])?;
         state[k].record = PeriodRecord { period: 0, group: k as u32, budget: rules.guard().assigned(k) as u64, ..Default::default() };
     }
 
@@ -346,6 +357,9 @@ pub fn regulate(
             let period = guard.period_index;
             for k in 0..n {
                 let s = &mut state[k];
+                if let (Some(_), Some(at)) = (s.stopped_at, s.stop_used.take()) {
+                    s.lead.sample(s.record.used - at);
+                }
                 if let Some(since) = s.stopped_at.take() {
                     throttler.resume(k).ok();
                     s.record.throttled_ns += now - since;
@@ -370,7 +384,7 @@ pub fn regulate(
             }
             for (k, g) in groups.iter_mut().enumerate() {
                 let left = rules.guard().left(k);
-                arm(g, left)?;
+                arm(g, left, &mut state[k])?;
             }
             periods_since_alive_check += 1;
             if periods_since_alive_check >= 10 {
@@ -445,8 +459,10 @@ fn overflow_group(info: &libc::siginfo_t, by_fd: &HashMap<i32, usize>, by_cookie
     by_fd.get(&crate::counter::perf::siginfo_fd(info)).copied()
 }
 
-fn arm(g: &mut Group, left: f64) -> Result<(), CounterError> {
-    let after = left.max(1.0) as u64;
+/// Arm for `left` more counts, less the stop lag.
+fn arm(g: &mut Group, left: f64, s: &mut GroupState) -> Result<(), CounterError> {
+    let after = (left - s.lead.lines()).max(1.0) as u64;
+    s.trigger_used = s.record.used + after;
     for c in g.counters.iter_mut() {
         c.arm(Some(after))?;
     }
@@ -486,7 +502,11 @@ fn charge_and_act(
     throttler: &mut dyn Throttler,
     active: &[bool],
 ) -> Result<(), CounterError> {
-    let newly = read_into(k, groups, state, rules)?;
+    let mut newly = read_into(k, groups, state, rules)?;
+    if !newly && !rules.guard().exhausted(k) && rules.guard().left(k) <= state[k].lead.lines() {
+        // The budget will be gone by the time the stop lands: exhausted now (lead.rs).
+        newly = rules.guard_mut().exhaust(k);
+    }
     if newly && state[k].record.exhausted_ns == 0 {
         state[k].record.exhausted_ns = now - t0;
     }
@@ -495,6 +515,7 @@ fn charge_and_act(
             if g.share_spare(active) {
                 // Spare sharing: every active group is exhausted; all run until the next period.
                 for (j, s) in state.iter_mut().enumerate() {
+                    s.stop_used = None; // released: what follows is no stop lag
                     if let Some(since) = s.stopped_at.take() {
                         throttler.resume(j).ok();
                         s.record.throttled_ns += now - since;
@@ -518,10 +539,13 @@ fn charge_and_act(
         let _ = throttler.stop(k);
         let stopped = now_ns();
         state[k].stopped_at = Some(stopped);
+        // The lag runs from the count that should have signalled (delivery,
+        // wake-up and stop all take time while the program goes on).
+        state[k].stop_used = Some(state[k].trigger_used.min(state[k].record.used));
         state[k].record.reaction_ns = stopped.saturating_sub(now);
     } else if !rules.guard().exhausted(k) {
         let left = rules.guard().left(k);
-        arm(&mut groups[k], left)?;
+        arm(&mut groups[k], left, &mut state[k])?;
     }
     Ok(())
 }

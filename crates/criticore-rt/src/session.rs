@@ -63,6 +63,8 @@ pub struct Options {
     /// SCHED_FIFO priority of the regulation thread (None = leave as is).
     pub fifo_priority: Option<u8>,
     pub snapshot_ns: u64,
+    /// Stop early by the learnt stop lag (lead.rs); false = act at the budget.
+    pub lead: bool,
 }
 
 /// A problem with the plan (one line; the CLI exits 2) or with the run.
@@ -380,6 +382,7 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
         poll_ns: options.poll_ns,
         duration_ns: options.duration_ns,
         snapshot_ns: options.snapshot_ns,
+        lead: options.lead,
         ..Default::default()
     };
     let result = {

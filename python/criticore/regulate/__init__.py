@@ -33,6 +33,14 @@ LOG_COLUMNS = {
 }
 
 
+def _nearest_rank(values: np.ndarray, p: float) -> int:
+    """The p-th percentile by nearest rank (as the runtime's p50/p99), 0 for none."""
+    if len(values) == 0:
+        return 0
+    v = np.sort(values)
+    return int(v[min(len(v), max(1, int(np.ceil(p / 100 * len(v))))) - 1])
+
+
 def watchdog_command() -> list[str]:
     return [sys.executable, "-m", "criticore.regulate.watchdog"]
 
@@ -81,8 +89,8 @@ class Run:
                     "ratio": (total / (periods * g["budget"])) if periods and g["budget"] else float("nan"),
                     "exhausted_periods": int((c["exhausted_ns"][mask] > 0).sum()),
                     "throttled_ns": int(c["throttled_ns"][mask].sum()),
-                    "overshoot_p50": float(np.percentile(overshoot, 50)) if periods else 0.0,
-                    "overshoot_p99": float(np.percentile(overshoot, 99)) if periods else 0.0,
+                    "overshoot_p50": _nearest_rank(overshoot, 50),
+                    "overshoot_p99": _nearest_rank(overshoot, 99),
                     "overshoot_max": int(overshoot.max()) if periods else 0,
                     "period_ns": period_ns,
                     "processes": g["processes"],
@@ -127,6 +135,7 @@ def run(
     fifo_priority: int | None = None,
     on_snapshot: Callable[[dict], bool] | None = None,
     snapshot_ns: int = 200_000_000,
+    lead: bool = True,
 ) -> Run:
     """Regulate the file's tasks as real processes; see docs/runtime.md."""
     options = {
@@ -143,6 +152,7 @@ def run(
         "output": output,
         "fifo_priority": fifo_priority,
         "snapshot_ns": snapshot_ns,
+        "lead": lead,
     }
     summary, raw = _core.regulate(read_input(file), str(file), options, on_snapshot)
     columns = {k: np.frombuffer(raw[k], dtype=LOG_COLUMNS[k]) for k in LOG_COLUMNS}

@@ -1,0 +1,89 @@
+//! Binding of the load generator (`criticore_rt::load`): `criticore load`
+//! runs its hot loop here, with the GIL released.
+
+use crate::{option_error, u64_column};
+use criticore_rt::counter_page::CounterPage;
+use criticore_rt::launch::pin_current_thread;
+use criticore_rt::load::{self, LoadSpec, StopOnSignals, STOP};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::atomic::Ordering;
+
+/// Run the microbenchmark of blin-bandwidth-monitor §3.1 in this thread.
+/// `options`: reads (0-10), delay, bandwidth (bytes/s, paced), duration_ns,
+/// buffer_bytes, line_bytes, interval_ns, fresh_pages, cpu.
+/// `on_progress(elapsed_ns, lines, last_interval_lines) -> bool` about every
+/// 200 ms (False stops). SIGINT/SIGTERM end the run cleanly.
+/// Returns (summary dict, interval columns dict).
+#[pyfunction]
+#[pyo3(signature = (options, on_progress=None))]
+pub fn load_run<'py>(py: Python<'py>, options: &Bound<'py, PyDict>, on_progress: Option<PyObject>) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let get = |key: &str| options.get_item(key).ok().flatten().filter(|v| !v.is_none());
+    let reads: u32 = get("reads").map(|v| v.extract()).transpose()?.unwrap_or(0);
+    let mut spec = LoadSpec::new(reads.min(load::LINES_PER_ITERATION), get("delay").map(|v| v.extract()).transpose()?.unwrap_or(0));
+    if reads > load::LINES_PER_ITERATION {
+        return Err(option_error("criticore load", "--reads", format!("at most {} of the 10 lines per iteration can be reads, got {reads}", load::LINES_PER_ITERATION)));
+    }
+    spec.pace_bytes_per_s = get("bandwidth").map(|v| v.extract()).transpose()?;
+    spec.duration_ns = get("duration_ns").map(|v| v.extract()).transpose()?;
+    if let Some(b) = get("buffer_bytes") {
+        spec.buffer_bytes = b.extract()?;
+    }
+    if let Some(l) = get("line_bytes") {
+        spec.line_bytes = l.extract()?;
+    }
+    if let Some(i) = get("interval_ns") {
+        spec.interval_ns = i.extract()?;
+    }
+    spec.fresh_pages = get("fresh_pages").map(|v| v.extract()).transpose()?.unwrap_or(false);
+    if let Err((field, reason)) = spec.check() {
+        return Err(option_error("criticore load", &format!("--{field}"), reason));
+    }
+    if let Some(cpu) = get("cpu") {
+        let cpu: usize = cpu.extract()?;
+        pin_current_thread(&[cpu]).map_err(|e| option_error("criticore load", "--cpu", e))?;
+    }
+    let page = match CounterPage::from_env() {
+        None => None,
+        Some(Ok(p)) => Some(p),
+        Some(Err(e)) => return Err(option_error("criticore load", "CRITICORE_COUNTER", format!("cannot attach the counter page: {e}"))),
+    };
+    let result = py.allow_threads(|| {
+        let _guard = StopOnSignals::install();
+        let mut last = 0u64;
+        let mut lines = 0u64;
+        load::run(&spec, page.as_ref(), &STOP, |i| {
+            lines += i.reads + i.writes;
+            let elapsed = i.start_ns + spec.interval_ns;
+            if let Some(cb) = &on_progress {
+                if elapsed - last >= 200_000_000 {
+                    last = elapsed;
+                    let keep = Python::with_gil(|py| cb.call1(py, (elapsed, lines, i.reads + i.writes)).and_then(|r| r.extract::<bool>(py)));
+                    if !matches!(keep, Ok(true)) {
+                        STOP.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+        })
+    });
+    let report = result.map_err(|e| option_error("criticore load", "--buffer", e.to_string()))?;
+    let summary = PyDict::new(py);
+    summary.set_item("reads", report.reads)?;
+    summary.set_item("writes", report.writes)?;
+    summary.set_item("elapsed_ns", report.elapsed_ns)?;
+    summary.set_item("stopped", report.stopped)?;
+    summary.set_item("passes", report.passes)?;
+    summary.set_item("line_bytes", spec.line_bytes)?;
+    summary.set_item("buffer_bytes", spec.buffer_bytes)?;
+    summary.set_item("counter_page", page.as_ref().map(|p| p.path().display().to_string()))?;
+    let cols = PyDict::new(py);
+    cols.set_item("start_ns", u64_column(py, report.intervals.iter().map(|i| i.start_ns)))?;
+    cols.set_item("reads", u64_column(py, report.intervals.iter().map(|i| i.reads)))?;
+    cols.set_item("writes", u64_column(py, report.intervals.iter().map(|i| i.writes)))?;
+    Ok((summary, cols))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(load_run, m)?)?;
+    Ok(())
+}
