@@ -425,7 +425,7 @@ def load(
 def regulate(
     ctx: typer.Context,
     file: Path = typer.Argument(..., help="Task-system file: tasks with `command`s and a [regulation] table."),
-    mode: str = typer.Option(None, "--mode", "-m", help="memguard or mcti; default: the file's [regulation] kind."),
+    mode: str = typer.Option(None, "--mode", "-m", help="memguard, mcti or monitor; default: the file's [regulation] kind."),
     duration: str = typer.Option(None, "--duration", "-d", help="Stop after this long, e.g. 10s (default: when every process ended)."),
     period: str = typer.Option(None, "--period", help="Regulation period, e.g. 1ms (default: the file's)."),
     poll: str = typer.Option(None, "--poll", help="Also read every counter this often (default: on overflow signals and period starts)."),
@@ -504,7 +504,7 @@ def regulate(
     except criticore.InputError as e:
         fail(e)
     if as_json:
-        print(json.dumps({**run.summary, "per_group": run.per_group()}, indent=2))
+        print(json.dumps({**run.summary, "per_group": run.per_group(), "monitor": run.monitor_summary()}, indent=2))
     else:
         render_run(console, str(file), run, outline["line_bytes"])
         for label, path in (("per-period log", log), ("trace", trace)):

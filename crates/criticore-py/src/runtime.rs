@@ -3,6 +3,11 @@
 //! programs (`criticore.instrument`).
 
 use crate::{option_error, parse, u32_column, u64_column};
+
+fn f64_column<'py>(py: Python<'py>, values: impl Iterator<Item = f64>) -> Bound<'py, pyo3::types::PyBytes> {
+    pyo3::types::PyBytes::new(py, &values.flat_map(f64::to_le_bytes).collect::<Vec<u8>>())
+}
+use criticore::model::overhead::parse_overhead_table;
 use criticore::model::RegulationKind;
 use criticore_rt::counter_page::{CounterPage, EventKind};
 use criticore_rt::regulator::{percentile, EndReason, Snapshot};
@@ -83,6 +88,14 @@ pub fn regulate<'py>(
         fifo_priority: get("fifo_priority").map(|v| v.extract()).transpose()?,
         snapshot_ns: get("snapshot_ns").map(|v| v.extract()).transpose()?.unwrap_or(200_000_000),
         lead: get("lead").map(|v| v.extract()).transpose()?.unwrap_or(true),
+        overhead_table: match get("overhead_table") {
+            None => None,
+            Some(text) => {
+                let text: String = text.extract()?;
+                let name: String = get("overhead_file").map(|v| v.extract()).transpose()?.unwrap_or_else(|| "(overhead table)".into());
+                Some(parse_overhead_table(&text, &name).map_err(crate::to_py)?)
+            }
+        },
     };
     let result = py.allow_threads(|| {
         session::run(&system, &opts, |s| match &on_snapshot {
@@ -151,6 +164,27 @@ pub fn regulate<'py>(
     cols.set_item("exhausted_ns", u64_column(py, p.iter().map(|x| x.exhausted_ns)))?;
     cols.set_item("reaction_ns", u64_column(py, p.iter().map(|x| x.reaction_ns)))?;
     cols.set_item("throttled_ns", u64_column(py, p.iter().map(|x| x.throttled_ns)))?;
+    if let Some((samples, jobs)) = &r.monitor {
+        let m = PyDict::new(py);
+        m.set_item("job", u32_column(py, samples.iter().map(|x| x.job)))?;
+        m.set_item("index", u32_column(py, samples.iter().map(|x| x.index)))?;
+        m.set_item("end_ns", u64_column(py, samples.iter().map(|x| x.end_ns)))?;
+        m.set_item("length_ns", u64_column(py, samples.iter().map(|x| x.length_ns)))?;
+        m.set_item("phase", u32_column(py, samples.iter().map(|x| x.phase)))?;
+        m.set_item("bytes", u64_column(py, samples.iter().map(|x| x.bytes)))?;
+        m.set_item("sum", f64_column(py, samples.iter().map(|x| x.sum)))?;
+        m.set_item("suspends", u32_column(py, samples.iter().map(|x| x.suspends as u32)))?;
+        summary.set_item("monitor_samples", m)?;
+        let j = PyDict::new(py);
+        j.set_item("job", u32_column(py, jobs.iter().map(|x| x.job)))?;
+        j.set_item("begin_ns", u64_column(py, jobs.iter().map(|x| x.begin_ns)))?;
+        j.set_item("end_ns", u64_column(py, jobs.iter().map(|x| x.end_ns)))?;
+        j.set_item("by_deadline", u32_column(py, jobs.iter().map(|x| x.by_deadline as u32)))?;
+        j.set_item("suspended_ns", u64_column(py, jobs.iter().map(|x| x.suspended_ns)))?;
+        j.set_item("samples", u32_column(py, jobs.iter().map(|x| x.samples)))?;
+        j.set_item("sum", f64_column(py, jobs.iter().map(|x| x.sum)))?;
+        summary.set_item("monitor_jobs", j)?;
+    }
     Ok((summary, cols))
 }
 

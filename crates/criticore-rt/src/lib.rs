@@ -12,7 +12,8 @@
 //! - [`counter_page`]: the shared-memory page instrumented programs write.
 //! - [`load`]: the load generator's hot loop.
 //! - [`lead`]: arming counters early by the lag between a stop decision and the stop.
-//! - [`regulator`]: the regulation loop.
+//! - [`regulator`]: the regulation loop (MemGuard, MCTI).
+//! - [`monitor`]: the bandwidth monitor's loop (blin-bandwidth-monitor §3.3).
 
 pub mod counter;
 pub mod counter_page;
@@ -20,6 +21,7 @@ pub mod deadline;
 pub mod launch;
 pub mod lead;
 pub mod load;
+pub mod monitor;
 pub mod regulator;
 pub mod session;
 pub mod throttle;

@@ -152,12 +152,47 @@ pub trait Observer {
     }
 }
 
-struct Blocked {
+/// The signals a regulation loop waits for: `sig` (overflows, job ends),
+/// SIGIO, SIGINT, SIGTERM, SIGCHLD; `sig` and SIGIO get a no-op handler.
+pub(crate) fn signal_set(sig: i32) -> libc::sigset_t {
+    let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+    unsafe {
+        libc::sigemptyset(&mut set);
+        for s in [sig, libc::SIGIO, libc::SIGINT, libc::SIGTERM, libc::SIGCHLD] {
+            libc::sigaddset(&mut set, s);
+        }
+    }
+    // A thread that does not block the overflow signal must not die of it
+    // (a real-time signal's default action is to terminate): give it a no-op handler.
+    extern "C" fn ignore(_: i32) {}
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = ignore as extern "C" fn(i32) as usize;
+        libc::sigaction(sig, &action, std::ptr::null_mut());
+        // fcntl(2): when the real-time queue is full the kernel sends SIGIO instead.
+        libc::sigaction(libc::SIGIO, &action, std::ptr::null_mut());
+    }
+    set
+}
+
+/// Wait for a signal of `set` until the monotonic time `wake`; the signal or -1.
+pub(crate) fn wait_info(set: &libc::sigset_t, wake: u64, info: &mut libc::siginfo_t) -> i32 {
+    let wait = wake.saturating_sub(now_ns());
+    let ts = libc::timespec { tv_sec: (wait / 1_000_000_000) as i64, tv_nsec: (wait % 1_000_000_000) as i64 };
+    unsafe { libc::sigtimedwait(set, info, &ts) }
+}
+
+pub(crate) fn wait(set: &libc::sigset_t, wake: u64) -> i32 {
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    wait_info(set, wake, &mut info)
+}
+
+pub(crate) struct Blocked {
     old: libc::sigset_t,
 }
 
 impl Blocked {
-    fn new(set: &libc::sigset_t) -> Self {
+    pub(crate) fn new(set: &libc::sigset_t) -> Self {
         let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };
         unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, set, &mut old) };
         Blocked { old }
@@ -170,7 +205,7 @@ impl Drop for Blocked {
     }
 }
 
-fn thread_cpu_ns() -> u64 {
+pub(crate) fn thread_cpu_ns() -> u64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -216,23 +251,7 @@ pub fn regulate(
 ) -> Result<Report, CounterError> {
     let n = groups.len();
     let sig = overflow_signal();
-    let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
-    unsafe {
-        libc::sigemptyset(&mut set);
-        for s in [sig, libc::SIGIO, libc::SIGINT, libc::SIGTERM, libc::SIGCHLD] {
-            libc::sigaddset(&mut set, s);
-        }
-    }
-    // A thread that does not block the overflow signal must not die of it
-    // (a real-time signal's default action is to terminate): give it a no-op handler.
-    extern "C" fn ignore(_: i32) {}
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = ignore as extern "C" fn(i32) as usize;
-        libc::sigaction(sig, &action, std::ptr::null_mut());
-        // fcntl(2): when the real-time queue is full the kernel sends SIGIO instead.
-        libc::sigaction(libc::SIGIO, &action, std::ptr::null_mut());
-    }
+    let set = signal_set(sig);
     let _blocked = Blocked::new(&set);
 
     // Which group an overflow names.
@@ -304,18 +323,8 @@ pub fn regulate(
     let end = loop {
         let boundary = t0 + rules.guard().next_period_ns();
         let wake = boundary.min(next_poll).min(end_at);
-        let now = now_ns();
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        let got = if wake > now {
-            let wait = wake - now;
-            let ts = libc::timespec { tv_sec: (wait / 1_000_000_000) as i64, tv_nsec: (wait % 1_000_000_000) as i64 };
-            unsafe { libc::sigtimedwait(&set, &mut info, &ts) }
-        } else {
-            unsafe {
-                let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-                libc::sigtimedwait(&set, &mut info, &zero)
-            }
-        };
+        let got = wait_info(&set, wake, &mut info);
         let now = now_ns();
         if got == libc::SIGINT || got == libc::SIGTERM {
             break EndReason::Interrupted;

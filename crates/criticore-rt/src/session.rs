@@ -11,13 +11,17 @@
 use crate::counter::perf::{self, Target};
 use crate::counter::shm::ShmCounter;
 use crate::counter::{Counter, CounterError};
+use crate::counter_page::CounterPage;
 use crate::launch::{launch, LaunchSpec, Launched, Output};
+use crate::monitor::{self, MonitorConfig};
 use crate::regulator::{self, Group, Observer, Rules, Snapshot};
 use crate::throttle::freezer::FreezerThrottler;
 use crate::throttle::signal::SignalThrottler;
 use crate::throttle::Throttler;
 use crate::watchdog::Watchdog;
-use criticore::model::{RegulationKind, TaskSystem};
+use criticore::model::overhead::OverheadTable;
+use criticore::model::{Level, RegulationKind, TaskSystem};
+use criticore::regulate::monitor::MonitorRules;
 use criticore::regulate::mcti::MctiRules;
 use criticore::regulate::memguard::MemguardRules;
 use std::fmt;
@@ -63,6 +67,8 @@ pub struct Options {
     /// SCHED_FIFO priority of the regulation thread (None = leave as is).
     pub fifo_priority: Option<u8>,
     pub snapshot_ns: u64,
+    /// Monitor mode: the overhead table (the front end reads the file).
+    pub overhead_table: Option<OverheadTable>,
     /// Stop early by the learnt stop lag (lead.rs); false = act at the budget.
     pub lead: bool,
 }
@@ -102,9 +108,8 @@ pub fn plan_groups(system: &TaskSystem, mode: RegulationKind) -> Result<Vec<Grou
     let reg = system.regulation.as_ref().ok_or_else(|| err("regulation", "the file has no [regulation] table"))?;
     match mode {
         RegulationKind::Memguard | RegulationKind::Mcti => {}
-        RegulationKind::Mrs | RegulationKind::Monitor => {
-            return Err(err("--mode", format!("{} is not available in the runtime yet (memguard and mcti are)", mode_name(mode))))
-        }
+        RegulationKind::Monitor => return plan_monitor(system),
+        RegulationKind::Mrs => return Err(err("--mode", format!("{} is not available in the runtime yet (memguard, mcti and monitor are)", mode_name(mode)))),
     }
     if !reg.groups.is_empty() {
         if mode == RegulationKind::Mcti {
@@ -135,6 +140,22 @@ pub fn plan_groups(system: &TaskSystem, mode: RegulationKind) -> Result<Vec<Grou
     Ok(groups)
 }
 
+/// Monitor mode: the real-time task first, then one best-effort group per
+/// best-effort core (blin-bandwidth-monitor §3.3 suspends them together).
+fn plan_monitor(system: &TaskSystem) -> Result<Vec<GroupPlan>, SessionError> {
+    let reg = system.regulation.as_ref().ok_or_else(|| err("regulation", "the file has no [regulation] table"))?;
+    let m = reg.monitor.as_ref().ok_or_else(|| err("regulation.rt_task", "monitor mode needs rt_task, be_cores and overhead_table in [regulation]"))?;
+    let rt = &system.tasks[m.rt_task];
+    let mut groups = vec![GroupPlan { name: rt.name.clone(), budget: 0, criticality: 1, tasks: vec![m.rt_task] }];
+    for &c in &m.be_cores {
+        let tasks: Vec<usize> = (0..system.tasks.len()).filter(|&i| i != m.rt_task && system.tasks[i].core == Some(c) && system.tasks[i].command.is_some()).collect();
+        if !tasks.is_empty() {
+            groups.push(GroupPlan { name: format!("core{c}"), budget: 0, criticality: 0, tasks });
+        }
+    }
+    Ok(groups)
+}
+
 pub fn mode_name(kind: RegulationKind) -> &'static str {
     RegulationKind::NAMES.iter().find(|(_, k)| *k == kind).map(|(n, _)| *n).unwrap_or("?")
 }
@@ -150,6 +171,8 @@ pub struct SessionReport {
     pub throttle: String,
     pub period_ns: u64,
     pub mode: &'static str,
+    /// Monitor mode: its samples and jobs (the periods of `report` stay empty).
+    pub monitor: Option<(Vec<monitor::SampleRecord>, Vec<monitor::JobRecord>)>,
     /// One-line notices (fallbacks taken, processes that ended early).
     pub notices: Vec<String>,
 }
@@ -310,6 +333,8 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     let mut attached_pids = Vec::new();
     let mut cookie = 0u64;
     let stamp = std::process::id();
+    // Monitor mode: the real-time program's page (its job and phase marks).
+    let mut rt_page: Option<PathBuf> = None;
     for (k, g) in groups_plan.iter().enumerate() {
         let mut group = Group { name: g.name.clone(), pids: Vec::new(), counters: Vec::new(), criticality: g.criticality };
         let mut procs = Vec::new();
@@ -325,7 +350,7 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
                 spec.cpus = task.core.map(|c| vec![c]);
                 spec.stdout = options.output.clone().map_or(Output::Null, Output::File);
                 spec.stderr = spec.stdout.clone();
-                if counter == CounterChoice::Shm {
+                if counter == CounterChoice::Shm || mode == RegulationKind::Monitor {
                     // The reader creates the page; the program attaches through the environment.
                     crate::counter_page::CounterPage::create(&page).map_err(|e| err("--counter", format!("{}: {e}", page.display())))?;
                     running.pages.push(page.clone());
@@ -338,6 +363,9 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
                 watchdog.watch(&throttler.undo_list()).map_err(|e| err("watchdog", e))?;
                 group.counters.push(open_counter(&counter, pid, Some(&page), cookie)?);
                 group.pids.push(pid);
+                if k == 0 && rt_page.is_none() {
+                    rt_page = Some(page.clone());
+                }
                 procs.push((pid, task.name.clone()));
                 cookie += 1;
             }
@@ -347,6 +375,9 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
                 let page = page_of_process(pid);
                 if counter == CounterChoice::Shm && page.is_none() {
                     return Err(err("--attach", format!("pid {pid} was not started with {} (not instrumented); use --counter sw:… or a PMU event", crate::counter_page::ENV)));
+                }
+                if k == 0 && rt_page.is_none() {
+                    rt_page = page.clone();
                 }
                 group.counters.push(open_counter(&counter, pid, page.as_ref(), cookie)?);
                 group.pids.push(pid);
@@ -385,9 +416,38 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
         lead: options.lead,
         ..Default::default()
     };
+    let mut monitor_log = None;
     let result = {
         let mut observer = Alive { launched: &mut running.launched, attached: &attached_pids, on_snapshot };
-        regulator::regulate(&config, rules, &mut groups, throttler.as_mut(), &mut observer)
+        if mode == RegulationKind::Monitor {
+            let m = reg.monitor.as_ref().expect("planned");
+            let table = options.overhead_table.clone().ok_or_else(|| err("regulation.overhead_table", "monitor mode needs the overhead table"))?;
+            let rt = &system.tasks[m.rt_task];
+            let path = rt_page.clone().ok_or_else(|| err("--attach", format!("the real-time task \"{}\" was not started with a counter page, so its jobs cannot be seen", rt.name)))?;
+            let page = CounterPage::open(&path).map_err(|e| err("--counter", format!("{}: {e}", path.display())))?;
+            let rules = MonitorRules::new(table, m.sample_ns, m.threshold, rt.pet_at(Level::C));
+            let mconfig = MonitorConfig {
+                duration_ns: options.duration_ns,
+                line_bytes: system.platform.llc.line_bytes,
+                deadline_ns: rt.deadline_ns,
+                snapshot_ns: options.snapshot_ns,
+            };
+            monitor::run(&mconfig, rules, 0, &page, &mut groups, throttler.as_mut(), &mut observer).map(|r| {
+                monitor_log = Some((r.samples, r.jobs));
+                regulator::Report {
+                    periods: Vec::new(),
+                    elapsed_ns: r.elapsed_ns,
+                    cpu_ns: r.cpu_ns,
+                    end: r.end,
+                    warnings: r.warnings,
+                    signals: r.signals,
+                    throttle_errors: 0,
+                    overload_periods: 0,
+                }
+            })
+        } else {
+            regulator::regulate(&config, rules, &mut groups, throttler.as_mut(), &mut observer)
+        }
     };
     throttler.resume_all();
     drop(groups); // counters before the pages go
@@ -396,7 +456,7 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     drop(throttler);
     let _ = watchdog.finish();
     let report = result.map_err(|e: CounterError| err("--counter", e))?;
-    Ok(SessionReport { report, groups: groups_plan, processes, counter: counter_name, throttle, period_ns, mode: mode_name(mode), notices })
+    Ok(SessionReport { report, groups: groups_plan, processes, counter: counter_name, throttle, period_ns, mode: mode_name(mode), monitor: monitor_log, notices })
 }
 
 #[cfg(test)]
@@ -432,5 +492,13 @@ mod tests {
         assert_eq!((g.len(), g[0].tasks.clone(), g[0].budget), (1, vec![0, 2], 5));
         assert!(plan_groups(&s, RegulationKind::Mcti).unwrap_err().reason.contains("per core"));
         assert!(plan_groups(&s, RegulationKind::Mrs).unwrap_err().reason.contains("not available"));
+    }
+
+    #[test]
+    fn monitor_groups_are_the_rt_task_then_each_best_effort_core() {
+        let s = system(&format!("{TASKS}[regulation]\nkind = \"monitor\"\nrt_task = \"a\"\nbe_cores = [1]\nthreshold = 0.05\noverhead_table = \"t.toml\"\n"));
+        let g = plan_groups(&s, RegulationKind::Monitor).unwrap();
+        // c has no command: not launched, not in a group.
+        assert_eq!(g.iter().map(|g| (g.name.as_str(), g.tasks.clone())).collect::<Vec<_>>(), vec![("a", vec![0]), ("core1", vec![1])]);
     }
 }

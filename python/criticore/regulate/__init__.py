@@ -50,22 +50,68 @@ def criticore_command() -> list[str]:
     return [sys.executable, "-m", "criticore"]
 
 
+#: Monitor mode: one row per sample of a real-time job (blin-bandwidth-monitor §3.3).
+MONITOR_SAMPLE_COLUMNS = {
+    "job": "<u4",
+    "index": "<u4",
+    "end_ns": "<u8",
+    "length_ns": "<u8",
+    "phase": "<u4",
+    "bytes": "<u8",
+    "sum": "<f8",
+    "suspends": "<u4",
+}
+#: Monitor mode: one row per real-time job.
+MONITOR_JOB_COLUMNS = {
+    "job": "<u4",
+    "begin_ns": "<u8",
+    "end_ns": "<u8",
+    "by_deadline": "<u4",
+    "suspended_ns": "<u8",
+    "samples": "<u4",
+    "sum": "<f8",
+}
+
+
 @dataclass
 class Run:
     summary: dict
     columns: dict[str, np.ndarray]
+    #: Monitor mode only: per-sample and per-job columns.
+    monitor_samples: dict[str, np.ndarray] | None = None
+    monitor_jobs: dict[str, np.ndarray] | None = None
 
     def group_names(self) -> list[str]:
         return [g["name"] for g in self.summary["groups"]]
 
     def table(self):
-        """The per-period log as a pyarrow table (one row per group and period)."""
+        """The per-period log as a pyarrow table (one row per group and period);
+        in monitor mode, one row per sample of a real-time job."""
         import pyarrow as pa
 
+        if self.monitor_samples is not None:
+            cols = dict(self.monitor_samples)
+            cols["suspends"] = cols["suspends"].astype(bool)
+            return pa.table(cols)
         cols = dict(self.columns)
         names = self.group_names()
         cols["group_name"] = np.array([names[g] for g in cols["group"]], dtype=object)
         return pa.table(cols)
+
+    def monitor_summary(self) -> dict | None:
+        """Monitor mode: jobs seen, suspended, ended by their deadline, largest estimate."""
+        j = self.monitor_jobs
+        if j is None:
+            return None
+        finished = j["end_ns"] > 0
+        return {
+            "jobs": int(len(j["job"])),
+            "jobs_finished": int(finished.sum()),
+            "jobs_suspending": int((j["suspended_ns"] > 0).sum()),
+            "jobs_by_deadline": int(j["by_deadline"].sum()),
+            "samples": int(len(self.monitor_samples["job"])) if self.monitor_samples is not None else 0,
+            "max_sum": float(j["sum"].max()) if len(j["sum"]) else 0.0,
+        }
 
     def per_group(self) -> list[dict]:
         """Summary per group: traffic against budget, throttling, overshoot."""
@@ -154,6 +200,20 @@ def run(
         "snapshot_ns": snapshot_ns,
         "lead": lead,
     }
+    outline = json.loads(_core.check(read_input(file), str(file)))
+    reg = outline.get("regulation") or {}
+    if (mode or reg.get("kind")) == "monitor" and reg.get("overhead_table"):
+        table_file = Path(file).parent / reg["overhead_table"]
+        options["overhead_table"] = read_input(table_file).decode("utf-8", errors="replace")
+        options["overhead_file"] = str(table_file)
     summary, raw = _core.regulate(read_input(file), str(file), options, on_snapshot)
     columns = {k: np.frombuffer(raw[k], dtype=LOG_COLUMNS[k]) for k in LOG_COLUMNS}
-    return Run(summary=summary, columns=columns)
+    samples = _decode(summary.pop("monitor_samples", None), MONITOR_SAMPLE_COLUMNS)
+    jobs = _decode(summary.pop("monitor_jobs", None), MONITOR_JOB_COLUMNS)
+    return Run(summary=summary, columns=columns, monitor_samples=samples, monitor_jobs=jobs)
+
+
+def _decode(raw: dict | None, dtypes: dict[str, str]) -> dict[str, np.ndarray] | None:
+    if raw is None:
+        return None
+    return {k: np.frombuffer(raw[k], dtype=dtypes[k]) for k in dtypes}

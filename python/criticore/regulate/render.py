@@ -35,6 +35,15 @@ def render_run(console: Console, file: str, run, line_bytes: int) -> None:
         console.print(f"  note: {n}")
     for w in s["warnings"]:
         console.print(f"  [yellow]warning[/yellow]: {w}")
+    m = run.monitor_summary()
+    if m is not None:
+        console.print(
+            f"  monitor: {m['jobs']:,} real-time jobs ({m['jobs_finished']:,} finished), {m['samples']:,} samples; "
+            f"best-effort work suspended in {m['jobs_suspending']:,} jobs, {m['jobs_by_deadline']:,} ended at their deadline; "
+            f"largest estimated overhead {100 * m['max_sum']:.2f}%"
+        )
+        console.print(f"  regulator CPU {100 * s['cpu_ns'] / max(s['elapsed_ns'], 1):.2f}% of one core")
+        return
     t = Table(title="Per group (whole periods)", title_justify="left")
     for col in ("group", "budget", "used/period", "of budget", "exhausted", "throttled", "overshoot p50/p99/max"):
         t.add_column(col, justify="left" if col == "group" else "right")
