@@ -365,8 +365,12 @@ def load(
     interval: str = typer.Option("1ms", "--interval", help="Report interval for the achieved bandwidth."),
     fresh_pages: bool = typer.Option(False, "--fresh-pages", help="Drop the buffer's pages at every pass, so each page faults again (a kernel-counted memory event)."),
     log: Path = typer.Option(None, "--log", help="Write the per-interval bandwidth (.parquet or .csv)."),
+    sweep: bool = typer.Option(False, "--sweep", help="Instead: bandwidth over the reads x delay grid (Fig. 5) and loaded latency against 0-3 loads."),
+    plot: Path = typer.Option(None, "--plot", "-o", help="--sweep: draw the grid and the latency curve (.png or .svg)."),
+    data: Path = typer.Option(None, "--data", help="--sweep: write the grid (.parquet or .csv) and the latency curve beside it (NAME.latency.EXT)."),
+    point: str = typer.Option("100ms", "--point", help="--sweep: length of each grid point's run."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
-    force: bool = typer.Option(False, "--force", help="Overwrite an existing --log file."),
+    force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
 ) -> None:
     """Generate memory load: the microbenchmark of blin-bandwidth-monitor §3.1, optionally paced."""
     from criticore.profile import load as gen
@@ -380,6 +384,9 @@ def load(
         except ValueError as e:
             fail(criticore.InputError(f"{where}: {option}: {e}", str(where), option, str(e)))
 
+    if sweep:
+        _load_sweep(where, cpu, plot, data, _duration(point, "--point", where), buffer, as_json, force, parse)
+        return
     try:
         if log is not None:
             writable(log, force, "--log")
@@ -419,6 +426,65 @@ def load(
         render_load(console, run, cpu)
         if log is not None:
             console.print(f"  per-interval log: {log}")
+
+
+def _load_sweep(where: Path, cpu: int | None, plot: Path | None, data: Path | None, point_ns: int, buffer: str | None, as_json: bool, force: bool, parse) -> None:
+    from rich.progress import Progress
+
+    from criticore.profile import sweep as sw
+
+    victim = 0 if cpu is None else cpu
+    latency_data = None if data is None else data.with_name(f"{data.stem}.latency{data.suffix}")
+    try:
+        outputs = [(plot, "--plot"), (data, "--data"), (latency_data, "--data")]
+        distinct(outputs)
+        for path, option in outputs:
+            if path is not None:
+                writable(path, force, option)
+        buffer_bytes = parse(_core.size_bytes, buffer, "--buffer") if buffer else None
+        console = Console(stderr=as_json)
+        load_cpus = sw.load_cpus_for(victim)
+        with Progress(console=console, transient=True) as progress:
+            task = progress.add_task("bandwidth grid", total=len(sw.READS) * len(sw.DELAYS))
+            grid = sw.bandwidth_grid(victim, point_ns=point_ns, buffer_bytes=buffer_bytes, on_point=lambda i, n: progress.update(task, completed=i))
+            task2 = progress.add_task("loaded latency", total=1 + 5 * len(load_cpus))
+            curve = sw.latency_curve(victim, load_cpus, point_ns=2 * point_ns, on_point=lambda i, n: progress.update(task2, completed=i, total=n))
+        import pyarrow as pa
+
+        if data is not None:
+            write_table(pa.table(grid), data, "--data")
+            write_table(pa.table(curve), latency_data, "--data")
+        if plot is not None:
+            sw.plot(grid, curve, plot)
+    except criticore.InputError as e:
+        fail(e)
+    bad = sw.non_monotone(grid)
+    if as_json:
+        print(json.dumps({"grid": {k: v.tolist() for k, v in grid.items()}, "latency": {k: v.tolist() for k, v in curve.items()}, "non_monotone": bad}, indent=2))
+        return
+    from rich.table import Table
+
+    t = Table(title=f"Bandwidth alone on cpu {victim} (GB/s): reads:writes of 10 lines x delay-loop iterations", title_justify="left")
+    t.add_column("r:w")
+    delays = sorted(set(grid["delay"].tolist()))
+    for d in delays:
+        t.add_column(str(d), justify="right")
+    for r in sorted(set(grid["reads"].tolist())):
+        m = grid["reads"] == r
+        by = dict(zip(grid["delay"][m].tolist(), grid["bytes_per_s"][m].tolist()))
+        t.add_row(f"{r}:{10 - r}", *(f"{by[d] / 1e9:.2f}" for d in delays))
+    console.print(t)
+    peak = float(grid["bytes_per_s"].max()) / 1e6
+    console.print(f"  peak {peak:,.0f} MB/s; " + ("bandwidth falls monotonically with the delay for every ratio" if not bad else f"[yellow]rises with the delay at[/yellow] {bad} (noise above 5%?)"))
+    alone = curve["latency_ns"][curve["loads"] == 0]
+    console.print(f"  victim latency alone {float(alone[0]):.1f} ns per access; with loads on cpus {load_cpus}: " + ", ".join(
+        f"{lat:.1f} ns at {bw / 1e6:,.0f} MB/s" for n, lat, bw in zip(curve["loads"], curve["latency_ns"], curve["load_bytes_per_s"]) if n > 0
+    ))
+    if len(load_cpus) < 3:
+        console.print(f"  (this machine has {os.cpu_count()} CPUs: {len(load_cpus)} load core(s) besides the victim, not 3)")
+    for label, path in (("plot", plot), ("grid", data), ("latency curve", latency_data)):
+        if path is not None:
+            console.print(f"  {label}: {path}")
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": False})

@@ -83,7 +83,24 @@ pub fn load_run<'py>(py: Python<'py>, options: &Bound<'py, PyDict>, on_progress:
     Ok((summary, cols))
 }
 
+/// Loaded latency (`criticore load --sweep`): a pointer-chasing victim on
+/// `victim_cpu` against one load per CPU in `load_cpus` (reads of 10, delay).
+/// Returns (ns per access, bytes/s of all loads together).
+#[pyfunction]
+#[pyo3(signature = (victim_cpu, load_cpus, reads, delay, duration_ns, buffer_bytes=None))]
+pub fn loaded_latency(py: Python<'_>, victim_cpu: usize, load_cpus: Vec<usize>, reads: u32, delay: u64, duration_ns: u64, buffer_bytes: Option<usize>) -> PyResult<(f64, f64)> {
+    let spec = LoadSpec::new(reads.min(load::LINES_PER_ITERATION), delay);
+    if let Err((field, reason)) = spec.check() {
+        return Err(option_error("criticore load", &format!("--{field}"), reason));
+    }
+    let buffer = buffer_bytes.unwrap_or(spec.buffer_bytes);
+    let r = py.allow_threads(|| criticore_rt::chase::loaded_latency(victim_cpu, &load_cpus, &spec, buffer, duration_ns));
+    let r = r.map_err(|e| option_error("criticore load", "--cpu", e.to_string()))?;
+    Ok((r.latency_ns, r.load_bytes_per_s))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_run, m)?)?;
+    m.add_function(wrap_pyfunction!(loaded_latency, m)?)?;
     Ok(())
 }

@@ -11,10 +11,12 @@
 //! - [`watchdog`]: the process that resumes everything if the regulator dies.
 //! - [`counter_page`]: the shared-memory page instrumented programs write.
 //! - [`load`]: the load generator's hot loop.
+//! - [`chase`]: loaded latency, a pointer-chasing victim against loads.
 //! - [`lead`]: arming counters early by the lag between a stop decision and the stop.
 //! - [`regulator`]: the regulation loop (MemGuard, MCTI).
 //! - [`monitor`]: the bandwidth monitor's loop (blin-bandwidth-monitor §3.3).
 
+pub mod chase;
 pub mod counter;
 pub mod counter_page;
 pub mod deadline;
