@@ -8,8 +8,11 @@
 //!   sharing as options.
 //! - [`mcti`]: the memory-overload rule (mcti-task-isolation §4 rule 5) and
 //!   Property 1's bus priorities.
-//! - [`mrs`]: the Multi-Resource Server's CPU and memory budgets
-//!   (mrs-multi-resource-server §III rules 1–6).
+//! - [`mrs`]: the Multi-Resource Server's memory budgets
+//!   (mrs-multi-resource-server §III rules 1, 4, 5).
+//! - [`mrs_cpu`]: the Multi-Resource Server's CPU budgets and per-core node
+//!   schedulers, driven by a clock (mrs-multi-resource-server §III rules 1–3,
+//!   5, 6).
 //! - [`monitor`]: the bandwidth monitor's sampled overhead sum and
 //!   suspension (blin-bandwidth-monitor §3.3).
 //!
@@ -20,3 +23,4 @@ pub mod mcti;
 pub mod memguard;
 pub mod monitor;
 pub mod mrs;
+pub mod mrs_cpu;

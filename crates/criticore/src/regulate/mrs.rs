@@ -3,8 +3,8 @@
 //! - Rule 1: m_s = M_s at every period start of S_s (with its CPU budget).
 //! - Rule 4: requests of the tasks S_s runs are charged to m_s.
 //! - Rule 5: when m_s reaches 0, S_s is suspended and its remaining CPU
-//!   budget discarded until its next period (the scheduler or the runtime
-//!   carries that out when told).
+//!   budget discarded until its next period (the driver tells the CPU rules,
+//!   [`super::mrs_cpu::MrsCpuRules::deplete`]).
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MrsMemoryRules {

@@ -167,7 +167,7 @@ pub fn run<S: Scheduler>(
             }
             regulator.take_depleted_servers(&mut depleted);
             for s in depleted.drain(..) {
-                sched.deplete_server(s);
+                sched.deplete_server(now, s);
             }
         }
 

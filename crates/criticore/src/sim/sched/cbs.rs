@@ -12,7 +12,7 @@
 
 use super::priority::{fixed, fixed_priority_ranks};
 use super::queue::CoreQueue;
-use super::server_cores::{Reservation, ServerCores};
+use super::server_cores::{Reservation, ServerCores, ServerQueue};
 use super::{server_of_tasks, Scheduler};
 use crate::error::FieldError;
 use crate::model::TaskSystem;
@@ -31,13 +31,15 @@ struct CbsServer {
     queue: CoreQueue,
 }
 
+impl ServerQueue for CbsServer {
+    fn queue(&mut self) -> &mut CoreQueue {
+        &mut self.queue
+    }
+}
+
 impl Reservation for CbsServer {
     fn budget_left(&mut self) -> &mut u64 {
         &mut self.q
-    }
-
-    fn queue(&mut self) -> &mut CoreQueue {
-        &mut self.queue
     }
 }
 
@@ -140,7 +142,7 @@ impl Scheduler for Cbs {
         }
     }
 
-    fn deplete_server(&mut self, server: u32) {
+    fn deplete_server(&mut self, _now: u64, server: u32) {
         // Treated as a budget exhaustion: throttled until the server deadline.
         let s = &mut self.servers[server as usize];
         s.q = 0;

@@ -34,8 +34,8 @@ pub trait Scheduler {
     fn dispatch(&mut self, now: u64, jobs: &Jobs, running: &mut [Option<JobId>]);
     /// Per core, the server holding it; None where no server runs.
     fn servers_on_cores(&self, _out: &mut [Option<u32>]) {}
-    /// A server's memory budget ran out: suspend it until its next period (MRS rule 5).
-    fn deplete_server(&mut self, _server: u32) {}
+    /// A server's memory budget ran out at `now`: suspend it until its next period (MRS rule 5).
+    fn deplete_server(&mut self, _now: u64, _server: u32) {}
 }
 
 /// The schedulers a task-system file can be run under.

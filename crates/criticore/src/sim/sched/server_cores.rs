@@ -1,22 +1,33 @@
 //! What both server schedulers share ([`super::cbs`], [`super::periodic_server`]):
-//! per core, which server holds it and when that server's CPU budget runs out.
-//! A server's budget drains while it holds its core, and the job it was
-//! running goes back to its ready queue when it loses the core.
+//! per core, which server holds it, and the hand-over of a core: the job the
+//! old holder was running goes back to its ready queue. For CBS it also drains
+//! the holder's CPU budget and knows when it runs out ([`Reservation`]); the
+//! periodic servers' budgets are `regulate::mrs_cpu::MrsCpuRules`.
 
 use super::queue::CoreQueue;
 use crate::sim::job::{JobId, NONE_U64};
 
-/// A CPU reservation: a remaining budget and a queue of its tasks' jobs.
-pub trait Reservation {
-    fn budget_left(&mut self) -> &mut u64;
+/// A server's local scheduler: the queue of its tasks' jobs.
+pub trait ServerQueue {
     fn queue(&mut self) -> &mut CoreQueue;
+}
+
+impl ServerQueue for CoreQueue {
+    fn queue(&mut self) -> &mut CoreQueue {
+        self
+    }
+}
+
+/// A CPU reservation: a remaining budget and a queue of its tasks' jobs.
+pub trait Reservation: ServerQueue {
+    fn budget_left(&mut self) -> &mut u64;
 }
 
 #[derive(Debug, Clone)]
 pub struct ServerCores {
     /// Per core: the server holding it.
     pub holder: Vec<Option<usize>>,
-    /// Per core: when the holder's budget runs out.
+    /// Per core: when the holder's budget runs out (set by [`Self::hand_over`]).
     pub exhaust_at: Vec<u64>,
 }
 
@@ -37,23 +48,25 @@ impl ServerCores {
         self.exhaust_at.iter().copied().min().unwrap_or(NONE_U64)
     }
 
-    /// Give `core` to `best` at `now` and return the job it runs.
+    /// Give `core` to `best` at `now`, its budget running out `budget_left` later; returns the job it runs.
     pub fn hand_over<S: Reservation>(&mut self, core: usize, best: Option<usize>, now: u64, servers: &mut [S]) -> Option<JobId> {
+        self.exhaust_at[core] = match best {
+            Some(i) => now + *servers[i].budget_left(),
+            None => NONE_U64,
+        };
+        self.switch(core, best, servers)
+    }
+
+    /// Give `core` to `best` (the old holder's running job goes back to its
+    /// queue) and return the job `best` runs.
+    pub fn switch<S: ServerQueue>(&mut self, core: usize, best: Option<usize>, servers: &mut [S]) -> Option<JobId> {
         if let Some(old) = self.holder[core] {
             if Some(old) != best {
                 servers[old].queue().yield_core();
             }
         }
         self.holder[core] = best;
-        let (job, exhaust) = match best {
-            Some(i) => {
-                let left = *servers[i].budget_left();
-                (servers[i].queue().dispatch(), now + left)
-            }
-            None => (None, NONE_U64),
-        };
-        self.exhaust_at[core] = exhaust;
-        job
+        best.and_then(|i| servers[i].queue().dispatch())
     }
 
     /// Per core, the holding server's index.
