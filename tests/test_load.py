@@ -73,3 +73,42 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     existing.write_text("keep")
     one_line(subprocess.run([*CLI, "load", "--duration", "10ms", "--log", str(existing)], capture_output=True, text=True, timeout=60), "--log")
     assert existing.read_text() == "keep"
+
+
+PERIODIC = """[platform]
+cores = 2
+llc = { size = "32MiB", ways = 16, colors = 16, line = "64B" }
+[[task]]
+name = "m"
+core = 0
+period = "10ms"
+deadline = "8ms"
+pet = "3ms"
+memory = { wss = "64MiB", pattern = "stream", phases = [ { work = "1ms", accesses_per_ms = 20000, read_fraction = 0.3 }, { accesses_per_ms = 500, read_fraction = 1.0 } ] }
+"""
+
+
+def test_periodic_mode_releases_jobs_of_the_tasks_work(tmp_path):
+    f = tmp_path / "p.toml"
+    f.write_text(PERIODIC)
+    log = tmp_path / "jobs.parquet"
+    r = subprocess.run([*CLI, "load", "--file", str(f), "--task", "m", "--jobs", "8", "--log", str(log), "--json"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["jobs"] == 8
+    t = pq.read_table(log).to_pydict()
+    assert t["job"] == list(range(8))
+    # Released every 10 ms from 0, deadline 8 ms after release (the file's values).
+    assert t["release_ns"] == [k * 10_000_000 for k in range(8)]
+    assert t["deadline_ns"] == [k * 10_000_000 + 8_000_000 for k in range(8)]
+    # Phase 1: 20,000/ms x 1 ms = 20,000 lines; phase 2: 500/ms x the other 2 ms = 1,000.
+    assert set(t["memory_requests"]) == {21_000}
+    for rel, st, fin, resp in zip(t["release_ns"], t["start_ns"], t["finish_ns"], t["response_ns"]):
+        assert rel <= st <= fin and resp == fin - rel
+    assert t["task"] == ["m"] * 8
+
+
+def test_periodic_mode_needs_file_and_task(tmp_path):
+    f = tmp_path / "p.toml"
+    f.write_text(PERIODIC)
+    one_line(subprocess.run([*CLI, "load", "--file", str(f)], capture_output=True, text=True, timeout=60), "--task")
+    one_line(subprocess.run([*CLI, "load", "--file", str(f), "--task", "zz"], capture_output=True, text=True, timeout=60), "--task", "zz")

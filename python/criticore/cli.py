@@ -369,6 +369,9 @@ def load(
     plot: Path = typer.Option(None, "--plot", "-o", help="--sweep: draw the grid and the latency curve (.png or .svg)."),
     data: Path = typer.Option(None, "--data", help="--sweep: write the grid (.parquet or .csv) and the latency curve beside it (NAME.latency.EXT)."),
     point: str = typer.Option("100ms", "--point", help="--sweep: length of each grid point's run."),
+    file: Path = typer.Option(None, "--file", help="Periodic mode, like rt-app: run --task of this task-system file, a job of its work every period."),
+    task: str = typer.Option(None, "--task", help="Periodic mode: the task to run."),
+    jobs: int = typer.Option(None, "--jobs", help="Periodic mode: stop after this many jobs."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
 ) -> None:
@@ -386,6 +389,9 @@ def load(
 
     if sweep:
         _load_sweep(where, cpu, plot, data, _duration(point, "--point", where), buffer, as_json, force, parse)
+        return
+    if file is not None or task is not None:
+        _load_periodic(file, task, jobs, _duration(duration, "--duration", where) if duration else None, cpu, log, as_json, force)
         return
     try:
         if log is not None:
@@ -426,6 +432,36 @@ def load(
         render_load(console, run, cpu)
         if log is not None:
             console.print(f"  per-interval log: {log}")
+
+
+def _load_periodic(file: Path | None, task: str | None, jobs: int | None, duration_ns: int | None, cpu: int | None, log: Path | None, as_json: bool, force: bool) -> None:
+    from criticore.profile import load as gen
+
+    if file is None or task is None:
+        missing = "--file" if file is None else "--task"
+        fail(criticore.InputError(f"criticore load: {missing}: the periodic mode needs both --file and --task", "criticore load", missing, "the periodic mode needs both --file and --task"))
+    try:
+        if log is not None:
+            writable(log, force, "--log")
+        criticore.check(file)
+        run = gen.run_periodic(str(file), task, jobs=jobs, duration_ns=duration_ns, cpu=cpu)
+        if log is not None:
+            write_table(run.table(), log, "--log")
+    except criticore.InputError as e:
+        fail(e)
+    st = run.stats()
+    if as_json:
+        print(json.dumps(st, indent=2))
+        return
+    console = Console()
+    console.print(
+        f"[bold]{file}[/bold] task {task}: {st['jobs']} jobs, {st['deadline_misses']} deadline misses; response p50 {st['response_ms_p50']:.3f} ms, "
+        f"max {st['response_ms_max']:.3f} ms; CPU per job {st['exec_ms_mean']:.3f} ms"
+    )
+    for n in st["notes"]:
+        console.print(f"  note: {n}")
+    if log is not None:
+        console.print(f"  job records: {log}")
 
 
 def _load_sweep(where: Path, cpu: int | None, plot: Path | None, data: Path | None, point_ns: int, buffer: str | None, as_json: bool, force: bool, parse) -> None:

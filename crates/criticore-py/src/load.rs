@@ -99,7 +99,88 @@ pub fn loaded_latency(py: Python<'_>, victim_cpu: usize, load_cpus: Vec<usize>, 
     Ok((r.latency_ns, r.load_bytes_per_s))
 }
 
+/// Periodic mode: run task `task` of the file as a real periodic process in
+/// this thread (`criticore_rt::periodic`). `options`: jobs, duration_ns, cpu.
+/// `on_job(job, response_ns, deadline_missed) -> bool` per job (False stops).
+/// Returns (notes list, job columns dict in the simulator's job-record names).
+#[pyfunction]
+#[pyo3(signature = (data, file, task, options, on_job=None))]
+pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, options: &Bound<'py, PyDict>, on_job: Option<PyObject>) -> PyResult<(Vec<String>, Bound<'py, PyDict>)> {
+    use criticore::model::Level;
+    use criticore_rt::periodic::{self, PeriodicSpec};
+    let system = crate::parse(data, file, None)?;
+    let get = |key: &str| options.get_item(key).ok().flatten().filter(|v| !v.is_none());
+    let index = system.tasks.iter().position(|t| t.name == task).ok_or_else(|| option_error(file, "--task", format!("no task named \"{task}\"")))?;
+    let t = &system.tasks[index];
+    let line_bytes = system.platform.llc.line_bytes as usize;
+    let pet = t.pet_at(Level::C);
+    // Phases: (work, lines, read_nb); the last lasts to the end of the PET.
+    let mut plan = Vec::new();
+    let mut buffer_bytes = load::LINES_PER_ITERATION as usize * line_bytes;
+    match &t.memory {
+        None => plan.push((pet, 0u64, 0u32)),
+        Some(m) => {
+            buffer_bytes = buffer_bytes.max(m.wss_bytes as usize);
+            let mut used = 0u64;
+            for p in &m.phases {
+                let work = p.work_ns.unwrap_or(pet.saturating_sub(used));
+                used += work;
+                plan.push((work, (p.accesses_per_ms * work as f64 / 1e6).round() as u64, (p.read_fraction * 10.0).round() as u32));
+            }
+        }
+    }
+    if let Some(cpu) = get("cpu").map(|v| v.extract::<usize>()).transpose()?.or(t.core) {
+        pin_current_thread(&[cpu]).map_err(|e| option_error(file, "--cpu", e))?;
+    }
+    let page = match CounterPage::from_env() {
+        None => None,
+        Some(Ok(p)) => Some(p),
+        Some(Err(e)) => return Err(option_error(file, "CRITICORE_COUNTER", format!("cannot attach the counter page: {e}"))),
+    };
+    let jobs: Option<u64> = get("jobs").map(|v| v.extract()).transpose()?;
+    let duration_ns: Option<u64> = get("duration_ns").map(|v| v.extract()).transpose()?;
+    let period_ns = t.period_ns;
+    let (deadline_ns, offset_ns) = (t.deadline_ns, t.offset_ns);
+    let result = py.allow_threads(|| -> std::io::Result<(Vec<String>, Vec<periodic::JobRecord>)> {
+        let _guard = StopOnSignals::install();
+        let mut walker = load::Walker::new(buffer_bytes, line_bytes, false)?;
+        let mut notes = Vec::new();
+        let mut cals = std::collections::HashMap::new();
+        let mut phases = Vec::new();
+        for (i, &(work, lines, read_nb)) in plan.iter().enumerate() {
+            let cal = *cals.entry(read_nb).or_insert_with(|| periodic::calibrate(&mut walker, read_nb));
+            let w = periodic::phase_work(work, lines, read_nb, &cal);
+            let alone = w.iterations as f64 * cal.ns_per_iteration;
+            if w.iterations > 0 && w.delay_nb == 0 && alone > work as f64 * 1.02 {
+                notes.push(format!("phase {i}: {lines} line accesses take {:.0} µs alone here, more than its {:.0} µs of work", alone / 1e3, work as f64 / 1e3));
+            }
+            phases.push(w);
+        }
+        let spec = PeriodicSpec { period_ns, deadline_ns, offset_ns, phases, buffer_bytes, line_bytes, jobs, duration_ns };
+        let records = periodic::run(&spec, &mut walker, page.as_ref(), &STOP, |r| {
+            if let Some(cb) = &on_job {
+                let keep = Python::with_gil(|py| cb.call1(py, (r.job, r.finish_ns - r.release_ns, r.finish_ns > r.deadline_ns)).and_then(|x| x.extract::<bool>(py)));
+                if !matches!(keep, Ok(true)) {
+                    STOP.store(true, Ordering::Relaxed);
+                }
+            }
+        })?;
+        Ok((notes, records))
+    });
+    let (notes, records) = result.map_err(|e| option_error(file, &format!("task \"{task}\""), e.to_string()))?;
+    let cols = PyDict::new(py);
+    cols.set_item("job", crate::u32_column(py, records.iter().map(|r| r.job)))?;
+    cols.set_item("release_ns", u64_column(py, records.iter().map(|r| r.release_ns)))?;
+    cols.set_item("start_ns", u64_column(py, records.iter().map(|r| r.start_ns)))?;
+    cols.set_item("finish_ns", u64_column(py, records.iter().map(|r| r.finish_ns)))?;
+    cols.set_item("deadline_ns", u64_column(py, records.iter().map(|r| r.deadline_ns)))?;
+    cols.set_item("exec_ns", u64_column(py, records.iter().map(|r| r.exec_ns)))?;
+    cols.set_item("memory_requests", u64_column(py, records.iter().map(|r| r.memory_requests)))?;
+    Ok((notes, cols))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(load_periodic, m)?)?;
     m.add_function(wrap_pyfunction!(load_run, m)?)?;
     m.add_function(wrap_pyfunction!(loaded_latency, m)?)?;
     Ok(())

@@ -11,6 +11,7 @@
 //! - [`watchdog`]: the process that resumes everything if the regulator dies.
 //! - [`counter_page`]: the shared-memory page instrumented programs write.
 //! - [`load`]: the load generator's hot loop.
+//! - [`periodic`]: a task of the file as a periodic real process (like rt-app).
 //! - [`chase`]: loaded latency, a pointer-chasing victim against loads.
 //! - [`lead`]: arming counters early by the lag between a stop decision and the stop.
 //! - [`regulator`]: the regulation loop (MemGuard, MCTI).
@@ -24,6 +25,7 @@ pub mod launch;
 pub mod lead;
 pub mod load;
 pub mod monitor;
+pub mod periodic;
 pub mod regulator;
 pub mod session;
 pub mod throttle;

@@ -202,9 +202,7 @@ pub fn run(spec: &LoadSpec, page: Option<&CounterPage>, stop: &AtomicBool, mut o
     if let Err((field, reason)) = spec.check() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{field}: {reason}")));
     }
-    let buffer = Buffer::new(spec.buffer_bytes, spec.fresh_pages)?;
-    let words_per_line = spec.line_bytes / 8;
-    let lines = spec.buffer_bytes / spec.line_bytes;
+    let mut walker = Walker::new(spec.buffer_bytes, spec.line_bytes, spec.fresh_pages)?;
     let per_iteration = LINES_PER_ITERATION as usize;
     // ns per line at the target rate (paced mode).
     let pace_ns_per_line = spec.pace_bytes_per_s.map(|b| spec.line_bytes as f64 * 1e9 / b);
@@ -222,51 +220,9 @@ pub fn run(spec: &LoadSpec, page: Option<&CounterPage>, stop: &AtomicBool, mut o
     let mut check_every: u64 = 1;
     let mut since_check: u64 = 0;
     let (mut pending_r, mut pending_w) = (0u64, 0u64);
-    let mut sink: u64 = 0;
-    let mut pos = 0usize;
-    // Fresh pages: the next chunk boundary (in lines) and the chunk start (bytes).
-    let chunk_lines = (DROP_CHUNK_BYTES / spec.line_bytes).max(1);
-    let mut drop_at = chunk_lines;
-    let mut chunk_start = 0usize;
 
     loop {
-        if pos + per_iteration > lines {
-            if spec.fresh_pages {
-                buffer.drop_pages(chunk_start, spec.buffer_bytes);
-                chunk_start = 0;
-                drop_at = chunk_lines;
-            }
-            pos = 0;
-            report.passes += 1;
-        } else if spec.fresh_pages && pos >= drop_at {
-            let end = drop_at * spec.line_bytes;
-            buffer.drop_pages(chunk_start, end);
-            chunk_start = end;
-            drop_at += chunk_lines;
-        }
-        // Fig. 4 write_loop: write_nb whole lines.
-        for _ in 0..spec.write_nb {
-            let line = unsafe { buffer.ptr.add(pos * words_per_line) };
-            for w in 0..words_per_line {
-                unsafe { line.add(w).write_volatile(sink) };
-            }
-            pos += 1;
-        }
-        // Fig. 4 read_loop: read_nb whole lines.
-        for _ in 0..spec.read_nb {
-            let line = unsafe { buffer.ptr.add(pos * words_per_line) };
-            for w in 0..words_per_line {
-                sink ^= unsafe { line.add(w).read_volatile() };
-            }
-            pos += 1;
-        }
-        // Fig. 4 delay_loop: two adds per iteration.
-        let (mut a, mut b) = (sink, sink);
-        for _ in 0..spec.delay_nb {
-            a = std::hint::black_box(a.wrapping_add(1));
-            b = std::hint::black_box(b.wrapping_add(1));
-        }
-        sink = std::hint::black_box(a ^ b ^ sink);
+        walker.iteration(spec.write_nb, spec.read_nb, spec.delay_nb);
 
         interval.reads += spec.read_nb as u64;
         interval.writes += spec.write_nb as u64;
@@ -300,7 +256,7 @@ pub fn run(spec: &LoadSpec, page: Option<&CounterPage>, stop: &AtomicBool, mut o
             }
             since_check = 0;
             let now = now_ns();
-            if report.passes == 0 && now - start < 1_000_000 {
+            if now - start < 1_000_000 {
                 // Calibrate: iterations per µs from the first ms.
                 let done = (report.reads + report.writes + interval.reads + interval.writes) / per_iteration as u64;
                 let elapsed_us = ((now - start) / 1_000).max(1);
@@ -329,8 +285,89 @@ pub fn run(spec: &LoadSpec, page: Option<&CounterPage>, stop: &AtomicBool, mut o
     if let Some(p) = page {
         p.count(pending_r, pending_w);
     }
-    std::hint::black_box(sink);
+    report.passes = walker.passes;
     Ok(report)
+}
+
+/// Fig. 4's loops over one buffer: where the walk is, and the page drops of
+/// the fresh-page mode. The load and the periodic mode both walk with it.
+pub struct Walker {
+    buffer: Buffer,
+    words_per_line: usize,
+    lines: usize,
+    line_bytes: usize,
+    pos: usize,
+    sink: u64,
+    fresh_pages: bool,
+    /// Fresh pages: the next chunk boundary (in lines) and the chunk start (bytes).
+    drop_at: usize,
+    chunk_start: usize,
+    /// Passes over the whole buffer completed (Fig. 4's outer loop).
+    pub passes: u64,
+}
+
+impl Walker {
+    pub fn new(buffer_bytes: usize, line_bytes: usize, fresh_pages: bool) -> io::Result<Walker> {
+        let chunk_lines = (DROP_CHUNK_BYTES / line_bytes).max(1);
+        Ok(Walker {
+            buffer: Buffer::new(buffer_bytes, fresh_pages)?,
+            words_per_line: line_bytes / 8,
+            lines: buffer_bytes / line_bytes,
+            line_bytes,
+            pos: 0,
+            sink: 0,
+            fresh_pages,
+            drop_at: chunk_lines,
+            chunk_start: 0,
+            passes: 0,
+        })
+    }
+
+    /// One iteration: write `write_nb` whole lines, read `read_nb`, then
+    /// `delay_nb` rounds of the two-add delay loop (Fig. 4).
+    #[inline(always)]
+    pub fn iteration(&mut self, write_nb: u32, read_nb: u32, delay_nb: u64) {
+        let n = (write_nb + read_nb) as usize;
+        if self.pos + n > self.lines {
+            if self.fresh_pages {
+                self.buffer.drop_pages(self.chunk_start, self.buffer.bytes);
+                self.chunk_start = 0;
+                self.drop_at = (DROP_CHUNK_BYTES / self.line_bytes).max(1);
+            }
+            self.pos = 0;
+            self.passes += 1;
+        } else if self.fresh_pages && self.pos >= self.drop_at {
+            let end = self.drop_at * self.line_bytes;
+            self.buffer.drop_pages(self.chunk_start, end);
+            self.chunk_start = end;
+            self.drop_at += (DROP_CHUNK_BYTES / self.line_bytes).max(1);
+        }
+        let words = self.words_per_line;
+        let mut sink = self.sink;
+        // Fig. 4 write_loop: write_nb whole lines.
+        for _ in 0..write_nb {
+            let line = unsafe { self.buffer.ptr.add(self.pos * words) };
+            for w in 0..words {
+                unsafe { line.add(w).write_volatile(sink) };
+            }
+            self.pos += 1;
+        }
+        // Fig. 4 read_loop: read_nb whole lines.
+        for _ in 0..read_nb {
+            let line = unsafe { self.buffer.ptr.add(self.pos * words) };
+            for w in 0..words {
+                sink ^= unsafe { line.add(w).read_volatile() };
+            }
+            self.pos += 1;
+        }
+        // Fig. 4 delay_loop: two adds per iteration.
+        let (mut a, mut b) = (sink, sink);
+        for _ in 0..delay_nb {
+            a = std::hint::black_box(a.wrapping_add(1));
+            b = std::hint::black_box(b.wrapping_add(1));
+        }
+        self.sink = std::hint::black_box(a ^ b ^ sink);
+    }
 }
 
 /// Set by SIGINT/SIGTERM while a [`StopOnSignals`] guard lives.

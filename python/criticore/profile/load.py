@@ -129,3 +129,76 @@ def run(
         reads=np.frombuffer(cols["reads"], dtype="<u8"),
         writes=np.frombuffer(cols["writes"], dtype="<u8"),
     )
+
+
+#: Job-record columns of the periodic mode, named as the simulator's (`simulate --jobs`).
+JOB_COLUMNS = {
+    "job": "<u4",
+    "release_ns": "<u8",
+    "start_ns": "<u8",
+    "finish_ns": "<u8",
+    "deadline_ns": "<u8",
+    "exec_ns": "<u8",
+    "memory_requests": "<u8",
+}
+
+
+@dataclass
+class PeriodicRun:
+    """Jobs of one task run as a real periodic process."""
+
+    task: str
+    notes: list[str]
+    jobs: dict[str, np.ndarray]
+
+    def table(self):
+        """Job records in the simulator's layout (task, job, release…finish, response, tardiness)."""
+        import pyarrow as pa
+
+        j = self.jobs
+        response = j["finish_ns"] - j["release_ns"]
+        tardiness = np.where(j["finish_ns"] > j["deadline_ns"], j["finish_ns"] - j["deadline_ns"], 0).astype("u8")
+        return pa.table(
+            {
+                "task": pa.array([self.task] * len(j["job"]), type=pa.string()),
+                "job": j["job"],
+                "release_ns": j["release_ns"],
+                "start_ns": j["start_ns"],
+                "finish_ns": j["finish_ns"],
+                "deadline_ns": j["deadline_ns"],
+                "exec_ns": j["exec_ns"],
+                "response_ns": response,
+                "tardiness_ns": tardiness,
+                "memory_requests": j["memory_requests"],
+            }
+        )
+
+    def stats(self) -> dict:
+        j = self.jobs
+        response = (j["finish_ns"] - j["release_ns"]).astype(np.float64)
+        return {
+            "task": self.task,
+            "jobs": int(len(response)),
+            "deadline_misses": int((j["finish_ns"] > j["deadline_ns"]).sum()),
+            "response_ms_p50": float(np.percentile(response, 50) / 1e6) if len(response) else 0.0,
+            "response_ms_max": float(response.max() / 1e6) if len(response) else 0.0,
+            "exec_ms_mean": float(j["exec_ns"].mean() / 1e6) if len(response) else 0.0,
+            "notes": self.notes,
+        }
+
+
+def run_periodic(
+    file: str,
+    task: str,
+    *,
+    jobs: int | None = None,
+    duration_ns: int | None = None,
+    cpu: int | None = None,
+    on_job: Callable[[int, int, bool], bool] | None = None,
+) -> PeriodicRun:
+    """Run ``task`` of the task-system ``file`` as a real periodic process in
+    this thread: a job of its work every period (docs/runtime.md)."""
+    from criticore import read_input
+
+    notes, cols = _core.load_periodic(read_input(file), str(file), task, {"jobs": jobs, "duration_ns": duration_ns, "cpu": cpu}, on_job)
+    return PeriodicRun(task=task, notes=list(notes), jobs={k: np.frombuffer(cols[k], dtype=t) for k, t in JOB_COLUMNS.items()})

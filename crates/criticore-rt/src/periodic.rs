@@ -1,0 +1,229 @@
+//! A task of the task-system file as a real periodic process, like rt-app: a
+//! job every period, each job the task's work phase by phase (its memory
+//! profile walked with the load generator's loops, `load::Walker`), with per-job
+//! release, start, finish and deadline in the simulator's job-record terms.
+//! Jobs and phases are marked on the counter page, so the monitor mode and
+//! the profiler see them.
+//!
+//! A phase of `work` ns at `accesses_per_ms` and `read_fraction` becomes
+//! `lines = accesses_per_ms × work / 1 ms` line accesses, `read_fraction × 10`
+//! of every 10 lines read, and a delay loop sized so that the phase takes
+//! `work` alone on this machine (calibrated at start). If its lines alone
+//! take longer than `work`, the delay is 0 and the phase runs longer than the
+//! file says (reported). A task without a memory profile spins for its PET.
+//! Every line is walked in order over the task's working set: the hardware
+//! prefetchers help a sequential walk, so a `random` pattern is not
+//! reproduced.
+
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::counter_page::{now_ns, CounterPage, EventKind};
+use crate::load::{Walker, LINES_PER_ITERATION};
+
+/// One phase of a job, as the walker runs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhaseWork {
+    /// Iterations of 10 lines (0 = compute only).
+    pub iterations: u64,
+    pub read_nb: u32,
+    /// Delay-loop rounds after each iteration (or, compute only, in total).
+    pub delay_nb: u64,
+    /// The work the file gives this phase (ns, alone).
+    pub work_ns: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PeriodicSpec {
+    pub period_ns: u64,
+    pub deadline_ns: u64,
+    pub offset_ns: u64,
+    pub phases: Vec<PhaseWork>,
+    pub buffer_bytes: usize,
+    pub line_bytes: usize,
+    /// Stop after this many jobs, or this long (the earlier).
+    pub jobs: Option<u64>,
+    pub duration_ns: Option<u64>,
+}
+
+/// One job; times relative to the first release's origin (the run's start).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JobRecord {
+    pub job: u32,
+    pub release_ns: u64,
+    pub start_ns: u64,
+    pub finish_ns: u64,
+    pub deadline_ns: u64,
+    /// CPU time the job used.
+    pub exec_ns: u64,
+    pub memory_requests: u64,
+}
+
+/// This machine's costs, measured once: ns per iteration of 10 lines for
+/// `read_nb` reads with no delay, and ns per delay-loop round.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Calibration {
+    pub ns_per_iteration: f64,
+    pub ns_per_delay: f64,
+}
+
+pub fn calibrate(walker: &mut Walker, read_nb: u32) -> Calibration {
+    // The least of several trials: the cost undisturbed by preemption, so a
+    // job alone takes its PET and interference shows as a longer job.
+    let best = |walker: &mut Walker, write_nb: u32, read_nb: u32, delay: u64, n: u64| {
+        (0..7)
+            .map(|_| {
+                let t = now_ns();
+                for _ in 0..n {
+                    walker.iteration(write_nb, read_nb, delay);
+                }
+                (now_ns() - t) as f64 / n as f64
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    best(walker, LINES_PER_ITERATION - read_nb, read_nb, 0, 20_000); // warm-up
+    let ns_per_iteration = best(walker, LINES_PER_ITERATION - read_nb, read_nb, 0, 20_000);
+    let ns_per_delay = best(walker, 0, 0, 200_000, 1) / 200_000.0;
+    Calibration { ns_per_iteration, ns_per_delay: ns_per_delay.max(0.01) }
+}
+
+/// Size a phase: `lines` accesses with `read_nb` of 10 read, to take `work_ns` alone.
+pub fn phase_work(work_ns: u64, lines: u64, read_nb: u32, cal: &Calibration) -> PhaseWork {
+    let iterations = lines.div_ceil(LINES_PER_ITERATION as u64);
+    if iterations == 0 {
+        return PhaseWork { iterations: 0, read_nb, delay_nb: (work_ns as f64 / cal.ns_per_delay) as u64, work_ns };
+    }
+    let spare = work_ns as f64 / iterations as f64 - cal.ns_per_iteration;
+    PhaseWork { iterations, read_nb, delay_nb: (spare / cal.ns_per_delay).max(0.0) as u64, work_ns }
+}
+
+fn sleep_until(t: u64) {
+    let ts = libc::timespec { tv_sec: (t / 1_000_000_000) as i64, tv_nsec: (t % 1_000_000_000) as i64 };
+    // SAFETY: plain absolute sleep on CLOCK_MONOTONIC; EINTR just returns early.
+    unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
+}
+
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Run jobs until the count, the duration or `stop`; `on_job` sees each record.
+pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>, stop: &AtomicBool, mut on_job: impl FnMut(&JobRecord)) -> io::Result<Vec<JobRecord>> {
+    let t0 = now_ns();
+    let end = spec.duration_ns.map_or(u64::MAX, |d| t0 + d);
+    let mut records = Vec::new();
+    for k in 0u64.. {
+        if spec.jobs.is_some_and(|n| k >= n) || stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let release = t0 + spec.offset_ns + k * spec.period_ns;
+        if release >= end {
+            break;
+        }
+        while now_ns() < release && !stop.load(Ordering::Relaxed) {
+            sleep_until(release);
+        }
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let start = now_ns();
+        let cpu = thread_cpu_ns();
+        let job = k as u32;
+        if let Some(p) = page {
+            p.mark_at(EventKind::JobBegin, job, start);
+        }
+        let mut lines = 0u64;
+        for (i, ph) in spec.phases.iter().enumerate() {
+            if let Some(p) = page {
+                p.mark(EventKind::Phase, i as u32);
+            }
+            if ph.iterations == 0 {
+                walker.iteration(0, 0, ph.delay_nb);
+                continue;
+            }
+            let (writes, reads) = (LINES_PER_ITERATION - ph.read_nb, ph.read_nb);
+            let mut done = 0u64;
+            while done < ph.iterations {
+                // Publish every 64 iterations, as the load publishes every ~64 lines' worth.
+                let batch = (ph.iterations - done).min(64);
+                for _ in 0..batch {
+                    walker.iteration(writes, reads, ph.delay_nb);
+                }
+                done += batch;
+                if let Some(p) = page {
+                    p.count(batch * reads as u64, batch * writes as u64);
+                }
+            }
+            lines += ph.iterations * LINES_PER_ITERATION as u64;
+        }
+        let finish = now_ns();
+        if let Some(p) = page {
+            p.mark_at(EventKind::JobEnd, job, finish);
+        }
+        let r = JobRecord {
+            job,
+            release_ns: release - t0,
+            start_ns: start - t0,
+            finish_ns: finish - t0,
+            deadline_ns: release - t0 + spec.deadline_ns,
+            exec_ns: thread_cpu_ns() - cpu,
+            memory_requests: lines,
+        };
+        on_job(&r);
+        records.push(r);
+    }
+    Ok(records)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_phase_is_sized_to_its_work() {
+        let cal = Calibration { ns_per_iteration: 100.0, ns_per_delay: 0.5 };
+        // 1 ms of work, 5,000 lines = 500 iterations: 2,000 ns each, 1,900 ns of delay = 3,800 rounds.
+        let p = phase_work(1_000_000, 5_000, 3, &cal);
+        assert_eq!((p.iterations, p.read_nb, p.delay_nb), (500, 3, 3_800));
+        // Lines that alone take longer than the work: no delay.
+        assert_eq!(phase_work(1_000, 5_000, 3, &cal).delay_nb, 0);
+        // No lines: compute only, the whole work as delay.
+        assert_eq!(phase_work(1_000_000, 0, 0, &cal).delay_nb, 2_000_000);
+    }
+
+    #[test]
+    fn jobs_are_released_periodically_and_marked_on_the_page() {
+        let path = std::env::temp_dir().join(format!("criticore-periodic-test-{}", std::process::id()));
+        let page = CounterPage::create(&path).unwrap();
+        let mut walker = Walker::new(1 << 20, 64, false).unwrap();
+        let spec = PeriodicSpec {
+            period_ns: 5_000_000,
+            deadline_ns: 5_000_000,
+            offset_ns: 0,
+            phases: vec![PhaseWork { iterations: 100, read_nb: 4, delay_nb: 0, work_ns: 0 }, PhaseWork { iterations: 0, read_nb: 0, delay_nb: 1000, work_ns: 0 }],
+            buffer_bytes: 1 << 20,
+            line_bytes: 64,
+            jobs: Some(4),
+            duration_ns: None,
+        };
+        let stop = AtomicBool::new(false);
+        let jobs = run(&spec, &mut walker, Some(&page), &stop, |_| {}).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(jobs.len(), 4);
+        for (k, j) in jobs.iter().enumerate() {
+            assert_eq!(j.release_ns, k as u64 * 5_000_000);
+            assert_eq!(j.deadline_ns, j.release_ns + 5_000_000);
+            assert!(j.start_ns >= j.release_ns && j.finish_ns >= j.start_ns);
+            assert_eq!(j.memory_requests, 1_000);
+        }
+        // 100 iterations × 4 reads and 6 writes per job, 4 jobs.
+        assert_eq!(page.counts(), (1_600, 2_400));
+        let mut events = Vec::new();
+        crate::counter_page::EventReader::default().poll(&page, &mut events);
+        let kinds: Vec<(EventKind, u32)> = events.iter().map(|e| (e.kind, e.arg)).collect();
+        let one = |j| vec![(EventKind::JobBegin, j), (EventKind::Phase, 0), (EventKind::Phase, 1), (EventKind::JobEnd, j)];
+        assert_eq!(kinds, [one(0), one(1), one(2), one(3)].concat());
+    }
+}
