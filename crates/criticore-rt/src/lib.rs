@@ -15,6 +15,7 @@
 //! - [`chase`]: loaded latency, a pointer-chasing victim against loads.
 //! - [`lead`]: arming counters early by the lag between a stop decision and the stop.
 //! - [`regulator`]: the regulation loop (MemGuard, MCTI).
+//! - [`server`]: the Multi-Resource Server's loop (mrs-multi-resource-server §III).
 //! - [`monitor`]: the bandwidth monitor's loop (blin-bandwidth-monitor §3.3).
 
 pub mod chase;
@@ -27,6 +28,7 @@ pub mod load;
 pub mod monitor;
 pub mod periodic;
 pub mod regulator;
+pub mod server;
 pub mod session;
 pub mod throttle;
 pub mod watchdog;

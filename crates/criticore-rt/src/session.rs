@@ -15,13 +15,17 @@ use crate::counter_page::CounterPage;
 use crate::launch::{launch, LaunchSpec, Launched, Output};
 use crate::monitor::{self, MonitorConfig};
 use crate::regulator::{self, Group, Observer, Rules, Snapshot};
+use crate::server;
 use crate::throttle::freezer::FreezerThrottler;
 use crate::throttle::signal::SignalThrottler;
 use crate::throttle::Throttler;
 use crate::watchdog::Watchdog;
 use criticore::model::overhead::OverheadTable;
 use criticore::model::{Level, RegulationKind, TaskSystem};
+use criticore::model::ServerKind;
 use criticore::regulate::monitor::MonitorRules;
+use criticore::regulate::mrs::MrsMemoryRules;
+use criticore::regulate::mrs_cpu::{MrsCpuRules, MrsServer};
 use criticore::regulate::mcti::MctiRules;
 use criticore::regulate::memguard::MemguardRules;
 use std::fmt;
@@ -109,7 +113,7 @@ pub fn plan_groups(system: &TaskSystem, mode: RegulationKind) -> Result<Vec<Grou
     match mode {
         RegulationKind::Memguard | RegulationKind::Mcti => {}
         RegulationKind::Monitor => return plan_monitor(system),
-        RegulationKind::Mrs => return Err(err("--mode", format!("{} is not available in the runtime yet (memguard, mcti and monitor are)", mode_name(mode)))),
+        RegulationKind::Mrs => return plan_servers(system),
     }
     if !reg.groups.is_empty() {
         if mode == RegulationKind::Mcti {
@@ -152,6 +156,22 @@ fn plan_monitor(system: &TaskSystem) -> Result<Vec<GroupPlan>, SessionError> {
         if !tasks.is_empty() {
             groups.push(GroupPlan { name: format!("core{c}"), budget: 0, criticality: 0, tasks });
         }
+    }
+    Ok(groups)
+}
+
+/// MRS mode: one group per server, holding the server's tasks that have commands.
+fn plan_servers(system: &TaskSystem) -> Result<Vec<GroupPlan>, SessionError> {
+    if system.servers.is_empty() {
+        return Err(err("server", "mrs mode needs [[server]] tables (mrs-multi-resource-server §III)"));
+    }
+    let mut groups = Vec::new();
+    for (s, sv) in system.servers.iter().enumerate() {
+        if sv.kind != ServerKind::Periodic {
+            return Err(err(format!("server[{s}].kind"), "mrs mode runs idling periodic servers; CBS servers are SCHED_DEADLINE reservations"));
+        }
+        let tasks = (0..system.tasks.len()).filter(|&i| system.tasks[i].server == Some(s) && system.tasks[i].command.is_some()).collect();
+        groups.push(GroupPlan { name: sv.name.clone(), budget: sv.memory_budget.unwrap_or(0), criticality: 0, tasks });
     }
     Ok(groups)
 }
@@ -347,7 +367,8 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
                     argv.splice(0..1, options.criticore.iter().cloned());
                 }
                 let mut spec = LaunchSpec::new(argv);
-                spec.cpus = task.core.map(|c| vec![c]);
+                // A server's tasks run on the server's core.
+                spec.cpus = task.core.or(task.server.map(|sv| system.servers[sv].core)).map(|c| vec![c]);
                 spec.stdout = options.output.clone().map_or(Output::Null, Output::File);
                 spec.stderr = spec.stdout.clone();
                 if counter == CounterChoice::Shm || mode == RegulationKind::Monitor {
@@ -445,6 +466,10 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
                     overload_periods: 0,
                 }
             })
+        } else if mode == RegulationKind::Mrs {
+            let cpu = MrsCpuRules::new(&system.servers.iter().map(|sv| MrsServer::new(sv.core, sv.priority, sv.period_ns, sv.budget_ns)).collect::<Vec<_>>());
+            let mem = MrsMemoryRules::new(&system.servers.iter().map(|sv| (sv.period_ns, sv.memory_budget)).collect::<Vec<_>>());
+            server::run(options.duration_ns, options.snapshot_ns, cpu, mem, &mut groups, throttler.as_mut(), &mut observer)
         } else {
             regulator::regulate(&config, rules, &mut groups, throttler.as_mut(), &mut observer)
         }
@@ -491,7 +516,7 @@ mod tests {
         let g = plan_groups(&s, RegulationKind::Memguard).unwrap();
         assert_eq!((g.len(), g[0].tasks.clone(), g[0].budget), (1, vec![0, 2], 5));
         assert!(plan_groups(&s, RegulationKind::Mcti).unwrap_err().reason.contains("per core"));
-        assert!(plan_groups(&s, RegulationKind::Mrs).unwrap_err().reason.contains("not available"));
+        assert!(plan_groups(&s, RegulationKind::Mrs).unwrap_err().reason.contains("[[server]]"));
     }
 
     #[test]
