@@ -527,7 +527,7 @@ def _load_sweep(where: Path, cpu: int | None, plot: Path | None, data: Path | No
 def regulate(
     ctx: typer.Context,
     file: Path = typer.Argument(..., help="Task-system file: tasks with `command`s and a [regulation] table."),
-    mode: str = typer.Option(None, "--mode", "-m", help="memguard, mcti or monitor; default: the file's [regulation] kind."),
+    mode: str = typer.Option(None, "--mode", "-m", help="memguard, mcti, mrs or monitor; default: the file's [regulation] kind."),
     duration: str = typer.Option(None, "--duration", "-d", help="Stop after this long, e.g. 10s (default: when every process ended)."),
     period: str = typer.Option(None, "--period", help="Regulation period, e.g. 1ms (default: the file's)."),
     poll: str = typer.Option(None, "--poll", help="Also read every counter this often (default: on overflow signals and period starts)."),
@@ -543,7 +543,7 @@ def regulate(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
 ) -> None:
-    """Regulate real processes: MemGuard or MCTI budgets on the file's tasks, in user space."""
+    """Regulate real processes in user space: MemGuard, MCTI, MRS or the bandwidth monitor on the file's tasks."""
     from rich.live import Live
 
     from criticore import regulate as reg
