@@ -79,7 +79,7 @@ def simulate(
     seed: int = typer.Option(0, "--seed", help="Seed for sporadic jitter and random execution times."),
     exec_level: str = typer.Option("C", "--exec-level", help="Jobs run for their PET at this level (A, B, C, D)."),
     best_case: float = typer.Option(None, "--best-case", help="Draw execution times uniformly in [f·PET, PET] (0 ≤ f ≤ 1)."),
-    regulator: str = typer.Option(None, "--regulator", "-r", help="none, memguard, mcti, mrs or monitor; default: the file's [regulation]."),
+    regulator: str = typer.Option(None, "--regulator", "-r", help="none, memguard, mcti, mrs or monitor; default: the file's \\[regulation]."),
     no_memory: bool = typer.Option(False, "--no-memory", help="Ignore memory profiles (CPU-only simulation)."),
     trace: Path = typer.Option(None, "--trace", help="Write a Perfetto/Chrome trace (JSON)."),
     jobs: Path = typer.Option(None, "--jobs", help="Write job records (.parquet or .csv)."),
@@ -526,8 +526,8 @@ def _load_sweep(where: Path, cpu: int | None, plot: Path | None, data: Path | No
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": False})
 def regulate(
     ctx: typer.Context,
-    file: Path = typer.Argument(..., help="Task-system file: tasks with `command`s and a [regulation] table."),
-    mode: str = typer.Option(None, "--mode", "-m", help="memguard, mcti, mrs or monitor; default: the file's [regulation] kind."),
+    file: Path = typer.Argument(..., help="Task-system file: tasks with `command`s and a \\[regulation] table."),
+    mode: str = typer.Option(None, "--mode", "-m", help="memguard, mcti, mrs or monitor; default: the file's \\[regulation] kind."),
     duration: str = typer.Option(None, "--duration", "-d", help="Stop after this long, e.g. 10s (default: when every process ended)."),
     period: str = typer.Option(None, "--period", help="Regulation period, e.g. 1ms (default: the file's)."),
     poll: str = typer.Option(None, "--poll", help="Also read every counter this often (default: on overflow signals and period starts)."),
