@@ -7,6 +7,7 @@ even when an assertion fails.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -207,3 +208,13 @@ def _frozen(pid: int) -> bool:
             if f.exists() and f.read_text().strip() == "1":
                 return True
     return False
+
+
+def test_another_period_keeps_the_budgets_bandwidth(tmp_path):
+    # 1,000 lines per 1 ms is 1,000 lines per ms at any period: 500 per 500 µs.
+    f = task_file(tmp_path, [1000, 3])
+    r = run_cli("regulate", str(f), "--period", "500us", "--duration", "300ms", "--json")
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert [g["budget"] for g in s["groups"]] == [500, 2]  # 3 × 0.5 = 1.5 rounds to 2
+    assert any("scaled" in n for n in s["notices"])

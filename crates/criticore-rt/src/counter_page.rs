@@ -224,6 +224,8 @@ impl CounterPage {
         let index = l.event_head.fetch_add(1, Ordering::AcqRel);
         let slot = &l.ring[(index % RING as u64) as usize];
         slot.seq.store(0, Ordering::Release);
+        // Seqlock: seq = 0 must be visible before the new fields (weakly ordered CPUs).
+        std::sync::atomic::fence(Ordering::Release);
         slot.t_ns.store(t_ns, Ordering::Relaxed);
         slot.kind.store(kind as u32, Ordering::Relaxed);
         slot.arg.store(arg, Ordering::Relaxed);
@@ -278,8 +280,9 @@ impl CounterPage {
             kind: EventKind::from_u32(slot.kind.load(Ordering::Relaxed))?,
             arg: slot.arg.load(Ordering::Relaxed),
         };
-        // Overwritten while we read it?
-        (slot.seq.load(Ordering::Acquire) == index + 1).then_some(e)
+        // Overwritten while we read it? (The fence keeps the field loads before the re-check.)
+        std::sync::atomic::fence(Ordering::Acquire);
+        (slot.seq.load(Ordering::Relaxed) == index + 1).then_some(e)
     }
 }
 

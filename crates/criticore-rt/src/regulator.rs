@@ -70,7 +70,7 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { period_ns: 1_000_000, poll_ns: None, duration_ns: None, snapshot_ns: 200_000_000, zero_check_cpu_ns: 200_000_000, lead: true }
+        Config { period_ns: 1_000_000, poll_ns: None, duration_ns: None, snapshot_ns: 200_000_000, zero_check_cpu_ns: 2_000_000_000, lead: true }
     }
 }
 
@@ -171,6 +171,12 @@ pub(crate) fn signal_set(sig: i32) -> libc::sigset_t {
         libc::sigaction(sig, &action, std::ptr::null_mut());
         // fcntl(2): when the real-time queue is full the kernel sends SIGIO instead.
         libc::sigaction(libc::SIGIO, &action, std::ptr::null_mut());
+        // SIGCHLD only for children that end: stopping and continuing them
+        // must not wake the loop again (it halves the wake-ups when throttling).
+        let mut chld: libc::sigaction = std::mem::zeroed();
+        chld.sa_sigaction = ignore as extern "C" fn(i32) as usize;
+        chld.sa_flags = libc::SA_NOCLDSTOP;
+        libc::sigaction(libc::SIGCHLD, &chld, std::ptr::null_mut());
     }
     set
 }

@@ -299,6 +299,19 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     remove_stale_pages();
     let period_ns = options.period_ns.unwrap_or(reg.period_ns);
     let mut notices = Vec::new();
+    let mut groups_plan = groups_plan;
+    let mut memguard = reg.memguard;
+    if matches!(mode, RegulationKind::Memguard | RegulationKind::Mcti) && period_ns != reg.period_ns && reg.period_ns > 0 {
+        // Budgets are per period: another period keeps their bandwidth.
+        let scale = |b: u64| ((b as u128 * period_ns as u128 + reg.period_ns as u128 / 2) / reg.period_ns as u128) as u64;
+        let before: Vec<u64> = groups_plan.iter().map(|g| g.budget).collect();
+        for g in groups_plan.iter_mut() {
+            g.budget = scale(g.budget);
+        }
+        memguard.reclaim_min = (memguard.reclaim_min * period_ns as f64 / reg.period_ns as f64).max(0.0);
+        let shown: Vec<String> = before.iter().zip(&groups_plan).map(|(b, g)| format!("{b} → {}", g.budget)).collect();
+        notices.push(format!("--period {} µs instead of the file's {} µs: budgets scaled to keep their bandwidth ({} lines per period)", period_ns as f64 / 1e3, reg.period_ns as f64 / 1e3, shown.join(", ")));
+    }
 
     // Commands per task: the file's, or the command line's for one task.
     let mut commands: Vec<Option<Vec<String>>> = system.tasks.iter().map(|t| t.command.clone()).collect();
@@ -424,7 +437,7 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     let budgets: Vec<u64> = groups_plan.iter().map(|g| g.budget).collect();
     let rules = match mode {
         RegulationKind::Mcti => Rules::Mcti { guard: MemguardRules::new(period_ns, &budgets, Default::default()), rules: MctiRules::new(groups.len()) },
-        _ => Rules::Memguard(MemguardRules::new(period_ns, &budgets, reg.memguard)),
+        _ => Rules::Memguard(MemguardRules::new(period_ns, &budgets, memguard)),
     };
     if mode == RegulationKind::Mcti {
         notices.push("MCTI: no programmable interconnect arbiter here; a critical group past its budget keeps running (rule 5) and the switch to fixed priority is reported, not made".into());
