@@ -1,5 +1,7 @@
 """The bandwidth monitor (blin-bandwidth-monitor §3–4) on the simulator, with
-an overhead table from the profiling step (criticore.profiling, §3.2).
+an overhead table from the profiling step (§3.2): the simulated profile
+dataset (criticore.profile.simulated) through the table builder
+(criticore.profile.tables).
 
 Acceptance: for a synthetic real-time task with phases and constant
 best-effort loads, the measured overhead of every real-time job stays under the
@@ -9,24 +11,23 @@ Method and results: docs/bandwidth-monitor.md.
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from criticore.profiling import (
-    Curve,
+from criticore.profile import tables
+from criticore.profile.simulated import (
     Load,
-    build_table,
-    envelope,
+    dump_toml,
     microbenchmark_loads,
     microbenchmark_peak_mb_s,
-    pack,
-    simulated_overhead_table,
+    simulated_dataset,
     write_variant,
-    dump_toml,
 )
+from criticore.profile.tables import Curve, build_table, envelope, pack
 from criticore.simulation import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,6 +40,15 @@ ENTRIES = 147 + 1  # i·20.48 ≤ 3000 for i = 0…146, then the 0 that holds be
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def simulated_table(loads=None, out: Path | None = None) -> tables.Tables:
+    """Profile rt on the simulator and build its table (writing it to ``out``)."""
+    data = simulated_dataset(EXAMPLE, "rt", [1, 2, 3], loads)
+    built = tables.build(tables.profile_from_dataset(data))
+    if out is not None:
+        tables.write_table_file(out, built)
+    return built
 
 
 @pytest.fixture(scope="module")
@@ -112,35 +122,37 @@ def test_packing_hand_worked():
 def small_profile(tmp_path_factory):
     out = tmp_path_factory.mktemp("profile") / "small.toml"
     loads = microbenchmark_loads(reads=(0, 5, 10), delays_ns=(0, 40, 320, 2560), configs=((1, 1, 1), (1, 2, 3)))
-    return simulated_overhead_table(EXAMPLE, "rt", [1, 2, 3], loads, out_path=out), out
+    return simulated_table(loads, out), out
 
 
 def test_profile_measures_phases_and_covers_every_point(small_profile):
-    prof, _ = small_profile
+    built, _ = small_profile
+    prof = built.profile
     assert prof.exec_ns == 5_000_000  # ExecT alone = the PET the monitor divides by
     assert prof.phase_exec_ns == [1_200_000, 400_000, 2_400_000, 1_000_000]
     # Phase-only variants add up to the whole job next to every load.
     assert prof.phase_sum_error < 1e-6
-    assert prof.peak_mb_s[0] == pytest.approx(2020.0)  # the write-only bomb at the bus peak (§2.3)
-    assert 1 <= prof.degree <= 5
+    peak = json.loads(prof.metadata["load_peak_mb_s"])
+    assert peak["0"] == pytest.approx(2020.0)  # the write-only bomb at the bus peak (§2.3)
+    assert 1 <= built.degree <= 5 and built.degree_chosen and built.traces == {"stored": len(prof.run_ids)}
     # The table (before packing) sits on or above every profiled point (ObsB, Ovd).
     for p in range(prof.ovd.shape[0]):
-        idx = (prof.obs_mb_s[p] / prof.step_mb_s).astype(int)
-        assert (prof.unpacked[p][idx] >= prof.ovd[p] - 1e-9).all()
-        assert (prof.table[p] >= prof.unpacked[p]).all()
-        assert prof.table[p][-1] == 0.0
+        idx = (prof.obs_mb_s[p] / built.step_mb_s).astype(int)
+        assert (built.unpacked[p][idx] >= prof.ovd[p] - 1e-9).all()
+        assert (built.table[p] >= built.unpacked[p]).all()
+        assert built.table[p][-1] == 0.0
     assert (prof.ovd >= 0).all() and prof.ovd[1].max() > 0.5  # phase 2 suffers most
 
 
 def test_table_file_format_and_engine_reads_it(small_profile, tmp_path, ns_per_line):
-    prof, path = small_profile
+    built, path = small_profile
     doc = tomllib.loads(path.read_text())
     assert (doc["task"], doc["sample"], doc["shift"], doc["be_cores"]) == ("rt", "50us", 10, 3)
     rows = [np.array(ph["overhead"]) for ph in doc["phase"]]
     assert len(rows) == 4  # one per memory phase, in order
-    for row, built in zip(rows, prof.table):
+    for row, exact in zip(rows, built.table):
         assert len(row) == ENTRIES and row[-1] == 0.0 and (row >= 0).all()
-        assert (row >= built - 1e-12).all() and (row - built < 1.1e-6).all()  # rounded up
+        assert (row >= exact - 1e-12).all() and (row - exact < 1.1e-6).all()  # rounded up
     # The engine parses it and monitors with it.
     v = write_variant(
         EXAMPLE, tmp_path / "v.toml", rt_task="rt", be_cores=[1, 2, 3], load=Load(0, 0, (1, 1, 1)),
@@ -153,8 +165,8 @@ def test_table_file_format_and_engine_reads_it(small_profile, tmp_path, ns_per_l
 
 def test_profiling_is_deterministic_and_the_committed_table_is_its_output(tmp_path):
     out = tmp_path / "overheads.toml"
-    prof = simulated_overhead_table(EXAMPLE, "rt", [1, 2, 3], out_path=out)
-    assert len(prof.loads) == 11 * 10 * 2
+    built = simulated_table(out=out)
+    assert built.profile.n_loads == len(built.profile.run_ids) == 11 * 10 * 2
     assert out.read_bytes() == TABLE.read_bytes(), "regenerate examples/monitor/overheads.toml (docs/bandwidth-monitor.md)"
 
 

@@ -15,6 +15,8 @@ import criticore
 from criticore import _core
 from criticore.errors import fail
 from criticore.outputs import distinct, writable, write_table, write_text
+from criticore.profile.cli import tables_app
+from criticore.profile.plot import add_table_plot
 from criticore.render import render_analysis, render_simulation
 
 app = typer.Typer(
@@ -53,6 +55,8 @@ def check(file: Path = typer.Argument(..., help="Task-system file (TOML or JSON)
 
 plot_app = typer.Typer(help="Plots (PNG or SVG, by the file extension).", no_args_is_help=True)
 app.add_typer(plot_app, name="plot")
+add_table_plot(plot_app)
+app.add_typer(tables_app, name="tables")
 
 
 def _duration(text: str, option: str, file: Path) -> int:
