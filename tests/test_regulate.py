@@ -103,6 +103,35 @@ def cleanup(pids: list[int]) -> None:
                 pass
 
 
+def descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        kids = children_of(todo.pop())
+        out += kids
+        todo += kids
+    return out
+
+
+def regulate_json(*args: str, timeout: float = 60) -> dict:
+    """Run `criticore regulate ARGS --json` to its end and return the summary.
+    Whatever happens, every process it started is resumed and killed after."""
+    cli = subprocess.Popen([*CLI, "regulate", *args, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen: set[int] = set()
+    try:
+        try:
+            out, err = cli.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            seen.update(descendants(cli.pid))
+            raise
+        assert cli.returncode == 0, err
+    finally:
+        seen.update(descendants(cli.pid))
+        cli.kill()
+        cli.wait(timeout=10)
+        cleanup(sorted(seen))
+    return json.loads(out)
+
+
 def one_line_error(result: subprocess.CompletedProcess, *needles: str) -> None:
     assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
     lines = [l for l in result.stderr.splitlines() if l.strip()]
@@ -218,3 +247,13 @@ def test_another_period_keeps_the_budgets_bandwidth(tmp_path):
     s = json.loads(r.stdout)
     assert [g["budget"] for g in s["groups"]] == [500, 2]  # 3 × 0.5 = 1.5 rounds to 2
     assert any("scaled" in n for n in s["notices"])
+
+
+def test_instrument_is_a_no_op_without_a_page_and_an_error_with_a_bad_one(tmp_path):
+    prog = "from criticore import instrument\ninstrument.count(5)\nprint(instrument.attached())"
+    env = {k: v for k, v in os.environ.items() if k != "CRITICORE_COUNTER"}
+    ok = subprocess.run([sys.executable, "-c", prog], env=env, capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0 and ok.stdout.strip() == "False", ok.stderr
+    env["CRITICORE_COUNTER"] = str(tmp_path / "no-such-page")
+    bad = subprocess.run([sys.executable, "-c", prog], env=env, capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "OSError: CRITICORE_COUNTER" in bad.stderr, bad.stderr

@@ -11,17 +11,14 @@ killed after 90 s, and a finally block resumes and kills whatever is left.
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from test_regulate import cleanup, children_of
+from test_regulate import regulate_json
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "regulate" / "four-loads.toml"
@@ -42,15 +39,6 @@ def bounded_example(tmp_path: Path, page_faults: bool) -> Path:
     return path
 
 
-def descendants(pid: int) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        kids = children_of(todo.pop())
-        out += kids
-        todo += kids
-    return out
-
-
 def nearest_rank(values: np.ndarray, p: float) -> float:
     v = np.sort(values)
     rank = max(1, int(np.ceil(p / 100 * len(v))))
@@ -62,23 +50,7 @@ def test_four_loads_each_hold_their_budget_within_5_percent(tmp_path, counter):
     file = bounded_example(tmp_path, page_faults=counter != "shm")
     log = tmp_path / "periods.parquet"
     duration_s = (SETTLE_NS + MEASURE_NS) / 1e9 + 0.5
-    cmd = [sys.executable, "-m", "criticore", "regulate", str(file), "--counter", counter,
-           "--duration", f"{duration_s}s", "--log", str(log), "--json"]
-    cli = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    seen: set[int] = set()
-    try:
-        try:
-            out, err = cli.communicate(timeout=90)
-        except subprocess.TimeoutExpired:
-            seen.update(descendants(cli.pid))
-            raise
-        assert cli.returncode == 0, err
-    finally:
-        seen.update(descendants(cli.pid))
-        cli.kill()
-        cli.wait(timeout=10)
-        cleanup(sorted(seen))
-    summary = json.loads(out)
+    summary = regulate_json(str(file), "--counter", counter, "--duration", f"{duration_s}s", "--log", str(log), timeout=90)
     assert summary["end"] == "duration"
     t = pq.read_table(log).to_pydict()
     cols = {k: np.asarray(v) for k, v in t.items() if k != "group_name"}

@@ -10,15 +10,13 @@ bytes and the table, independently of the runtime's rules.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 
-from test_regulate import cleanup
-from test_regulate_budgets import descendants
+from test_regulate import regulate_json
 
 RT_PROGRAM = """
 import time
@@ -62,24 +60,7 @@ def write_system(tmp_path: Path) -> Path:
 def test_monitor_suspends_the_load_exactly_when_the_table_says(tmp_path):
     file = write_system(tmp_path)
     log = tmp_path / "samples.parquet"
-    cli = subprocess.Popen(
-        [sys.executable, "-m", "criticore", "regulate", str(file), "--duration", "4s", "--log", str(log), "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    seen: set[int] = set()
-    try:
-        try:
-            out, err = cli.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            seen.update(descendants(cli.pid))
-            raise
-        assert cli.returncode == 0, err
-    finally:
-        seen.update(descendants(cli.pid))
-        cli.kill()
-        cli.wait(timeout=10)
-        cleanup(sorted(seen))
-    summary = json.loads(out)
+    summary = regulate_json(str(file), "--duration", "4s", "--log", str(log))
     assert summary["mode"] == "monitor"
     s = {k: np.asarray(v) for k, v in pq.read_table(log).to_pydict().items()}
     share = SAMPLE_NS / PET_NS

@@ -7,16 +7,12 @@ intervals in which each moved any line), not against the regulator's log.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 
-from test_regulate import cleanup
-from test_regulate_budgets import descendants
+from test_regulate import regulate_json
 
 SYSTEM = """[platform]
 cores = 2
@@ -62,22 +58,7 @@ def run_mrs(tmp_path: Path, memory_a: str, duration: str = "4s") -> dict:
     f = tmp_path / "mrs.toml"
     f.write_text(SYSTEM.format(memory_a=memory_a, tmp=tmp_path))
     log = tmp_path / "periods.parquet"
-    cli = subprocess.Popen([sys.executable, "-m", "criticore", "regulate", str(f), "--duration", duration, "--log", str(log), "--json"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    seen: set[int] = set()
-    try:
-        try:
-            out, err = cli.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            seen.update(descendants(cli.pid))
-            raise
-        assert cli.returncode == 0, err
-    finally:
-        seen.update(descendants(cli.pid))
-        cli.kill()
-        cli.wait(timeout=10)
-        cleanup(sorted(seen))
-    summary = json.loads(out)
+    summary = regulate_json(str(f), "--duration", duration, "--log", str(log))
     assert summary["mode"] == "mrs" and summary["end"] == "duration"
     return summary
 

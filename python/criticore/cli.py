@@ -13,7 +13,7 @@ from rich.console import Console
 
 import criticore
 from criticore import _core
-from criticore.errors import fail
+from criticore.errors import duration_option, fail
 from criticore.outputs import distinct, writable, write_table, write_text
 from criticore.profile.cli import tables_app
 from criticore.profile.plot import add_table_plot
@@ -59,14 +59,7 @@ add_table_plot(plot_app)
 app.add_typer(tables_app, name="tables")
 
 
-def _duration(text: str, option: str, file: Path) -> int:
-    try:
-        ns = _core.duration_ns(text)
-    except ValueError as e:
-        fail(criticore.InputError(f"{file}: {option}: {e}", str(file), option, str(e)))
-    if ns == 0:
-        fail(criticore.InputError(f"{file}: {option}: must be positive", str(file), option, "must be positive"))
-    return ns
+_duration = duration_option
 
 
 # A bandwidth series keeps one f64 per core and bin: keep it below ~80 MB per core.

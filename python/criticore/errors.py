@@ -22,3 +22,21 @@ def input_error_line(err: InputError) -> str:
 def fail(err: InputError) -> None:
     print(input_error_line(err), file=sys.stderr)
     raise SystemExit(EXIT_BAD_INPUT)
+
+
+def bad(file, field: str, reason: str) -> None:
+    """Fail with one line naming ``file``, ``field`` and ``reason``."""
+    fail(InputError(f"{file}: {field}: {reason}", str(file), field, reason))
+
+
+def duration_option(text: str, option: str, file) -> int:
+    """A positive duration option ("50us") in ns, or a one-line error naming it."""
+    from criticore import _core
+
+    try:
+        ns = _core.duration_ns(text)
+    except ValueError as e:
+        bad(file, option, str(e))
+    if ns == 0:
+        bad(file, option, "must be positive")
+    return ns

@@ -4,7 +4,9 @@ For programs run under ``criticore regulate`` or ``criticore profile`` on
 machines without a hardware PMU: the runtime gives each program a
 shared-memory counter page (environment variable ``CRITICORE_COUNTER``); these
 functions write to it. Without a page they do nothing, so an instrumented
-program runs unchanged anywhere. The page layout is in
+program runs unchanged anywhere; a page that is named but cannot be attached
+(missing file, wrong layout) raises OSError at the first call, as the C
+header's ``criticore_attach`` returns -1. The page layout is in
 ``crates/criticore-rt/src/counter_page.rs``.
 
     from criticore import instrument

@@ -73,6 +73,7 @@ pub fn load_run<'py>(py: Python<'py>, options: &Bound<'py, PyDict>, on_progress:
     summary.set_item("elapsed_ns", report.elapsed_ns)?;
     summary.set_item("stopped", report.stopped)?;
     summary.set_item("passes", report.passes)?;
+    summary.set_item("forgiven_lines", report.forgiven_lines)?;
     summary.set_item("line_bytes", spec.line_bytes)?;
     summary.set_item("buffer_bytes", spec.buffer_bytes)?;
     summary.set_item("counter_page", page.as_ref().map(|p| p.path().display().to_string()))?;

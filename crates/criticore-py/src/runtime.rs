@@ -194,11 +194,13 @@ pub fn watchdog_main() {
     criticore_rt::watchdog::run(0)
 }
 
-static PAGE: OnceLock<Option<CounterPage>> = OnceLock::new();
+static PAGE: OnceLock<Result<Option<CounterPage>, String>> = OnceLock::new();
 
+/// The page of `CRITICORE_COUNTER`; none without the variable, an OSError
+/// if it names a page that cannot be attached (as the C header's -1).
 fn page() -> PyResult<Option<&'static CounterPage>> {
-    let p = PAGE.get_or_init(|| CounterPage::from_env().and_then(|r| r.ok()));
-    Ok(p.as_ref())
+    let p = PAGE.get_or_init(|| CounterPage::from_env().transpose().map_err(|e| format!("{}: {e}", criticore_rt::counter_page::ENV)));
+    p.as_ref().map(|p| p.as_ref()).map_err(|e| pyo3::exceptions::PyOSError::new_err(e.clone()))
 }
 
 /// Whether this process was started with a counter page (under `criticore regulate` or `profile`).

@@ -79,18 +79,18 @@ struct Job {
     phase: u32,
 }
 
-fn total(groups: &mut [Group], last: &mut [Vec<u64>]) -> Result<u64, CounterError> {
+/// Every group's counts together (a process that ended keeps its last count).
+fn total(groups: &mut [Group], last: &mut [Vec<u64>]) -> u64 {
     let mut sum = 0;
     for (g, last) in groups.iter_mut().zip(last.iter_mut()) {
         for (c, l) in g.counters.iter_mut().zip(last.iter_mut()) {
-            // A process that ended keeps its last count.
             if let Ok(t) = c.read() {
                 *l = t.total();
             }
             sum += *l;
         }
     }
-    Ok(sum)
+    sum
 }
 
 /// Run until the duration, the end of every process, a signal, or the
@@ -124,7 +124,7 @@ pub fn run(
     let cpu0 = crate::regulator::thread_cpu_ns();
     let end_at = config.duration_ns.map(|d| t0 + d).unwrap_or(u64::MAX);
     let mut last: Vec<Vec<u64>> = groups.iter().map(|g| vec![0; g.counters.len()]).collect();
-    total(groups, &mut last)?;
+    total(groups, &mut last);
     let mut report = MonitorReport { samples: Vec::new(), jobs: Vec::new(), elapsed_ns: 0, cpu_ns: 0, end: EndReason::Duration, signals: 0, warnings: Vec::new() };
     let mut job: Option<Job> = None;
     let mut phase_now = 0u32;
@@ -162,7 +162,7 @@ pub fn run(
                     rules.start_job();
                     let begin = e.t_ns.max(t0);
                     phase_now = 0;
-                    let last_total = total(groups, &mut last)?;
+                    let last_total = total(groups, &mut last);
                     job = Some(Job {
                         record: JobRecord { job: e.arg, begin_ns: begin - t0, ..Default::default() },
                         next_sample: begin + sample_ns,
@@ -184,7 +184,7 @@ pub fn run(
         // Samples due (one per wake-up; a late one covers more than Δ).
         if let Some(j) = job.as_mut() {
             if now >= j.next_sample {
-                let t = total(groups, &mut last)?;
+                let t = total(groups, &mut last);
                 let bytes = (t - j.last_total) * config.line_bytes;
                 let start = j.next_sample - sample_ns;
                 j.last_total = t;
@@ -260,7 +260,7 @@ pub fn run(
             break EndReason::Duration;
         }
     };
-    throttler.resume_all();
+    crate::regulator::release(groups, throttler);
     rt_page.set_notify(0, 0, 0, false);
     let now = now_ns();
     if let Some(j) = job.take() {

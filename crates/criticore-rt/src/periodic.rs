@@ -103,12 +103,6 @@ fn sleep_until(t: u64) {
     unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
 }
 
-fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
 /// Run jobs until the count, the duration or `stop`; `on_job` sees each record.
 pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>, stop: &AtomicBool, mut on_job: impl FnMut(&JobRecord)) -> io::Result<Vec<JobRecord>> {
     let t0 = now_ns();
@@ -129,7 +123,7 @@ pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>,
             break;
         }
         let start = now_ns();
-        let cpu = thread_cpu_ns();
+        let cpu = crate::regulator::thread_cpu_ns();
         let job = k as u32;
         if let Some(p) = page {
             p.mark_at(EventKind::JobBegin, job, start);
@@ -168,7 +162,7 @@ pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>,
             start_ns: start - t0,
             finish_ns: finish - t0,
             deadline_ns: release - t0 + spec.deadline_ns,
-            exec_ns: thread_cpu_ns() - cpu,
+            exec_ns: crate::regulator::thread_cpu_ns() - cpu,
             memory_requests: lines,
         };
         on_job(&r);

@@ -260,24 +260,8 @@ pub fn regulate(
     let set = signal_set(sig);
     let _blocked = Blocked::new(&set);
 
-    // Which group an overflow names.
-    let mut by_fd: HashMap<i32, usize> = HashMap::new();
-    let mut by_cookie: HashMap<u64, usize> = HashMap::new();
-    let mut all_notify = true;
-    for (k, g) in groups.iter().enumerate() {
-        for c in &g.counters {
-            match c.notification() {
-                Some(Notification::Fd { fd, .. }) => {
-                    by_fd.insert(fd, k);
-                }
-                Some(Notification::Cookie { cookie, .. }) => {
-                    by_cookie.insert(cookie, k);
-                }
-                None => all_notify = false,
-            }
-        }
-    }
-    let poll_ns = config.poll_ns.or(if all_notify { None } else { Some((config.period_ns / 10).max(10_000)) });
+    let origins = Origins::new(groups);
+    let poll_ns = config.poll_ns.or(if origins.all_notify { None } else { Some((config.period_ns / 10).max(10_000)) });
 
     let t0 = now_ns();
     let cpu0 = thread_cpu_ns();
@@ -340,8 +324,7 @@ pub fn regulate(
         }
         if got == sig || got == libc::SIGIO {
             report.signals += 1;
-            let k = overflow_group(&info, &by_fd, &by_cookie);
-            match k {
+            match origins.group_of(&info) {
                 Some(k) => charge_and_act(k, now, t0, &mut rules, groups, &mut state, throttler, &active)?,
                 // Unknown origin (e.g. a counter page of a process that was re-armed): check all.
                 None => {
@@ -450,12 +433,7 @@ pub fn regulate(
         s.record.overshoot = s.record.used.saturating_sub(s.record.budget);
         report.periods.push(std::mem::take(&mut s.record));
     }
-    throttler.resume_all();
-    for g in groups.iter_mut() {
-        for c in g.counters.iter_mut() {
-            c.arm(None).ok();
-        }
-    }
+    release(groups, throttler);
     report.throttle_errors = rules.guard().throttle_errors;
     report.end = end;
     report.elapsed_ns = now - t0;
@@ -463,15 +441,54 @@ pub fn regulate(
     Ok(report)
 }
 
-fn overflow_group(info: &libc::siginfo_t, by_fd: &HashMap<i32, usize>, by_cookie: &HashMap<u64, usize>) -> Option<usize> {
-    // Counter pages send a sigqueue value; perf events report si_fd. SIGIO (queue overflow) names nothing.
-    if info.si_signo == libc::SIGIO {
-        return None;
+/// Which group an overflow signal comes from.
+pub(crate) struct Origins {
+    by_fd: HashMap<i32, usize>,
+    by_cookie: HashMap<u64, usize>,
+    /// Every counter notifies (no polling needed).
+    pub all_notify: bool,
+}
+
+impl Origins {
+    pub(crate) fn new(groups: &[Group]) -> Self {
+        let mut o = Origins { by_fd: HashMap::new(), by_cookie: HashMap::new(), all_notify: true };
+        for (k, g) in groups.iter().enumerate() {
+            for c in &g.counters {
+                match c.notification() {
+                    Some(Notification::Fd { fd, .. }) => {
+                        o.by_fd.insert(fd, k);
+                    }
+                    Some(Notification::Cookie { cookie, .. }) => {
+                        o.by_cookie.insert(cookie, k);
+                    }
+                    None => o.all_notify = false,
+                }
+            }
+        }
+        o
     }
-    if let Some((cookie, _job_end)) = crate::counter::shm::siginfo_cookie(info) {
-        return by_cookie.get(&cookie).copied();
+
+    /// The group a signal names; None for SIGIO (queue overflow) or an unknown origin.
+    pub(crate) fn group_of(&self, info: &libc::siginfo_t) -> Option<usize> {
+        // Counter pages send a sigqueue value; perf events report si_fd.
+        if info.si_signo == libc::SIGIO {
+            return None;
+        }
+        if let Some((cookie, _job_end)) = crate::counter::shm::siginfo_cookie(info) {
+            return self.by_cookie.get(&cookie).copied();
+        }
+        self.by_fd.get(&crate::counter::perf::siginfo_fd(info)).copied()
     }
-    by_fd.get(&crate::counter::perf::siginfo_fd(info)).copied()
+}
+
+/// Every exit path of a loop: resume every group and disarm every counter.
+pub(crate) fn release(groups: &mut [Group], throttler: &mut dyn Throttler) {
+    throttler.resume_all();
+    for g in groups.iter_mut() {
+        for c in g.counters.iter_mut() {
+            c.arm(None).ok();
+        }
+    }
 }
 
 /// Arm for `left` more counts, less the stop lag.

@@ -14,11 +14,10 @@
 
 use crate::counter::{overflow_signal, CounterError};
 use crate::counter_page::now_ns;
-use crate::regulator::{EndReason, Group, GroupSnapshot, Observer, PeriodRecord, Report, Snapshot};
+use crate::regulator::{release, EndReason, Group, GroupSnapshot, Observer, Origins, PeriodRecord, Report, Snapshot};
 use crate::throttle::Throttler;
 use criticore::regulate::mrs::MrsMemoryRules;
 use criticore::regulate::mrs_cpu::MrsCpuRules;
-use std::collections::HashMap;
 
 struct ServerState {
     last: Vec<u64>,
@@ -68,21 +67,7 @@ pub fn run(
     let sig = overflow_signal();
     let set = crate::regulator::signal_set(sig);
     let _blocked = crate::regulator::Blocked::new(&set);
-    let mut by_cookie: HashMap<u64, usize> = HashMap::new();
-    let mut by_fd: HashMap<i32, usize> = HashMap::new();
-    for (k, g) in groups.iter().enumerate() {
-        for c in &g.counters {
-            match c.notification() {
-                Some(crate::counter::Notification::Fd { fd, .. }) => {
-                    by_fd.insert(fd, k);
-                }
-                Some(crate::counter::Notification::Cookie { cookie, .. }) => {
-                    by_cookie.insert(cookie, k);
-                }
-                None => {}
-            }
-        }
-    }
+    let origins = Origins::new(groups);
     let t0 = now_ns();
     let cpu0 = crate::regulator::thread_cpu_ns();
     let end_at = duration_ns.map_or(u64::MAX, |d| t0 + d);
@@ -135,14 +120,8 @@ pub fn run(
         }
         if got == sig || got == libc::SIGIO {
             report.signals += 1;
-            let named = if info.si_signo == libc::SIGIO {
-                None
-            } else if let Some((cookie, _)) = crate::counter::shm::siginfo_cookie(&info) {
-                by_cookie.get(&cookie).copied()
-            } else {
-                by_fd.get(&crate::counter::perf::siginfo_fd(&info)).copied()
-            };
-            let which: Vec<usize> = named.map_or_else(|| (0..n).collect(), |s| vec![s]);
+            // An unknown origin (SIGIO): check every server.
+            let which: Vec<usize> = origins.group_of(&info).map_or_else(|| (0..n).collect(), |s| vec![s]);
             for s in which {
                 let delta = read(&mut groups[s], &mut state[s]);
                 // MRS §III rule 4: charge; rule 5: a spent memory budget suspends the server.
@@ -226,12 +205,7 @@ pub fn run(
         st.record.overshoot = if mem.limited(s) { st.record.used.saturating_sub(st.record.budget) } else { 0 };
         report.periods.push(std::mem::take(&mut st.record));
     }
-    throttler.resume_all();
-    for g in groups.iter_mut() {
-        for c in g.counters.iter_mut() {
-            c.arm(None).ok();
-        }
-    }
+    release(groups, throttler);
     report.end = end;
     report.elapsed_ns = now - t0;
     report.cpu_ns = crate::regulator::thread_cpu_ns() - cpu0;

@@ -22,27 +22,11 @@ use criticore_rt::counter_page::{self, now_ns, CounterPage, Event, EventKind, Ev
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::Mutex;
 use std::time::Duration;
 
-extern "C" fn block_overflow_signal() {
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGRTMIN() + 3);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-    }
-}
+mod common;
+use common::{ensure_blocked, serial, take_signal};
 
-#[used]
-#[link_section = ".init_array"]
-static BLOCK_EARLY: extern "C" fn() = block_overflow_signal;
-
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 const COOKIE: u64 = 0x5eed_c0de_1234;
 const QUIET: Duration = Duration::from_millis(150);
@@ -201,46 +185,6 @@ fn slot_at(b: &[u8], slot: usize) -> (u64, u64, u32, u32) {
 }
 
 // ---- signals ----
-
-fn sigset() -> libc::sigset_t {
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, overflow_signal());
-        set
-    }
-}
-
-/// Block the signal in this thread too and check that every thread of the
-/// process blocks it, so the process-directed signal cannot kill the test binary.
-fn ensure_blocked() {
-    let set = sigset();
-    unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
-    let bit = 1u64 << (overflow_signal() - 1);
-    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
-        let Ok(status) = std::fs::read_to_string(task.path().join("status")) else { continue }; // thread just exited
-        let blk = status.lines().find_map(|l| l.strip_prefix("SigBlk:")).unwrap().trim();
-        assert!(u64::from_str_radix(blk, 16).unwrap() & bit != 0, "thread {:?} does not block the overflow signal", task.file_name());
-    }
-}
-
-fn take_signal(wait: Duration) -> Option<libc::siginfo_t> {
-    let set = sigset();
-    let ts = libc::timespec { tv_sec: wait.as_secs() as libc::time_t, tv_nsec: wait.subsec_nanos() as libc::c_long };
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    loop {
-        let r = unsafe { libc::sigtimedwait(&set, &mut info, &ts) };
-        if r == overflow_signal() {
-            return Some(info);
-        }
-        let e = std::io::Error::last_os_error().raw_os_error();
-        if e == Some(libc::EINTR) {
-            continue;
-        }
-        assert_eq!(e, Some(libc::EAGAIN), "sigtimedwait");
-        return None;
-    }
-}
 
 /// Every signal already pending, and any arriving within QUIET of the last.
 /// The program has exited when this is called, so all it sent is pending.

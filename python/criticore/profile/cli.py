@@ -20,8 +20,7 @@ import typer
 from rich.console import Console
 
 import criticore
-from criticore import _core
-from criticore.errors import fail
+from criticore.errors import bad, duration_option, fail
 from criticore.outputs import distinct, writable
 
 tables_app = typer.Typer(
@@ -30,18 +29,7 @@ tables_app = typer.Typer(
 )
 
 
-def _bad(file: Path, field: str, reason: str) -> None:
-    fail(criticore.InputError(f"{file}: {field}: {reason}", str(file), field, reason))
-
-
-def _sample_ns(text: str, file: Path) -> int:
-    try:
-        ns = _core.duration_ns(text)
-    except ValueError as e:
-        _bad(file, "--sample", str(e))
-    if ns <= 0:
-        _bad(file, "--sample", "must be positive")
-    return ns
+_bad = bad
 
 
 def _degree(text: str, file: Path) -> int | None:
@@ -77,7 +65,7 @@ def build(
     from criticore.profile import tables
 
     started = time.perf_counter()
-    sample_ns = _sample_ns(sample, dataset) if sample is not None else None
+    sample_ns = duration_option(sample, "--sample", dataset) if sample is not None else None
     deg = _degree(degree, dataset)
     _shift(shift, dataset)
     try:
@@ -177,7 +165,7 @@ def simulate(
     from criticore.profile import simulated as sim
 
     started = time.perf_counter()
-    sample_ns = _sample_ns(sample, file)
+    sample_ns = duration_option(sample, "--sample", file)
     cores = _rt_and_cores(file, rt_task, be_cores)
     console = Console()
     try:
@@ -221,12 +209,7 @@ def evaluate(
     """§4.3 on the simulator: the file's monitor next to 50 constant loads, with and without it (a Markdown table)."""
     from criticore.profile import simulated as sim
 
-    try:
-        duration_ns = _core.duration_ns(duration)
-    except ValueError as e:
-        _bad(file, "--duration", str(e))
-    if duration_ns <= 0:
-        _bad(file, "--duration", "must be positive")
+    duration_ns = duration_option(duration, "--duration", file)
     cores = _rt_and_cores(file, rt_task, be_cores)
     loads = sim.microbenchmark_loads(reads=(0, 3, 5, 7, 10), delays_ns=(0, 20, 80, 320, 1280), configs=sim.configs_for(len(cores)))
     try:
