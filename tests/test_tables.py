@@ -160,6 +160,27 @@ def test_packing_hand_worked_and_never_below_the_constant_load_value():
     assert not (t.table == t.unpacked).all()  # and packing does something here
 
 
+def _pack_every_pair(o: np.ndarray, step: float) -> np.ndarray:
+    """§3.2's packing by brute force: every pair B1 < B < B2 of grid points."""
+    b, rate, out = np.arange(len(o)) * step, 1.0 / (1.0 + o), o.astype(float).copy()
+    for i in range(1, len(o) - 1):
+        for j in range(i):
+            for k in range(i + 1, len(o)):
+                t2 = (b[i] - b[j]) / (b[k] - b[j])
+                out[i] = max(out[i], 1.0 / ((1 - t2) * rate[j] + t2 * rate[k]) - 1.0)
+    return out
+
+
+def test_packing_by_the_hull_equals_every_pair():
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 3, 5, 40):
+        for _ in range(10):
+            o = rng.uniform(0, 3, n) * (rng.uniform(size=n) < 0.6)
+            assert pack(o, 20.48) == pytest.approx(_pack_every_pair(o, 20.48), rel=1e-12, abs=1e-12)
+    flat = np.full(30, 0.25)  # collinear rates: nothing to gain by mixing
+    assert pack(flat, 1.0).tolist() == pytest.approx(flat.tolist())
+
+
 # --------------------------------------------------------------------------- index arithmetic
 
 

@@ -16,6 +16,7 @@ from criticore import _core
 from criticore.errors import duration_option, fail
 from criticore.outputs import distinct, writable, write_table, write_text
 from criticore.profile.cli import tables_app
+from criticore.profile.command import profile_command
 from criticore.profile.plot import add_table_plot
 from criticore.render import render_analysis, render_simulation
 
@@ -609,6 +610,9 @@ def regulate(
         for label, path in (("per-period log", log), ("trace", trace)):
             if path is not None:
                 console.print(f"  {label}: {path}")
+
+
+app.command("profile", context_settings={"allow_extra_args": True, "ignore_unknown_options": False})(profile_command)
 
 
 @app.command()

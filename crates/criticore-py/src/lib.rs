@@ -15,6 +15,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 mod load;
+mod profile;
 mod runtime;
 mod study;
 
@@ -349,6 +350,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(study::study_way_problem, m)?)?;
     runtime::register(m)?;
     load::register(m)?;
+    profile::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -13,6 +13,7 @@
 //! - [`load`]: the load generator's hot loop.
 //! - [`periodic`]: a task of the file as a periodic real process (like rt-app).
 //! - [`chase`]: loaded latency, a pointer-chasing victim against loads.
+//! - [`profile`]: one point of `criticore profile`: a real-time program against constant loads.
 //! - [`lead`]: arming counters early by the lag between a stop decision and the stop.
 //! - [`regulator`]: the regulation loop (MemGuard, MCTI).
 //! - [`server`]: the Multi-Resource Server's loop (mrs-multi-resource-server §III).
@@ -27,6 +28,7 @@ pub mod lead;
 pub mod load;
 pub mod monitor;
 pub mod periodic;
+pub mod profile;
 pub mod regulator;
 pub mod server;
 pub mod session;

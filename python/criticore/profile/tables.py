@@ -263,17 +263,30 @@ def pack(table: np.ndarray, step_mb_s: float) -> np.ndarray:
     time-weighted mean t1·B1 + t2·B2 of two constant bandwidths B1 < B ≤ B2 of
     the table's grid: 1 + Ovd = 1 / (t1 / (1 + Ovd1) + t2 / (1 + Ovd2)) (rates
     mix linearly in time: the paper's Req / (t1·ObtB1 + t2·ObtB2) with
-    ObtB = Req / (1 + Ovd), read as 1 + Ovd). Never below the constant-load value."""
+    ObtB = Req / (1 + Ovd), read as 1 + Ovd). Never below the constant-load value.
+
+    The worst mix at B is the lowest chord of the points (Bj, 1 / (1 + Ovdj))
+    over B: the lower convex hull there, so one monotone-chain pass finds every
+    entry's (O(n) rather than O(n³) over all pairs; the test checks both)."""
     o = np.asarray(table, dtype=float)
     n = len(o)
+    if n < 3:
+        return o.copy()
     b = np.arange(n) * step_mb_s
     rate = 1.0 / (1.0 + o)
-    out = o.copy()
-    for i in range(1, n - 1):
-        b1, b2 = b[:i][:, None], b[i + 1 :][None, :]
-        t2 = (b[i] - b1) / (b2 - b1)
-        mixed = (1 - t2) * rate[:i][:, None] + t2 * rate[i + 1 :][None, :]
-        out[i] = max(out[i], float(np.max(1.0 / mixed - 1.0)))
+    hull: list[int] = []
+    for k in range(n):
+        # Pop while the last hull point lies on or above the chord to k.
+        while len(hull) >= 2:
+            i, j = hull[-2], hull[-1]
+            if (rate[j] - rate[i]) * (b[k] - b[i]) >= (rate[k] - rate[i]) * (b[j] - b[i]):
+                hull.pop()
+            else:
+                break
+        hull.append(k)
+    lowest = np.interp(b, b[hull], rate[hull])
+    out = np.maximum(o, 1.0 / lowest - 1.0)
+    out[0], out[-1] = o[0], o[-1]  # no grid point outside the ends to mix with
     return out
 
 
