@@ -42,7 +42,7 @@ import tomllib
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -55,6 +55,7 @@ __all__ = [
     "Load",
     "configs_for",
     "microbenchmark_loads",
+    "load_rates",
     "microbenchmark_peak_mb_s",
     "write_variant",
     "dump_toml",
@@ -110,6 +111,13 @@ def configs_for(cores: int) -> tuple[tuple[int, ...], ...]:
 def _miss_ns(line_bytes: int, peak: dict[int, float], reads: int) -> float:
     """Isolated time per line of the microbenchmark with no delay, from its peak bandwidth."""
     return line_bytes / (peak[reads] / 1e3)  # MB/s → bytes/ns
+
+
+def load_rates(load: Load, ns_per_line: dict[int, float]) -> list[float]:
+    """Lines per ms each instance of ``load`` issues alone (§3.1's wait loop):
+    1e6 / (t₀ + multiplier × delay), t₀ = ``ns_per_line[reads]``, the
+    undelayed microbenchmark's time per line."""
+    return [1e6 / (ns_per_line[load.reads] + m * load.delay_ns) for m in load.multipliers]
 
 
 def _bomb(name: str, core: int, reads: int, accesses_per_ms: float, period: str) -> dict:
@@ -185,8 +193,9 @@ def dump_toml(doc: dict) -> str:
 
 
 def _load_doc(task_file: str | Path) -> dict:
+    """A task-system file as a dict: JSON for .json (the same schema), TOML otherwise."""
     with open(task_file, "rb") as f:
-        return tomllib.load(f)
+        return json.load(f) if Path(task_file).suffix.lower() == ".json" else tomllib.load(f)
 
 
 def _pet_ns(task: dict) -> int:
@@ -278,8 +287,7 @@ def write_variant(
             raise ValueError("a load needs the microbenchmark's time per line (bomb_ns_per_line)")
         if len(load.multipliers) > len(be_cores):
             raise ValueError(f"load {load.label()} needs {len(load.multipliers)} best-effort cores")
-        for core, m in zip(be_cores, load.multipliers):
-            rate = 1e6 / (bomb_ns_per_line[load.reads] + m * load.delay_ns)
+        for core, rate in zip(be_cores, load_rates(load, bomb_ns_per_line)):
             out_tasks.append(_bomb(f"load{core}", core, load.reads, rate, "10s"))
     out = {k: v for k, v in doc.items() if k not in ("task", "regulation")}
     out["task"] = out_tasks
@@ -446,13 +454,29 @@ def simulated_dataset(
 
 
 def evaluate_monitor(
-    task_file: str | Path, rt_task: str, be_cores: Sequence[int], loads: Sequence[Load], duration_ns: int = 1_000_000_000
+    task_file: str | Path,
+    rt_task: str,
+    be_cores: Sequence[int],
+    loads: Sequence[Load],
+    duration_ns: int = 1_000_000_000,
+    on_load: Callable[[int, int], None] | None = None,
 ) -> list[dict]:
     """§4.3 on the simulator: for every load, run variants of ``task_file``
     (its RT task, ``[regulation]`` and overhead table; the load on ``be_cores``)
-    with and without the monitor. Per load: the largest per-job overhead
-    (finish − start) / exec − 1 of the RT task both ways, and the monitor's
-    parallelism (mean and min over jobs)."""
+    with and without the monitor. Per load (one dict, in the order of
+    ``loads``):
+
+    - ``load``, and ``load_mb_s``: the load's demand, the sum of its instances'
+      bandwidths alone (MB/s);
+    - ``overheads_none``, ``overheads_monitor``: per completed RT job,
+      (finish − start) / exec − 1, and their maxima ``max_overhead_none``,
+      ``max_overhead_monitor``;
+    - ``parallelism``: the monitor's per-job parallelism (the share of the
+      job's time before the best-effort cores were suspended), ``jobs`` its
+      length, ``parallelism_mean`` and ``parallelism_min``.
+
+    ``on_load(done, total)`` is called after each load. Raises ValueError when
+    no RT job completes within ``duration_ns``."""
     task_file = Path(task_file).resolve()
     be_cores = list(be_cores)
     rows = []
@@ -462,21 +486,27 @@ def evaluate_monitor(
         reads = sorted({ld.reads for ld in loads})
         peak = {r: microbenchmark_peak_mb_s(task_file, be_cores[0], r, tmp) for r in reads}
         per_line = {r: _miss_ns(line, peak, r) for r in reads}
-        for load in loads:
+        for i, load in enumerate(loads):
             path = write_variant(
                 task_file, tmp / "variant.toml", rt_task=rt_task, be_cores=be_cores, load=load,
                 bomb_ns_per_line=per_line, keep_regulation=True,
             )
-            row = {"load": load}
+            row = {"load": load, "load_mb_s": sum(load_rates(load, per_line)) * line / 1e3}
             for reg in ("none", "monitor"):
                 run = simulate(path, duration_ns, regulator=reg, jobs=True)
                 j = run.jobs
                 rt = j["task"] == 0
+                if not rt.any():
+                    raise ValueError(f"no job of {rt_task!r} completed within {_ns_text(duration_ns)} (load {load.label()})")
                 ovd = (j["finish_ns"][rt] - j["start_ns"][rt]) / j["exec_ns"][rt] - 1
+                row[f"overheads_{reg}"] = ovd
                 row[f"max_overhead_{reg}"] = float(ovd.max())
                 if reg == "monitor":
-                    par = np.asarray(run.report["regulation"]["details"]["parallelism"])
+                    par = np.asarray(run.report["regulation"]["details"]["parallelism"], dtype=float)
+                    row["parallelism"] = par
                     row["jobs"] = int(rt.sum())
                     row["parallelism_mean"], row["parallelism_min"] = float(par.mean()), float(par.min())
             rows.append(row)
+            if on_load is not None:
+                on_load(i + 1, len(loads))
     return rows
