@@ -17,6 +17,7 @@ from criticore.errors import duration_option, fail
 from criticore.outputs import distinct, writable, write_table, write_text
 from criticore.profile.cli import tables_app
 from criticore.profile.command import profile_command
+from criticore.profile.experiment import experiment_app
 from criticore.profile.plot import add_table_plot
 from criticore.render import render_analysis, render_simulation
 
@@ -58,6 +59,7 @@ plot_app = typer.Typer(help="Plots (PNG or SVG, by the file extension).", no_arg
 app.add_typer(plot_app, name="plot")
 add_table_plot(plot_app)
 app.add_typer(tables_app, name="tables")
+app.add_typer(experiment_app, name="experiment")
 
 
 _duration = duration_option

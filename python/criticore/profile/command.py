@@ -12,6 +12,7 @@ the monitor's sampling interval (`[regulation] sample`, default 50 µs).
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -138,6 +139,10 @@ def profile_command(
         name, core, cores, shares, file_sample = _task_and_cores(file, rt_task, be_cores, cpu)
     except criticore.InputError as e:
         fail(e)
+    program = ctx.args[0]
+    if shutil.which(program) is None:
+        why = "not executable" if Path(program).is_file() else "no such program (not a file, not in PATH)"
+        bad(file, "COMMAND", f"cannot start `{program}`: {why}")
     if jobs < 1:
         bad(file, "--jobs", f"must be positive, got {jobs}")
     if not 0 <= warmup < jobs:
@@ -169,7 +174,7 @@ def profile_command(
         event = counter
     points = real.grid(read_list, delay_list, configs_for(len(cores)))
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)
     for n in notices:
         console.print(f"[yellow]note:[/] {n}")
     started = time.perf_counter()
@@ -215,7 +220,7 @@ def profile_command(
     else:
         for n in result.notices:
             console.print(f"[yellow]note:[/] {n}")
-        out = Console()
+        out = Console(soft_wrap=True)
         out.print(f"profiled {name} on CPU {core}: {result.points_done} of {result.points} points (alone + loads on CPUs {','.join(map(str, cores))}) in {seconds:.1f} s")
         if alone:
             out.print(f"  alone: {alone[0]} jobs kept, mean {alone[1] / 1e6:.3f} ms; {result.phases} phases by {summary['phases_by']}")

@@ -69,10 +69,12 @@ def grid(reads: Sequence[int], delays: Sequence[int], configs: Sequence[tuple[in
 
 @dataclass
 class Recording:
-    """What one point recorded (times in CLOCK_MONOTONIC ns)."""
+    """What one point recorded (times in CLOCK_MONOTONIC ns). ``lines`` is
+    the loads' cumulative count at each tick (or, with hardware counters, all
+    traffic), ``program_lines`` the program's own count (zeros with hardware)."""
 
     tick_ns: np.ndarray
-    lines: np.ndarray  # cumulative global lines at each tick
+    lines: np.ndarray
     event_t_ns: np.ndarray
     event_kind: np.ndarray
     event_arg: np.ndarray
@@ -80,28 +82,50 @@ class Recording:
     exit_ns: int
     end: str
     exit_code: int | None
-    program_lines: int = 0
+    program_lines: np.ndarray | None = None
     lost_events: int = 0
     notices: list[str] = field(default_factory=list)
 
     @classmethod
     def from_core(cls, d: dict) -> "Recording":
         u8 = lambda k: np.frombuffer(d[k], dtype="<u8").astype(np.int64)  # noqa: E731
-        hw = d["hardware_lines"]
-        lines = np.frombuffer(hw, dtype="<u8").astype(np.int64) if hw is not None else u8("lines")
         own = u8("program_lines")
+        if d["hardware_lines"] is not None:
+            lines, own = np.frombuffer(d["hardware_lines"], dtype="<u8").astype(np.int64), np.zeros_like(own)
+        else:
+            lines = u8("lines") - own
         return cls(
-            tick_ns=u8("tick_ns"), lines=lines,
+            tick_ns=u8("tick_ns"), lines=lines, program_lines=own,
             event_t_ns=u8("event_t_ns"),
             event_kind=np.frombuffer(d["event_kind"], dtype="<u4").astype(np.int64),
             event_arg=np.frombuffer(d["event_arg"], dtype="<u4").astype(np.int64),
             start_ns=int(d["program_start_ns"]), exit_ns=int(d["program_exit_ns"]), end=d["end"], exit_code=d["exit_code"],
-            program_lines=int(own[-1]) if len(own) else 0, lost_events=int(d["lost_events"]), notices=list(d["notices"]),
+            lost_events=int(d["lost_events"]), notices=list(d["notices"]),
         )
 
-    def lines_at(self, t_ns) -> np.ndarray:
-        """Cumulative global lines at ``t_ns`` (linear between ticks)."""
-        return np.interp(np.asarray(t_ns, dtype=np.float64), self.tick_ns.astype(np.float64), self.lines.astype(np.float64))
+    def _active(self, jobs: list[tuple[int, int]]):
+        """The program's active clock: ns spent inside jobs up to each instant.
+        Without job marks (one execution) it is the wall clock."""
+        if not jobs:
+            return lambda t: np.asarray(t, dtype=np.float64)
+        knots_t = np.array([x for b, e in jobs for x in (b, e)], dtype=np.float64)
+        knots_a = np.concatenate([[0.0], np.cumsum([e - b for b, e in jobs], dtype=np.float64)]).repeat(2)[1:-1]
+        return lambda t: np.interp(np.asarray(t, dtype=np.float64), knots_t, knots_a, left=0.0, right=float(knots_a[-1]))
+
+    def lines_at(self, t_ns, jobs: list[tuple[int, int]] | None = None) -> np.ndarray:
+        """Cumulative global lines at ``t_ns``: the loads' count linear between
+        ticks in wall time (a constant load); the program's linear between ticks
+        in its active time (it counts only inside its jobs, ``jobs``), so what
+        it counted in a tick lands in the jobs of that tick, not in the idle
+        time around them."""
+        ticks = self.tick_ns.astype(np.float64)
+        t = np.asarray(t_ns, dtype=np.float64)
+        total = np.interp(t, ticks, self.lines.astype(np.float64))
+        own = self.program_lines
+        if own is not None and len(own) and own[-1] > 0:
+            active = self._active(jobs or [])
+            total = total + np.interp(active(t), active(ticks), own.astype(np.float64))
+        return total
 
 
 @dataclass
@@ -137,11 +161,31 @@ def _intervals(rec: Recording) -> list[tuple[int, int, list[tuple[int, int]]]]:
     return out
 
 
+def _active_spans(rec: Recording) -> list[tuple[int, int]]:
+    """Every (begin, end) the program spent inside a job, ended or not (a job
+    still running at the last tick ends there)."""
+    last = int(rec.tick_ns[-1]) if len(rec.tick_ns) else 0
+    spans, begin = [], None
+    for t, k in zip(rec.event_t_ns, rec.event_kind):
+        if k == JOB_BEGIN:
+            if begin is not None:
+                spans.append((begin, int(t)))
+            begin = int(t)
+        elif k == JOB_END and begin is not None:
+            spans.append((begin, max(int(t), begin)))
+            begin = None
+    if begin is not None:
+        spans.append((begin, max(last, begin)))
+    return spans
+
+
 def jobs_of(rec: Recording, shares: Sequence[float], sample_ns: int, line_bytes: int) -> list[Job]:
     """The jobs in a recording. ``shares``: the file task's phase work
     fractions, for jobs without phase marks."""
     jobs = []
-    for begin, end, marks in _intervals(rec):
+    intervals = _intervals(rec)
+    spans_of_jobs = _active_spans(rec)
+    for begin, end, marks in intervals:
         by_time = not marks
         if by_time:
             cuts = begin + np.round(np.cumsum([0.0, *shares]) * (end - begin)).astype(np.int64)
@@ -155,9 +199,9 @@ def jobs_of(rec: Recording, shares: Sequence[float], sample_ns: int, line_bytes:
         phase_ns, phase_lines = [0] * n, [0.0] * n
         for p, a, b in spans:
             phase_ns[p] += b - a
-            phase_lines[p] += float(rec.lines_at(b) - rec.lines_at(a))
+            phase_lines[p] += float(rec.lines_at(b, spans_of_jobs) - rec.lines_at(a, spans_of_jobs))
         whole = (end - begin) // sample_ns
-        edges = rec.lines_at(begin + sample_ns * np.arange(whole + 1))
+        edges = rec.lines_at(begin + sample_ns * np.arange(whole + 1), spans_of_jobs)
         jobs.append(
             Job(
                 begin_ns=begin, end_ns=end, phase_ns=phase_ns,
@@ -259,39 +303,44 @@ def profile(
         return out, False
 
     for load in todo:
-        found, stop = record(load)
+        try:
+            found, stop = record(load)
+        except KeyboardInterrupt:  # between two points: Python's handler ran
+            found, stop = [], True
         if stop:
             interrupted = True
             break
+        label = ds.ALONE if load is None else load.label()
         if not found:
-            raise RuntimeError(f"{load.label() if load else 'alone'}: the program ended no job while it was recorded")
+            raise RuntimeError(f"{label}: the program ended no job while it was recorded")
         n = max(len(j.phase_ns) for j in found)
         n_phases = n if n_phases is None else n_phases
         if n != n_phases:
-            raise RuntimeError(f"the program marked {n} phases next to {load.label() if load else 'no load'}, {n_phases} before")
+            raise RuntimeError(f"the program marked {n} phases next to {label}, {n_phases} before")
         by_time |= any(j.by_time for j in found)
+        point_rows: list[dict] = []
         kept = 0
         for rep, job in enumerate(found):
             if len(job.phase_ns) != n_phases or min(job.phase_ns) <= 0:
-                notices.append(f"{load.label() if load else 'alone'}: job {rep} skipped a phase; left out")
+                notices.append(f"{label}: job {rep} skipped a phase; left out")
                 continue
             warm = rep < warmup
             kept += not warm
             base = {
-                "run": run_id, "repetition": rep, "warmup": warm,
-                "load": ds.ALONE if load is None else load.label(),
+                "run": run_id, "repetition": rep, "warmup": warm, "load": label,
                 "load_reads": None if load is None else load.reads,
                 "load_delay": None if load is None else float(load.delay),
                 "load_cores": 0 if load is None else len(load.multipliers),
                 "load_multipliers": "" if load is None else ",".join(str(m) for m in load.multipliers),
             }
             for p in range(n_phases):
-                for k, v in {**base, "phase": p, "exec_ns": job.phase_ns[p], "bytes": job.phase_bytes[p], ds.SAMPLES: None}.items():
-                    rows[k].append(v)
-            for k, v in {**base, "phase": ds.WHOLE_JOB, "exec_ns": job.end_ns - job.begin_ns, "bytes": sum(job.phase_bytes), ds.SAMPLES: job.samples}.items():
-                rows[k].append(v)
+                point_rows.append({**base, "phase": p, "exec_ns": job.phase_ns[p], "bytes": job.phase_bytes[p], ds.SAMPLES: None})
+            point_rows.append({**base, "phase": ds.WHOLE_JOB, "exec_ns": job.end_ns - job.begin_ns, "bytes": sum(job.phase_bytes), ds.SAMPLES: job.samples})
             run_id += 1
-        label = ds.ALONE if load is None else load.label()
+        # A point's rows go in together, so an interrupted profile stays a valid dataset.
+        for row in point_rows:
+            for k, v in row.items():
+                rows[k].append(v)
         summary[label] = (kept, float(np.mean([j.end_ns - j.begin_ns for j in found[warmup:]])) if kept else 0.0)
         done += 1
         if on_point is not None:
