@@ -29,7 +29,7 @@ from test_regulate import CLI, cleanup, descendants, one_line_error
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Lines the bundled program touches per job (examples/profile/rt-program.c: 10 per iteration).
-PROGRAM_LINES = 10 * (4000 + 10000 + 600 + 4000)
+PROGRAM_LINES = 10 * (16000 + 40000 + 2400 + 16000)
 TWO_CPUS = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs a CPU for the load")
 
 
@@ -112,13 +112,13 @@ def system(tmp: Path, extra: str = "") -> Path:
     path = tmp / "rt.toml"
     path.write_text(
         '[platform]\ncores = 2\nllc = { size = "32MiB", ways = 16, colors = 16, line = "64B" }\n\n'
-        '[regulation]\nkind = "monitor"\nrt_task = "rt"\nbe_cores = [1]\nsample = "500us"\nthreshold = 0.05\n'
+        '[regulation]\nkind = "monitor"\nrt_task = "rt"\nbe_cores = [1]\nsample = "250us"\nthreshold = 0.05\n'
         'overhead_table = "table.toml"\n\n'
-        '[[task]]\nname = "rt"\ncore = 0\nperiod = "20ms"\npet = "4ms"\n'
+        '[[task]]\nname = "rt"\ncore = 0\nperiod = "25ms"\npet = "12ms"\n'
         'memory = { wss = "8MiB", pattern = "random", phases = [\n'
-        '  { work = "1ms", accesses_per_ms = 30000, read_fraction = 0.8 },\n'
-        '  { work = "2ms", accesses_per_ms = 60000, read_fraction = 0.2 },\n'
-        '  { work = "500us", accesses_per_ms = 10000, read_fraction = 0.9 },\n'
+        '  { work = "3ms", accesses_per_ms = 30000, read_fraction = 0.8 },\n'
+        '  { work = "6ms", accesses_per_ms = 60000, read_fraction = 0.2 },\n'
+        '  { work = "1500us", accesses_per_ms = 10000, read_fraction = 0.9 },\n'
         '  { accesses_per_ms = 40000, read_fraction = 0.6 } ] }\n\n'
         '[[task]]\nname = "load"\ncore = 1\nperiod = "10s"\npet = "10s"\n'
         'memory = { wss = "128MiB", pattern = "stream", read_fraction = 0.5, accesses_per_ms = 100000 }\n' + extra
@@ -144,7 +144,7 @@ def test_the_bundled_program_profiled_here_builds_a_table_that_drives_the_simula
     file = system(tmp_path)
     out = tmp_path / "p.parquet"
     jobs, warmup = 6, 2
-    r = profile(str(file), "-o", str(out), "--reads", "0,10", "--delays", "0", "--jobs", str(jobs), "--warmup", str(warmup), "--", str(rt_program), "1000", "8000")
+    r = profile(str(file), "-o", str(out), "--reads", "0,10", "--delays", "0", "--jobs", str(jobs), "--warmup", str(warmup), "--", str(rt_program), "1000", "25000")
     assert r.returncode == 0, r.stderr
     notes = [ln for ln in r.stderr.splitlines() if "PMU" in ln]
     if not __import__("criticore")._core.pmu_present():
@@ -164,7 +164,7 @@ def test_the_bundled_program_profiled_here_builds_a_table_that_drives_the_simula
         # The phases' marks tile the job: their times add up to it exactly, and so do their bytes.
         assert sum(run[p]["exec_ns"] for p in range(4)) == run[-1]["exec_ns"]
         assert abs(sum(run[p]["bytes"] for p in range(4)) - run[-1]["bytes"]) <= 4
-        assert len(run[-1]["samples"]) == run[-1]["exec_ns"] // 500_000
+        assert len(run[-1]["samples"]) == run[-1]["exec_ns"] // 250_000
     # Alone, the global traffic is the program's own count: PROGRAM_LINES a job,
     # spread over the ticks (linear between them), so over all alone jobs within a job's worth.
     alone = [run[-1]["bytes"] for run in by_run.values() if run[-1]["load"] == "alone"]
@@ -183,7 +183,7 @@ def test_the_bundled_program_profiled_here_builds_a_table_that_drives_the_simula
     run = simulate(file, 200_000_000, jobs=True)
     details = run.report["regulation"]["details"]
     rt_jobs = int((run.jobs["task"] == 0).sum())
-    assert rt_jobs == 10 and len(details["parallelism"]) == rt_jobs
+    assert rt_jobs == 8 and len(details["parallelism"]) == rt_jobs  # 200 ms of 25 ms periods
 
 
 @TWO_CPUS
@@ -199,7 +199,7 @@ def test_a_program_that_marks_nothing_is_one_job_per_launch_split_by_the_files_w
     assert len({r["run"] for r in rows}) == 2 * 3
     for run in {r["run"] for r in rows}:
         ph = {r["phase"]: r["exec_ns"] for r in rows if r["run"] == run}
-        # Work 1 ms, 2 ms, 0.5 ms and the rest of the 4 ms PET: shares 1/4, 1/2, 1/8, 1/8.
+        # Work 3 ms, 6 ms, 1.5 ms and the rest of the 12 ms PET: shares 1/4, 1/2, 1/8, 1/8.
         for p, share in enumerate([0.25, 0.5, 0.125, 0.125]):
             assert abs(ph[p] - share * ph[-1]) <= 1, (p, ph)
 
@@ -224,7 +224,7 @@ def test_ctrl_c_stops_cleanly_keeping_what_was_measured(tmp_path, rt_program):
     file = system(tmp_path)
     out = tmp_path / "p.parquet"
     cli = subprocess.Popen(
-        [*CLI, "profile", str(file), "-o", str(out), "--jobs", "5", "--warmup", "1", "--", str(rt_program), "1000", "8000"],
+        [*CLI, "profile", str(file), "-o", str(out), "--jobs", "5", "--warmup", "1", "--", str(rt_program), "1000", "25000"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     seen: set[int] = set()
@@ -253,3 +253,46 @@ def test_ctrl_c_stops_cleanly_keeping_what_was_measured(tmp_path, rt_program):
         cli.kill()
         cli.wait(timeout=10)
         cleanup(sorted(seen))
+
+
+# --------------------------------------------------------------------------- experiment monitor-real
+
+
+def _table(tmp: Path, overhead: float) -> None:
+    phases = "".join(f"[[phase]]\noverhead = [{overhead}]\n" for _ in range(4))
+    (tmp / "table.toml").write_text(f'task = "rt"\nsample = "250us"\nshift = 10\nbe_cores = 1\n{phases}')
+
+
+@TWO_CPUS
+@pytest.mark.parametrize("overhead", [0.0, 10.0])
+def test_the_experiment_on_this_machine_suspends_as_the_table_says(tmp_path, rt_program, overhead):
+    """A table of zeros never suspends: every job keeps all its parallelism.
+    A table of 10 passes the 5% threshold at the first sample (10 × 0.25 ms /
+    12 ms > 0.05 − 0.25 / 12): the loads are suspended about one sample into
+    every job, well before its middle."""
+    file = system(tmp_path)
+    _table(tmp_path, overhead)
+    out = tmp_path / "exp"
+    cli = subprocess.Popen(
+        [*CLI, "experiment", "monitor-real", str(file), "--reads", "5", "--delays", "0", "--jobs", "6", "--warmup", "1",
+         "-d", "0.5s", "-o", str(out), "--", str(rt_program), "100000", "25000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    seen: set[int] = set()
+    try:
+        _, err = cli.communicate(timeout=60)
+    finally:
+        seen.update(descendants(cli.pid))
+        cli.kill()
+        cli.wait(timeout=10)
+        cleanup(sorted(seen))
+    assert cli.returncode == 0, err
+    (row,) = pq.read_table(out / "monitor.parquet").to_pylist()
+    assert row["jobs"] == len(row["parallelism"]) == len(row["overheads_monitor"]) >= 15  # 0.5 s of 25 ms periods
+    assert len(row["overheads_none"]) == 5
+    par = np.array(row["parallelism"])
+    if overhead == 0.0:
+        assert (par == 1.0).all()
+    else:
+        assert (par > 0).all() and (par < 0.5).all(), par
+    assert (out / "fig8-overhead.png").stat().st_size > 0 and (out / "fig9-parallelism.png").stat().st_size > 0

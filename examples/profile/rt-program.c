@@ -4,7 +4,7 @@
  * the tiny phase/job API of include/criticore.h.
  *
  *   cc -O2 -Iinclude examples/profile/rt-program.c -o rt-program
- *   ./rt-program [JOBS [PERIOD_US]]        (defaults: 1000 jobs, 10000 us)
+ *   ./rt-program [JOBS [PERIOD_US]]        (defaults: 1000 jobs, 25000 us)
  *
  * A job walks an 8 MiB buffer (four times this machine's 2 MiB L2, so its
  * lines come from the shared L3 or DRAM, where loads on other cores compete)
@@ -36,10 +36,10 @@ struct phase {
  * from contention, like susan's second phase in Fig. 6); compute-bound;
  * mixed. */
 static const struct phase PHASES[] = {
-    {4000, 8, 60},
-    {10000, 2, 0},
-    {600, 9, 2000},
-    {4000, 6, 30},
+    {16000, 8, 60},
+    {40000, 2, 0},
+    {2400, 9, 2000},
+    {16000, 6, 30},
 };
 #define NPHASES (sizeof PHASES / sizeof PHASES[0])
 
@@ -63,7 +63,7 @@ static void sleep_until(uint64_t t) {
 
 int main(int argc, char **argv) {
     long jobs = argc > 1 ? atol(argv[1]) : 1000;
-    long period_us = argc > 2 ? atol(argv[2]) : 10000;
+    long period_us = argc > 2 ? atol(argv[2]) : 25000;
     if (jobs <= 0 || period_us <= 0) {
         fprintf(stderr, "usage: %s [JOBS [PERIOD_US]] (both positive)\n", argv[0]);
         return 2;

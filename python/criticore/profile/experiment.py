@@ -22,6 +22,7 @@ The run is deterministic: the same files and options give the same rows.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -39,14 +40,14 @@ from criticore.profile import simulated as sim
 from criticore.profile.cli import _cores
 
 experiment_app = typer.Typer(
-    help="The papers' evaluations as experiments: figures, data and a summary (on the simulator).",
+    help="The papers' evaluations as experiments: figures, data and a summary (on the simulator, and on this machine).",
     no_args_is_help=True,
 )
 
 
 @experiment_app.callback()
 def _experiments() -> None:
-    """The papers' evaluations as experiments: figures, data and a summary (on the simulator)."""
+    """The papers' evaluations as experiments: figures, data and a summary (on the simulator, and on this machine)."""
 
 #: Grids of constant loads (§3.1 microbenchmark): reads out of 10 × delays (ns) ×
 #: every §3.1 configuration that fits on the best-effort cores.
@@ -385,13 +386,13 @@ def monitor(
     _render(Console(), apps, summary(table), loads, duration, time.perf_counter() - started, paths)
 
 
-def _render(console: Console, apps: list[Application], rows: list[dict], grid: str, duration: str, seconds: float, paths: dict[str, Path]) -> None:
+def _render(console: Console, apps: list[Application], rows: list[dict], grid: str, duration: str, seconds: float, paths: dict[str, Path], where: str = "simulated") -> None:
     from rich import box
     from rich.table import Table
 
     n = sum(r["loads"] for r in rows)
     console.print(
-        f"[bold]bandwidth monitor[/bold] (blin-bandwidth-monitor §4.3, simulated): {len(apps)} application(s), "
+        f"[bold]bandwidth monitor[/bold] (blin-bandwidth-monitor §4.3, {where}): {len(apps)} application(s), "
         f"{grid} grid, {n} loads × {duration}, with and without the monitor, in {seconds:.1f} s"
     )
     t = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
@@ -410,3 +411,72 @@ def _render(console: Console, apps: list[Application], rows: list[dict], grid: s
     for a in apps:
         console.print(f"  {a.label}: {a.file}, task {a.rt_task!r}, loads on cores {','.join(map(str, a.be_cores))}")
     console.print(f"  data: {paths['data']}; Fig. 8: {paths['fig8']}; Fig. 9: {paths['fig9']}")
+
+
+@experiment_app.command("monitor-real", context_settings={"allow_extra_args": True, "ignore_unknown_options": False})
+def monitor_real(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., help="Task-system file: [regulation] kind = \"monitor\" with the program's overhead table (criticore profile, tables build)."),
+    rt_task: str = typer.Option(None, "--rt-task", help="The real-time task the command runs (default: the file's [regulation] rt_task)."),
+    be_cores: list[str] = typer.Option(None, "--be-cores", help="CPUs the loads run on (default: the file's [regulation] be_cores)."),
+    cpu: int = typer.Option(None, "--cpu", help="Pin the program here (default: the task's core)."),
+    reads: str = typer.Option("0,5,10", "--reads", help="Read ratios of the loads, reads of 10."),
+    delays: str = typer.Option("0,200,2000", "--delays", help="Delay-loop iterations of the loads."),
+    jobs: int = typer.Option(20, "--jobs", help="Jobs per load without the monitor (and the alone run)."),
+    warmup: int = typer.Option(3, "--warmup", help="First jobs of each run left out."),
+    duration: str = typer.Option("1s", "--duration", "-d", help="Time per load under the monitor."),
+    output: Path = typer.Option(Path("monitor-experiment-real"), "--output", "-o", help="Folder for monitor.parquet, fig8-overhead.png, fig9-parallelism.png."),
+    force: bool = typer.Option(False, "--force", help="Overwrite existing outputs."),
+) -> None:
+    """§4.3 on this machine: the program after -- next to real constant loads, without and under `criticore regulate --mode monitor` (Fig. 8, Fig. 9, a Parquet)."""
+    import shutil
+
+    from criticore.profile import experiment_real, real
+    from criticore.profile.command import _ints, _line_bytes
+
+    started = time.perf_counter()
+    if not ctx.args:
+        bad(file, "COMMAND", "give the real-time program after --, e.g. criticore experiment monitor-real FILE -- ./rt-program")
+    if shutil.which(ctx.args[0]) is None:
+        bad(file, "COMMAND", f"cannot start `{ctx.args[0]}`: no such program (not a file, not in PATH)")
+    app = application(file, rt_task, be_cores)
+    task = next(t for t in sim._load_doc(file)["task"] if t.get("name") == app.rt_task)
+    rt_cpu = cpu if cpu is not None else task.get("core")
+    if rt_cpu is None or not 0 <= rt_cpu < (os.cpu_count() or 1):
+        bad(file, "--cpu", f"CPU {rt_cpu} does not exist on this machine ({os.cpu_count()} CPUs)")
+    if any(not 0 <= c < (os.cpu_count() or 1) or c == rt_cpu for c in app.be_cores):
+        bad(file, "--be-cores", f"CPUs {list(app.be_cores)}: each must exist here ({os.cpu_count()} CPUs) and differ from the program's {rt_cpu}")
+    if not 0 <= warmup < jobs:
+        bad(file, "--warmup", f"must be 0…{jobs - 1} (below --jobs), got {warmup}")
+    duration_ns = duration_option(duration, "--duration", file)
+    points = real.grid(_ints(reads, file, "--reads", 0, 10), _ints(delays, file, "--delays", 0), sim.configs_for(len(app.be_cores)))
+    paths = _outputs(output, force)
+    done, written = 0, []
+    try:
+        with _progress(Console(stderr=True)) as bar:
+            task_bar = bar.add_task(app.label, total=len(points))
+
+            def on_load(i: int, n: int) -> None:
+                nonlocal done
+                done = i
+                bar.update(task_bar, completed=i)
+
+            table = experiment_real.run_real(
+                app, list(ctx.args), rt_cpu, points, jobs=jobs, warmup=warmup, duration_ns=duration_ns,
+                line_bytes=_line_bytes(), on_load=on_load,
+            )
+        output.mkdir(parents=True, exist_ok=True)
+        for key, write in (("data", lambda p: write_table(table, p, "--output")), ("fig8", lambda p: plot_overhead(table, p)), ("fig9", lambda p: plot_parallelism(table, p))):
+            write(paths[key])
+            written.append(paths[key])
+    except KeyboardInterrupt:
+        kept = f"kept {', '.join(map(str, written))}" if written else "nothing written"
+        print(f"interrupted after {done} of {len(points)} loads; {kept}", file=sys.stderr)
+        raise SystemExit(130)
+    except criticore.InputError as e:
+        fail(e)
+    except RuntimeError as e:
+        bad(file, "COMMAND", str(e))
+    except OSError as e:
+        bad(output, "--output", f"cannot write: {e.strerror or e}")
+    _render(Console(soft_wrap=True), [app], summary(table), f"{len(points)}-load", f"{duration} under the monitor", time.perf_counter() - started, paths, where="on this machine")
