@@ -397,3 +397,17 @@ def test_simulated_dataset_round_trip_gives_the_committed_table(tmp_path):
     assert new.shape == old.shape and old[:, -1].tolist() == [0.0] * 4
     assert np.abs(new - old).max() <= 2e-6 + 1e-12
     assert "polynomial degree 5;" in out.read_text()
+
+
+def test_the_cut_off_is_the_papers_3000_unless_the_machine_goes_faster():
+    prof = tables.profile_from_dataset(to_table(synthetic_rows()))
+    top = float(np.max(prof.obs_mb_s))
+    assert top < 2000 and tables.cutoff_mb_s(prof) == 3000.0  # §3.2's value
+    # The same runs with 10x the bytes: ObsB 10x, the cut-off 1.5x the largest.
+    prof.obs_mb_s = prof.obs_mb_s * 10
+    assert tables.cutoff_mb_s(prof) == pytest.approx(15 * top)
+    t = tables.build(prof, degree=1)
+    # Entries up to the cut-off at 20.48 MB/s each, then the one 0.
+    assert t.max_mb_s == pytest.approx(15 * top)
+    assert t.table.shape[1] == tables.entries(50_000, 10, 15 * top) + 1 and t.table[:, -1].tolist() == [0.0] * prof.n_phases
+    assert tables.build(prof, degree=1, max_mb_s=3000.0).table.shape[1] == 147 + 1

@@ -58,6 +58,7 @@ def build(
     degree: str = typer.Option("auto", "--degree", help="Polynomial degree: auto (chosen by replaying the profiled jobs, §3.2) or 1-5."),
     no_packing: bool = typer.Option(False, "--no-packing", help="Skip §3.2's packing (loads changing within a sample)."),
     no_lift: bool = typer.Option(False, "--no-lift", help="Do not raise each curve above its points (docs/bandwidth-monitor.md)."),
+    cut_off: str = typer.Option("auto", "--cut-off", help="MB/s beyond which the table reads 0 (§3.2's 3000); auto: 3000, or 1.5x the largest observed bandwidth if that is more."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing table file."),
 ) -> None:
     """Build the overhead table (one row per phase) from a profile dataset."""
@@ -68,12 +69,20 @@ def build(
     sample_ns = duration_option(sample, "--sample", dataset) if sample is not None else None
     deg = _degree(degree, dataset)
     _shift(shift, dataset)
+    cut = None
+    if cut_off != "auto":
+        try:
+            cut = float(cut_off)
+        except ValueError:
+            cut = -1.0
+        if not cut > 0:
+            _bad(dataset, "--cut-off", f"expected auto or a positive bandwidth in MB/s, got {cut_off!r}")
     try:
         distinct([(dataset, "DATASET"), (output, "--output")])
         writable(output, force, "--output", suffixes=(".toml",))
         table = ds.read(dataset)
         prof = tables.profile_from_dataset(table, str(dataset))
-        built = tables.build(prof, sample_ns=sample_ns, shift=shift, degree=deg, packing=not no_packing, lift=not no_lift)
+        built = tables.build(prof, sample_ns=sample_ns, shift=shift, degree=deg, packing=not no_packing, lift=not no_lift, max_mb_s=cut)
         tables.write_table_file(output, built)
     except criticore.InputError as e:
         fail(e)
@@ -83,7 +92,7 @@ def build(
 def _render_build(console: Console, dataset: Path, output: Path, t, seconds: float) -> None:
     from rich.table import Table
 
-    from criticore.profile.tables import MAX_MB_S, degree_wins, ns_text
+    from criticore.profile.tables import degree_wins, ns_text
 
     prof = t.profile
     console.print(f"[bold]{output}[/bold]: overhead table of {prof.task!r} from {dataset} ({prof.source}, {prof.machine})")
@@ -100,7 +109,7 @@ def _render_build(console: Console, dataset: Path, output: Path, t, seconds: flo
         console.print(f"  degree [bold]{t.degree}[/bold] (given)")
     cut = t.cutoff_index
     console.print(
-        f"  {ns_text(t.sample_ns)} samples, shift {t.shift}: {t.step_mb_s:.2f} MB/s per entry; cut-off {MAX_MB_S:g} MB/s: "
+        f"  {ns_text(t.sample_ns)} samples, shift {t.shift}: {t.step_mb_s:.2f} MB/s per entry; cut-off {t.max_mb_s:g} MB/s: "
         f"entries 0…{cut - 1}, 0 from entry {cut} ({cut * t.step_mb_s:.2f} MB/s) on"
         + ("" if t.packing else "; no packing") + ("" if t.lift else "; no lift")
     )

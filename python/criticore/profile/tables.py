@@ -62,8 +62,18 @@ __all__ = [
     "ns_text",
 ]
 
-#: Bandwidth up to which the table holds the envelope; 0 beyond (§3.2).
+#: Bandwidth up to which the table holds the envelope; 0 beyond (§3.2: the
+#: SABRE Lite's 3000 MB/s, 1.5x the 2000 MB/s its jobs never exceeded).
 MAX_MB_S = 3000.0
+#: The paper's cut-off over its largest observed bandwidth (3000 / 2000).
+CUTOFF_OVER_OBSERVED = 1.5
+
+
+def cutoff_mb_s(prof: "Profile") -> float:
+    """The default cut-off: the paper's 3000 MB/s, or 1.5x the largest
+    observed ObsB on a machine whose memory goes faster (a cut-off below what
+    the jobs reach would read 0 for every sample they take)."""
+    return max(MAX_MB_S, CUTOFF_OVER_OBSERVED * float(np.max(prof.obs_mb_s)))
 #: Polynomials count up to 5% beyond their largest observed bandwidth (§3.2).
 BEYOND = 0.05
 #: Degrees tried (§3.2: "only degrees between 1 and 5").
@@ -364,7 +374,8 @@ def job_trace(prof: Profile, i: int, sample_ns: int) -> tuple[np.ndarray, str]:
 
 
 def choose_degree(
-    prof: Profile, groups: np.ndarray, traces: Sequence[np.ndarray], sample_ns: int, shift: int, lift: bool = True
+    prof: Profile, groups: np.ndarray, traces: Sequence[np.ndarray], sample_ns: int, shift: int, lift: bool = True,
+    max_mb_s: float = MAX_MB_S,
 ) -> tuple[int, dict[int, dict[int, float]]]:
     """§3.2: for each degree 1–5, each group's curves (one per phase) make an
     overhead table; every profiled job's sampled trace is replayed through the
@@ -381,7 +392,7 @@ def choose_degree(
             sel = groups == g
             tables = np.array(
                 [
-                    build_table(fit_curves(prof.obs_mb_s[p][sel], prof.ovd[p][sel], groups[sel], d, lift), sample_ns, shift, packing=False)[0]
+                    build_table(fit_curves(prof.obs_mb_s[p][sel], prof.ovd[p][sel], groups[sel], d, lift), sample_ns, shift, max_mb_s, packing=False)[0]
                     for p in range(prof.n_phases)
                 ]
             )
@@ -433,6 +444,8 @@ class Tables:
     curves: list[list[Curve]]
     unpacked: np.ndarray
     table: np.ndarray
+    #: The cut-off: entries hold the envelope up to here, 0 beyond.
+    max_mb_s: float = MAX_MB_S
 
     @property
     def step_mb_s(self) -> float:
@@ -451,12 +464,17 @@ def build(
     degree: int | None = None,
     packing: bool = True,
     lift: bool = True,
+    max_mb_s: float | None = None,
 ) -> Tables:
     """The overhead tables of ``prof``, one row per phase, for a monitor that
     samples every ``sample_ns`` (default: the dataset's interval) and indexes by
     ``bytes >> shift``. ``degree``: None to choose it (§3.2), else 1–5.
-    ``packing``: the §3.2 packing step. ``lift``: raise each curve above its points."""
+    ``packing``: the §3.2 packing step. ``lift``: raise each curve above its points.
+    ``max_mb_s``: the cut-off (default :func:`cutoff_mb_s`)."""
     sample_ns = prof.sample_ns if sample_ns is None else sample_ns
+    max_mb_s = cutoff_mb_s(prof) if max_mb_s is None else float(max_mb_s)
+    if not max_mb_s > 0:
+        raise ValueError("the cut-off must be positive")
     if sample_ns <= 0 or not 0 <= shift < 64:
         raise ValueError("sample must be positive and shift in 0…63")
     if degree is not None and degree not in DEGREES:
@@ -470,20 +488,20 @@ def build(
             trace, kind = job_trace(prof, i, sample_ns)
             traces.append(trace)
             kinds[kind] = kinds.get(kind, 0) + 1
-        degree, rss = choose_degree(prof, groups, traces, sample_ns, shift, lift)
+        degree, rss = choose_degree(prof, groups, traces, sample_ns, shift, lift, max_mb_s)
         chosen = True
     else:
         chosen = False
     curves, unpacked, packed = [], [], []
     for p in range(prof.n_phases):
         c = fit_curves(prof.obs_mb_s[p], prof.ovd[p], groups, degree, lift)
-        u, k = build_table(c, sample_ns, shift, packing=packing)
+        u, k = build_table(c, sample_ns, shift, max_mb_s, packing=packing)
         curves.append(c)
         unpacked.append(u)
         packed.append(k)
     return Tables(
         profile=prof, sample_ns=sample_ns, shift=shift, degree=degree, degree_chosen=chosen, rss=rss, traces=kinds,
-        packing=packing, lift=lift, curves=curves, unpacked=np.array(unpacked), table=np.array(packed),
+        packing=packing, lift=lift, curves=curves, unpacked=np.array(unpacked), table=np.array(packed), max_mb_s=max_mb_s,
     )
 
 
@@ -511,7 +529,7 @@ def table_text(t: Tables) -> str:
         "# (docs/bandwidth-monitor.md: the method, and the command that regenerates this file)",
         f"# ({loads}; {how}; ExecT = {prof.exec_ns} ns;",
         f"# phases alone: {', '.join(str(x) for x in prof.phase_exec_ns)} ns). Entry i: samples that moved",
-        f"# [i, i+1) × 2^{t.shift} bytes, i.e. {t.step_mb_s:.2f} MB/s per entry; the last entry (0) holds beyond {MAX_MB_S:g} MB/s.",
+        f"# [i, i+1) × 2^{t.shift} bytes, i.e. {t.step_mb_s:.2f} MB/s per entry; the last entry (0) holds beyond {t.max_mb_s:g} MB/s.",
         f"task = {json.dumps(prof.task, ensure_ascii=False)}",
         f'sample = "{ns_text(t.sample_ns)}"',
         f"shift = {t.shift}",
