@@ -28,7 +28,11 @@ the background (started 1 s before, so they are running); for ``throttle``
 it forks two busy children (one per CPU) that each send one SIGRTMIN per
 period, which the loop answers with SIGSTOP, then SIGCONT at the next
 boundary: the same wake-ups and system calls as the throttled regulator,
-without reading counters or running the engine's rules.
+without reading counters or running the engine's rules. Since the regulator
+installs SIGCHLD with ``SA_NOCLDSTOP`` (commit 5571248), the throttle floor
+does too (``tick ... 2 nocldstop``: stopping and continuing a child no longer
+wakes the loop); the floor without it, the one the first recording compared
+against, runs as well (``peer-throttle-cld``) and is reported beside it.
 
 Measured per run: regulator CPU = ``cpu_ns / elapsed_ns`` from the summary
 (CLOCK_THREAD_CPUTIME_ID of the regulation thread over the whole loop, which
@@ -256,8 +260,9 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-def run_peer(tick: str, period_ns: int, duration: float, children: int) -> dict:
-    """The floor. Without children it runs beside two background loads."""
+def run_peer(tick: str, period_ns: int, duration: float, children: int, nocldstop: bool = False) -> dict:
+    """The floor. Without children it runs beside two background loads;
+    ``nocldstop``: SIGCHLD with SA_NOCLDSTOP, as the regulator installs it."""
     bg = []
     if children == 0:
         for cpu in (0, 1):
@@ -270,6 +275,8 @@ def run_peer(tick: str, period_ns: int, duration: float, children: int) -> dict:
     load_cpu0 = sum(exec_ns(k) or 0 for k in bg_pids)
     t0 = time.monotonic()
     cmd = ["timeout", "-k", "5", str(int(duration + 30)), tick, str(period_ns), str(int(duration * 1e9)), str(children)]
+    if nocldstop:
+        cmd.append("nocldstop")
     r = subprocess.run(cmd, capture_output=True, text=True)
     dt = (time.monotonic() - t0) * 1e9
     load_cpu1 = sum(exec_ns(k) or 0 for k in bg_pids)
@@ -284,7 +291,7 @@ def run_peer(tick: str, period_ns: int, duration: float, children: int) -> dict:
     if r.returncode != 0:
         raise SystemExit(f"tick failed ({r.returncode}): {' '.join(cmd)}\n{r.stderr}")
     out = json.loads(r.stdout)
-    check_not_stopped(out["child_pids"] + bg_pids, f"tick {period_ns} {children}")
+    check_not_stopped(out["child_pids"] + bg_pids, f"tick {period_ns} {children}{' nocldstop' if nocldstop else ''}")
     out["loads_cpu"] = (load_cpu1 - load_cpu0) / dt if children == 0 else None
     out["cmd"] = " ".join(cmd[4:])
     return out
@@ -334,16 +341,16 @@ def main() -> None:
             files[(name, scen)] = p
 
     results: dict = {f"{name}/{kind}": [] for name, _ in PERIODS for kind in
-                     ("regulate-free", "peer-free", "regulate-throttle", "peer-throttle")}
+                     ("regulate-free", "peer-free", "regulate-throttle", "peer-throttle", "peer-throttle-cld")}
     started = time.monotonic()
     for rep in range(args.reps):
         for i, (name, ns) in enumerate(PERIODS):
-            order = ["peer-free", "regulate-free", "peer-throttle", "regulate-throttle"]
+            order = ["peer-free", "regulate-free", "peer-throttle", "regulate-throttle", "peer-throttle-cld"]
             k = (rep + i) % len(order)
             order = order[k:] + order[:k]  # rotate so no kind always goes first
             for kind in order:
                 if kind.startswith("peer"):
-                    r = run_peer(tick, ns, args.duration, 0 if kind == "peer-free" else 2)
+                    r = run_peer(tick, ns, args.duration, 0 if kind == "peer-free" else 2, nocldstop=kind == "peer-throttle")
                     line = (f"cpu {pct(r['cpu_share'])}  late p50/p99 {us(r['lateness_p50_ns'])}/{us(r['lateness_p99_ns'])} µs"
                             f"  react p50/p99 {us(r['reaction_p50_ns'])}/{us(r['reaction_p99_ns'])} µs  signals {r['signals']}")
                 else:
@@ -368,6 +375,7 @@ def main() -> None:
     print(f"final check: {len(STOPPED)} stopped process(es) of this run" + (f": {STOPPED}" if STOPPED else ""), flush=True)
 
     summary = {}
+    wake_lines = []  # printed after the main table
     print()
     print("| period | scenario | regulator CPU (whole run) | regulator CPU (steady) | floor CPU | ratio whole / floor | ratio steady / floor | lateness p50 / p99 µs, regulator | floor | reaction p50 / p99 µs, regulator (stop call) | floor (signal sent → stop issued) | loads' CPU (cores of 2), regulator / floor |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -396,6 +404,12 @@ def main() -> None:
                 "peer_loads_cpu": med([p["loads_cpu"] for p in P]),
                 "exhausted_fraction": med([min(g["exhausted"] / max(1, g["periods"]) for g in r["groups"]) for r in R]),
             }
+            if scen == "throttle":  # the floor without SA_NOCLDSTOP (the first recording's)
+                C = results[f"{name}/peer-throttle-cld"]
+                row["peer_cld_cpu"] = med([p["cpu_share"] for p in C])
+                row["peer_cld_wakeups_per_s"] = med([p["wakeups"] / (p["elapsed_ns"] / 1e9) for p in C])
+                row["peer_cld_react_p50"] = med([p["reaction_p50_ns"] for p in C])
+                row["peer_cld_react_p99"] = med([p["reaction_p99_ns"] for p in C])
             row["ratio_whole"] = row["reg_cpu"] / row["peer_cpu"] if row["peer_cpu"] else None
             row["ratio_steady"] = row["reg_cpu_steady"] / row["peer_cpu"] if row["reg_cpu_steady"] and row["peer_cpu"] else None
             summary[f"{name}/{scen}"] = row
@@ -405,6 +419,17 @@ def main() -> None:
                   f"{us(row['peer_late_p50'])} / {us(row['peer_late_p99'])} | {us(row['reg_react_p50'])} / {us(row['reg_react_p99'])} | "
                   f"{us(row['peer_react_p50'])} / {us(row['peer_react_p99'])} | "
                   f"{'—' if lc[0] is None else f'{lc[0]:.2f}'} / {'—' if lc[1] is None else f'{lc[1]:.2f}'} |")
+            cld = (f"{pct(row['peer_cld_cpu'])} | {row['peer_cld_wakeups_per_s']:,.0f} | "
+                   f"{us(row['peer_cld_react_p50'])} / {us(row['peer_cld_react_p99'])}") if scen == "throttle" else "— | — | —"
+            wr = row["reg_wakeups_per_s"]
+            wake_lines.append(f"| {name} | {scen} | {'—' if wr is None else f'{wr:,.0f}'} | {row['peer_wakeups_per_s']:,.0f} | {cld} |")
+    print()
+    print("Wake-ups of the loop thread per second (steady window for the regulator), and the throttle floor without"
+          " SA_NOCLDSTOP (every stop and continue of a child wakes it):")
+    print()
+    print("| period | scenario | wake-ups/s regulator | floor | floor without SA_NOCLDSTOP: CPU | wake-ups/s | reaction p50 / p99 µs |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    print("\n".join(wake_lines))
     print()
     print("Throttle scenario, per group (medians over the runs): budget in lines per period, used per period / budget,"
           " overshoot p50 / p99 in lines, periods exhausted; overflow signals per period, regulator vs floor")
