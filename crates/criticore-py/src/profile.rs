@@ -16,6 +16,12 @@ pub fn pmu_present() -> bool {
     perf::pmu_present()
 }
 
+/// This machine's cache-line size, as the load generator counts in it.
+#[pyfunction]
+pub fn machine_line_bytes() -> usize {
+    load::machine_llc().map(|l| l.1).unwrap_or(64)
+}
+
 /// Run the program `argv` pinned to `cpu` against `loads` (a list of
 /// `(cpu, reads, delay)`), recording counts every `tick_ns`.
 /// `options`: jobs, limit_ns, fifo (SCHED_FIFO priority), buffer_bytes,
@@ -101,6 +107,7 @@ pub fn profile_point<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(machine_line_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(pmu_present, m)?)?;
     m.add_function(wrap_pyfunction!(profile_point, m)?)?;
     Ok(())

@@ -27,8 +27,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::counter::perf::{self, EventSpec, PerfCounter, Target};
+use crate::counter::shm::ShmCounter;
 use crate::counter::Counter;
-use crate::counter_page::{now_ns, CounterPage, Event, EventKind, EventReader, ENV};
+use crate::counter_page::{now_ns, Event, EventKind, EventReader, ENV};
 use crate::launch::{launch, pin_current_thread, LaunchSpec, Launched};
 use crate::load::{self, LoadSpec};
 
@@ -92,26 +93,17 @@ pub struct Recording {
     pub notices: Vec<String>,
 }
 
-/// A counter page file, removed on drop.
-struct PageFile(CounterPage, PathBuf);
-
-impl PageFile {
-    fn create(tag: &str) -> io::Result<PageFile> {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = PathBuf::from(format!("/dev/shm/criticore-profile-{}-{n}-{tag}", std::process::id()));
-        Ok(PageFile(CounterPage::create(&path)?, path))
-    }
-    fn total(&self) -> u64 {
-        let (r, w) = self.0.counts();
-        r + w
-    }
+/// A counter page of ours at a fresh path (removed when dropped).
+fn page(tag: &str) -> io::Result<ShmCounter> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let path = PathBuf::from(format!("/dev/shm/criticore-profile-{}-{n}-{tag}", std::process::id()));
+    ShmCounter::create(&path, n).map_err(|e| io::Error::other(e.to_string()))
 }
 
-impl Drop for PageFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.1);
-    }
+fn total(page: &ShmCounter) -> u64 {
+    let (r, w) = page.page().counts();
+    r + w
 }
 
 /// The launched program, terminated and reaped on drop whatever happened.
@@ -169,8 +161,8 @@ pub fn run_point(spec: &PointSpec, stop: &AtomicBool, mut on_job: impl FnMut(u32
             return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{field}: {reason}")));
         }
     }
-    let program_page = PageFile::create("program")?;
-    let load_pages = spec.loads.iter().map(|_| PageFile::create("load")).collect::<io::Result<Vec<_>>>()?;
+    let program_page = page("program")?;
+    let load_pages = spec.loads.iter().map(|_| page("load")).collect::<io::Result<Vec<_>>>()?;
     let mut rec = Recording::default();
     let mut hardware = match &spec.hardware {
         None => None,
@@ -190,7 +182,7 @@ pub fn run_point(spec: &PointSpec, stop: &AtomicBool, mut on_job: impl FnMut(u32
             .iter()
             .zip(&load_pages)
             .map(|(l, page)| {
-                let (loads_stop, page) = (&loads_stop, &page.0);
+                let (loads_stop, page) = (&loads_stop, page.page());
                 s.spawn(move || -> io::Result<u64> {
                     pin_current_thread(&[l.cpu]).map_err(|e| io::Error::other(format!("load on cpu {}: {e}", l.cpu)))?;
                     let spec = LoadSpec { duration_ns: None, ..l.spec.clone() };
@@ -207,7 +199,7 @@ pub fn run_point(spec: &PointSpec, stop: &AtomicBool, mut on_job: impl FnMut(u32
 
         // A constant load from the program's first instruction: wait until every instance runs.
         let settle_until = now_ns() + SETTLE_LIMIT_NS;
-        while load_pages.iter().any(|p| p.total() == 0) && !handles.iter().any(|h| h.is_finished()) {
+        while load_pages.iter().any(|p| total(p) == 0) && !handles.iter().any(|h| h.is_finished()) {
             if now_ns() > settle_until || stop.load(Ordering::Relaxed) {
                 break;
             }
@@ -219,7 +211,7 @@ pub fn run_point(spec: &PointSpec, stop: &AtomicBool, mut on_job: impl FnMut(u32
         }
 
         let mut program_spec = spec.program.clone();
-        program_spec.env.push((ENV.into(), program_page.1.display().to_string()));
+        program_spec.env.push((ENV.into(), program_page.page().path().display().to_string()));
         let mut program = match launch(&program_spec) {
             Ok(p) => Program(p),
             Err(e) => {
@@ -234,16 +226,16 @@ pub fn run_point(spec: &PointSpec, stop: &AtomicBool, mut on_job: impl FnMut(u32
         let mut next = rec.program_start_ns;
         let end = loop {
             let t = now_ns();
-            let own = program_page.total();
+            let own = total(&program_page);
             rec.tick_ns.push(t);
             rec.program_lines.push(own);
-            rec.lines.push(own + load_pages.iter().map(PageFile::total).sum::<u64>());
+            rec.lines.push(own + load_pages.iter().map(total).sum::<u64>());
             if let Some(hw) = hardware.as_mut() {
                 let sum = hw.iter_mut().map(|c| c.read().map(|x| x.total()).unwrap_or(0)).sum();
                 rec.hardware_lines.get_or_insert_with(Vec::new).push(sum);
             }
             let before = rec.events.len();
-            reader.poll(&program_page.0, &mut rec.events);
+            reader.poll(program_page.page(), &mut rec.events);
             let mut keep = true;
             for e in &rec.events[before..] {
                 if e.kind == EventKind::JobEnd {
@@ -273,7 +265,7 @@ pub fn run_point(spec: &PointSpec, stop: &AtomicBool, mut on_job: impl FnMut(u32
         }
         drop(program);
         // Marks written while it was being terminated.
-        reader.poll(&program_page.0, &mut rec.events);
+        reader.poll(program_page.page(), &mut rec.events);
         rec.lost_events = reader.lost;
         rec.end = Some(end);
         rec.load_lines = finish_loads(handles)?;

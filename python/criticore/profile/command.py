@@ -42,19 +42,20 @@ def _ints(text: str, file: Path, option: str, low: int, high: int | None = None)
     return values
 
 
-def _line_bytes() -> int:
-    """This machine's cache-line size (the load generator counts in its lines)."""
-    try:
-        return int(Path("/sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size").read_text())
-    except (OSError, ValueError):
-        return 64
+def check_program(file: Path, argv: list[str]) -> None:
+    """The real-time program after --: given, and one that can start (else one line, exit code 2)."""
+    if not argv:
+        bad(file, "COMMAND", "give the real-time program after --, e.g. -- ./rt-program")
+    if shutil.which(argv[0]) is None:
+        why = "not executable" if Path(argv[0]).is_file() else "no such program (not a file, not in PATH)"
+        bad(file, "COMMAND", f"cannot start `{argv[0]}`: {why}")
 
 
 def _task_and_cores(file: Path, rt_task: str | None, be: str | None, cpu: int | None):
     """(task name, its core, be cores, work shares, sample_ns from the file or None)."""
     from criticore.profile.simulated import _duration_ns, _load_doc, _pet_ns
 
-    outline = criticore.check(file)
+    criticore.check(file)  # one-line errors for a bad file, before reading it raw
     doc = _load_doc(file)
     reg = doc.get("regulation") or {}
     name = rt_task or reg.get("rt_task")
@@ -99,7 +100,6 @@ def _task_and_cores(file: Path, rt_task: str | None, be: str | None, cpu: int | 
         if total > 0:
             shares = [w / total for w in works]
     sample = reg.get("sample")
-    del outline
     return name, core, cores, shares, _duration_ns(sample) if sample else None
 
 
@@ -132,17 +132,12 @@ def profile_command(
     from criticore.profile.sweep import DELAYS, READS
     from criticore.profile import dataset as ds
 
-    if not ctx.args:
-        bad(file, "COMMAND", "give the real-time program after --, e.g. criticore profile FILE -o out.parquet -- ./rt-program")
     try:
         writable(output, force, "--output", (".parquet",))
         name, core, cores, shares, file_sample = _task_and_cores(file, rt_task, be_cores, cpu)
     except criticore.InputError as e:
         fail(e)
-    program = ctx.args[0]
-    if shutil.which(program) is None:
-        why = "not executable" if Path(program).is_file() else "no such program (not a file, not in PATH)"
-        bad(file, "COMMAND", f"cannot start `{program}`: {why}")
+    check_program(file, ctx.args)
     if jobs < 1:
         bad(file, "--jobs", f"must be positive, got {jobs}")
     if not 0 <= warmup < jobs:
@@ -192,7 +187,7 @@ def profile_command(
 
             result = real.profile(
                 list(ctx.args), task=name, rt_cpu=core, be_cpus=cores, points=points, shares=shares,
-                sample_ns=sample_ns, line_bytes=_line_bytes(), jobs=jobs, warmup=warmup, tick_ns=tick_ns, fifo=fifo,
+                sample_ns=sample_ns, line_bytes=_core.machine_line_bytes(), jobs=jobs, warmup=warmup, tick_ns=tick_ns, fifo=fifo,
                 buffer_bytes=buffer_bytes, event=event, limit_ns=limit_ns, on_point=on_point,
             )
     except KeyboardInterrupt:

@@ -22,7 +22,6 @@ The run is deterministic: the same files and options give the same rows.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -332,6 +331,14 @@ def _outputs(out: Path, force: bool) -> dict[str, Path]:
     return paths
 
 
+def _write_outputs(table, output: Path, paths: dict[str, Path], written: list[Path]) -> None:
+    """The Parquet and both figures; ``written`` grows as each lands (for an interrupted run's message)."""
+    output.mkdir(parents=True, exist_ok=True)
+    for key, write in (("data", lambda p: write_table(table, p, "--output")), ("fig8", lambda p: plot_overhead(table, p)), ("fig9", lambda p: plot_parallelism(table, p))):
+        write(paths[key])
+        written.append(paths[key])
+
+
 def _progress(console: Console):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -371,10 +378,7 @@ def monitor(
                 bar.update(task, completed=done, description=apps[min(k + (i == n), len(apps) - 1)].label)
 
             table = run(apps, loads, duration_ns, on_load)
-        output.mkdir(parents=True, exist_ok=True)
-        for key, write in (("data", lambda p: write_table(table, p, "--output")), ("fig8", lambda p: plot_overhead(table, p)), ("fig9", lambda p: plot_parallelism(table, p))):
-            write(paths[key])
-            written.append(paths[key])
+        _write_outputs(table, output, paths, written)
     except KeyboardInterrupt:
         kept = f"kept {', '.join(map(str, written))}" if written else "nothing written"
         print(f"interrupted after {done} of {sum(sizes)} loads; {kept}", file=sys.stderr)
@@ -429,23 +433,14 @@ def monitor_real(
     force: bool = typer.Option(False, "--force", help="Overwrite existing outputs."),
 ) -> None:
     """§4.3 on this machine: the program after -- next to real constant loads, without and under `criticore regulate --mode monitor` (Fig. 8, Fig. 9, a Parquet)."""
-    import shutil
-
     from criticore.profile import experiment_real, real
-    from criticore.profile.command import _ints, _line_bytes
+    from criticore.profile.command import _ints, _task_and_cores, check_program
 
     started = time.perf_counter()
-    if not ctx.args:
-        bad(file, "COMMAND", "give the real-time program after --, e.g. criticore experiment monitor-real FILE -- ./rt-program")
-    if shutil.which(ctx.args[0]) is None:
-        bad(file, "COMMAND", f"cannot start `{ctx.args[0]}`: no such program (not a file, not in PATH)")
+    check_program(file, ctx.args)
     app = application(file, rt_task, be_cores)
-    task = next(t for t in sim._load_doc(file)["task"] if t.get("name") == app.rt_task)
-    rt_cpu = cpu if cpu is not None else task.get("core")
-    if rt_cpu is None or not 0 <= rt_cpu < (os.cpu_count() or 1):
-        bad(file, "--cpu", f"CPU {rt_cpu} does not exist on this machine ({os.cpu_count()} CPUs)")
-    if any(not 0 <= c < (os.cpu_count() or 1) or c == rt_cpu for c in app.be_cores):
-        bad(file, "--be-cores", f"CPUs {list(app.be_cores)}: each must exist here ({os.cpu_count()} CPUs) and differ from the program's {rt_cpu}")
+    # This machine's CPUs for the program and the loads (one-line errors).
+    _, rt_cpu, _, _, _ = _task_and_cores(file, app.rt_task, ",".join(map(str, app.be_cores)), cpu)
     if not 0 <= warmup < jobs:
         bad(file, "--warmup", f"must be 0…{jobs - 1} (below --jobs), got {warmup}")
     duration_ns = duration_option(duration, "--duration", file)
@@ -463,12 +458,9 @@ def monitor_real(
 
             table = experiment_real.run_real(
                 app, list(ctx.args), rt_cpu, points, jobs=jobs, warmup=warmup, duration_ns=duration_ns,
-                line_bytes=_line_bytes(), on_load=on_load,
+                line_bytes=_core.machine_line_bytes(), on_load=on_load,
             )
-        output.mkdir(parents=True, exist_ok=True)
-        for key, write in (("data", lambda p: write_table(table, p, "--output")), ("fig8", lambda p: plot_overhead(table, p)), ("fig9", lambda p: plot_parallelism(table, p))):
-            write(paths[key])
-            written.append(paths[key])
+        _write_outputs(table, output, paths, written)
     except KeyboardInterrupt:
         kept = f"kept {', '.join(map(str, written))}" if written else "nothing written"
         print(f"interrupted after {done} of {len(points)} loads; {kept}", file=sys.stderr)

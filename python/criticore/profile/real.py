@@ -140,51 +140,42 @@ class Job:
     by_time: bool  # phases split by the file's work shares, not by marks
 
 
-def _intervals(rec: Recording) -> list[tuple[int, int, list[tuple[int, int]]]]:
+def _marked_jobs(rec: Recording) -> list[tuple[int, int | None, list[tuple[int, int]], bool]]:
+    """(begin, end, [(phase, t)…], ended) of every job the program marked. A
+    job that never ended has end None, or the next job's begin if one came
+    (``ended`` False: it is not a measured job, only time spent inside one)."""
+    out: list = []
+    for t, k, a in zip(rec.event_t_ns.tolist(), rec.event_kind.tolist(), rec.event_arg.tolist()):
+        if k == JOB_BEGIN:
+            if out and out[-1][1] is None:
+                out[-1][1] = t
+            out.append([t, None, [], False])
+        elif out and out[-1][1] is None:
+            if k == PHASE:
+                out[-1][2].append((a, t))
+            elif k == JOB_END:
+                out[-1][1], out[-1][3] = max(t, out[-1][0]), True
+    return [tuple(j) for j in out]
+
+
+def _intervals(rec: Recording, marked) -> list[tuple[int, int, list[tuple[int, int]]]]:
     """(begin, end, [(phase, t)…]) of every job the program began and ended
     while the counts were recorded; without job marks, the whole execution."""
     last = int(rec.tick_ns[-1]) if len(rec.tick_ns) else 0
-    if not (rec.event_kind == JOB_BEGIN).any():
-        if rec.end == "exited" and rec.exit_code == 0:
-            return [(rec.start_ns, min(rec.exit_ns, last), [])]
-        return []
-    out, begin, marks = [], None, []
-    for t, k, a in zip(rec.event_t_ns, rec.event_kind, rec.event_arg):
-        if k == JOB_BEGIN:
-            begin, marks = int(t), []
-        elif k == PHASE and begin is not None:
-            marks.append((int(a), int(t)))
-        elif k == JOB_END and begin is not None:
-            if int(t) <= last and int(t) > begin:
-                out.append((begin, int(t), marks))
-            begin = None
-    return out
-
-
-def _active_spans(rec: Recording) -> list[tuple[int, int]]:
-    """Every (begin, end) the program spent inside a job, ended or not (a job
-    still running at the last tick ends there)."""
-    last = int(rec.tick_ns[-1]) if len(rec.tick_ns) else 0
-    spans, begin = [], None
-    for t, k in zip(rec.event_t_ns, rec.event_kind):
-        if k == JOB_BEGIN:
-            if begin is not None:
-                spans.append((begin, int(t)))
-            begin = int(t)
-        elif k == JOB_END and begin is not None:
-            spans.append((begin, max(int(t), begin)))
-            begin = None
-    if begin is not None:
-        spans.append((begin, max(last, begin)))
-    return spans
+    if not marked:
+        return [(rec.start_ns, min(rec.exit_ns, last), [])] if rec.end == "exited" and rec.exit_code == 0 else []
+    return [(b, e, m) for b, e, m, ended in marked if ended and b < e <= last]
 
 
 def jobs_of(rec: Recording, shares: Sequence[float], sample_ns: int, line_bytes: int) -> list[Job]:
     """The jobs in a recording. ``shares``: the file task's phase work
     fractions, for jobs without phase marks."""
     jobs = []
-    intervals = _intervals(rec)
-    spans_of_jobs = _active_spans(rec)
+    marked = _marked_jobs(rec)
+    last = int(rec.tick_ns[-1]) if len(rec.tick_ns) else 0
+    # The program's time inside jobs, ended or not (one still running ends at the last tick).
+    spans_of_jobs = [(b, max(last, b) if e is None else e) for b, e, _, _ in marked]
+    intervals = _intervals(rec, marked)
     for begin, end, marks in intervals:
         by_time = not marks
         if by_time:
