@@ -7,9 +7,12 @@
 //!
 //! Jobs and phases come from the real-time program's counter page (the tiny
 //! phase/job API: `criticore.h`, `criticore.instrument`). Job begins do not
-//! signal, so the loop ticks every Δ even between jobs; samples are aligned
-//! to the job's begin. A sample the loop wakes up late for covers more than Δ
-//! and is charged whole (conservative), its true length is logged.
+//! signal, so the loop ticks every Δ even between jobs and sees a begin up to
+//! Δ after it; samples are aligned to that moment, where the counts were
+//! read, so every sample's bytes cover its whole length (aligned to the mark,
+//! the first sample would charge a fraction of Δ's traffic as a whole Δ). A
+//! sample the loop wakes up late for covers more than Δ and is charged whole
+//! (conservative), its true length is logged.
 
 use crate::counter::{overflow_signal, CounterError};
 use crate::counter_page::{now_ns, CounterPage, EventKind, EventReader};
@@ -165,7 +168,8 @@ pub fn run(
                     let last_total = total(groups, &mut last);
                     job = Some(Job {
                         record: JobRecord { job: e.arg, begin_ns: begin - t0, ..Default::default() },
-                        next_sample: begin + sample_ns,
+                        // From now, where last_total was read (see the module's text).
+                        next_sample: now.max(begin) + sample_ns,
                         deadline: begin + config.deadline_ns,
                         last_total,
                         phase: 0,

@@ -440,7 +440,7 @@ def monitor_real(
     check_program(file, ctx.args)
     app = application(file, rt_task, be_cores)
     # This machine's CPUs for the program and the loads (one-line errors).
-    _, rt_cpu, _, _, _ = _task_and_cores(file, app.rt_task, ",".join(map(str, app.be_cores)), cpu)
+    _, rt_cpu, _, _, _ = _task_and_cores(file, app.rt_task, ",".join(map(str, app.be_cores)) if be_cores else None, cpu)
     if not 0 <= warmup < jobs:
         bad(file, "--warmup", f"must be 0…{jobs - 1} (below --jobs), got {warmup}")
     duration_ns = duration_option(duration, "--duration", file)
