@@ -83,3 +83,12 @@ def test_four_loads_each_hold_their_budget_within_5_percent(tmp_path, counter):
         assert group["overshoot_p99"] == nearest_rank(over, 99)
         assert group["overshoot_max"] == int(over.max())
     assert re.search(r"counter page|perf sw:page-faults", summary["counter"])
+    # A group is stopped at most once per period; no period is throttled for longer
+    # than the period (a u64 underflow once logged 2^64 ns).
+    assert int(cols["throttled_ns"].max()) <= 1_000_000 + 1_000_000
+    # About one overflow signal per group and period (arming at the budget left).
+    # A counter copy firing on its own period (a storm of one signal per count,
+    # counter/perf.rs "Per-task counters and threads") shows as many more.
+    n_periods = len(cols["period"])
+    assert summary["signals"] <= 2 * n_periods, f"{summary['signals']} signals in {n_periods} group-periods"
+    assert not any("signalled" in w for w in summary["warnings"]), summary["warnings"]

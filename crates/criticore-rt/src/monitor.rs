@@ -227,7 +227,7 @@ pub fn run(
                 for k in (0..groups.len()).filter(|&k| k != rt) {
                     let _ = throttler.resume(k);
                 }
-                throttled_ns += now - since;
+                throttled_ns += now.saturating_sub(since);
             }
         }
         if now >= next_tick {

@@ -95,6 +95,8 @@ pub struct PeriodRecord {
     pub reaction_ns: u64,
     /// Time the group spent stopped in this period.
     pub throttled_ns: u64,
+    /// Counts by which the counter was armed early at the period start (`lead.rs`).
+    pub lead: u64,
 }
 
 /// What the live view shows, per group.
@@ -241,6 +243,10 @@ struct GroupState {
     lead: Lead,
     /// record.used at which the counter was armed to signal.
     trigger_used: u64,
+    /// The counter is armed to signal (false once the group is exhausted).
+    armed: bool,
+    /// Signals this period that came before the armed count (see `EARLY_LIMIT`).
+    early: u32,
     /// trigger_used of a stop this period: the lag is counted from there.
     stop_used: Option<u64>,
 }
@@ -261,7 +267,7 @@ pub fn regulate(
     let _blocked = Blocked::new(&set);
 
     let origins = Origins::new(groups);
-    let poll_ns = config.poll_ns.or(if origins.all_notify { None } else { Some((config.period_ns / 10).max(10_000)) });
+    let mut poll_ns = config.poll_ns.or(if origins.all_notify { None } else { Some((config.period_ns / 10).max(10_000)) });
 
     let t0 = now_ns();
     let cpu0 = thread_cpu_ns();
@@ -285,6 +291,8 @@ pub fn regulate(
             lead: Lead::new(config.lead),
             stop_used: None,
             trigger_used: 0,
+            armed: false,
+            early: 0,
         });
     }
     for (k, g) in groups.iter_mut().enumerate() {
@@ -325,7 +333,18 @@ pub fn regulate(
         if got == sig || got == libc::SIGIO {
             report.signals += 1;
             match origins.group_of(&info) {
-                Some(k) => charge_and_act(k, now, t0, &mut rules, groups, &mut state, throttler, &active)?,
+                Some(k) => {
+                    let (armed, trigger) = (state[k].armed, state[k].trigger_used);
+                    charge_and_act(k, now, t0, &mut rules, groups, &mut state, throttler, &active)?;
+                    if armed && state[k].record.used < trigger {
+                        state[k].early += 1;
+                        if state[k].early == EARLY_LIMIT {
+                            let p = poll_ns.get_or_insert((config.period_ns / 10).max(10_000));
+                            next_poll = next_poll.min(now + *p);
+                            report.warnings.push(mute(&mut groups[k], &mut state[k], *p)?);
+                        }
+                    }
+                }
                 // Unknown origin (e.g. a counter page of a process that was re-armed): check all.
                 None => {
                     for k in 0..n {
@@ -358,10 +377,11 @@ pub fn regulate(
                 if let (Some(_), Some(at)) = (s.stopped_at, s.stop_used.take()) {
                     s.lead.sample(s.record.used - at);
                 }
+                s.early = 0;
                 if let Some(since) = s.stopped_at.take() {
                     throttler.resume(k).ok();
-                    s.record.throttled_ns += now - since;
-                    s.throttled_total_ns += now - since;
+                    s.record.throttled_ns += now.saturating_sub(since);
+                    s.throttled_total_ns += now.saturating_sub(since);
                 }
                 if s.overloaded {
                     report.overload_periods += 1;
@@ -377,6 +397,7 @@ pub fn regulate(
                     start_ns: now - t0,
                     lateness_ns: now - ideal,
                     budget: guard.assigned(k) as u64,
+                    lead: s.lead.lines() as u64,
                     ..Default::default()
                 };
             }
@@ -428,7 +449,7 @@ pub fn regulate(
     let now = now_ns();
     for s in state.iter_mut() {
         if let Some(since) = s.stopped_at.take() {
-            s.record.throttled_ns += now - since;
+            s.record.throttled_ns += now.saturating_sub(since);
         }
         s.record.overshoot = s.record.used.saturating_sub(s.record.budget);
         report.periods.push(std::mem::take(&mut s.record));
@@ -439,6 +460,25 @@ pub fn regulate(
     report.elapsed_ns = now - t0;
     report.cpu_ns = thread_cpu_ns() - cpu0;
     Ok(report)
+}
+
+/// Early signals in one period after which a group's counter is muted and
+/// polled: a stale signal or two per period is normal (queued before a
+/// re-arm); more means a copy of the event fires on a period we cannot set
+/// (counter/perf.rs, "Per-task counters and threads"), at worst at every count.
+const EARLY_LIMIT: u32 = 8;
+
+/// Mute a group's counters for the rest of the run; the warning to report.
+fn mute(g: &mut Group, s: &mut GroupState, poll_ns: u64) -> Result<String, CounterError> {
+    for c in g.counters.iter_mut() {
+        c.mute()?;
+    }
+    s.armed = false;
+    Ok(format!(
+        "group {}: its counter signalled {EARLY_LIMIT} times in one period before the armed count (a thread's inherited copy keeps the period it was created with); polled every {} µs from now on",
+        g.name,
+        poll_ns / 1000
+    ))
 }
 
 /// Which group an overflow signal comes from.
@@ -495,8 +535,23 @@ pub(crate) fn release(groups: &mut [Group], throttler: &mut dyn Throttler) {
 fn arm(g: &mut Group, left: f64, s: &mut GroupState) -> Result<(), CounterError> {
     let after = (left - s.lead.lines()).max(1.0) as u64;
     s.trigger_used = s.record.used + after;
+    s.armed = true;
     for c in g.counters.iter_mut() {
         c.arm(Some(after))?;
+    }
+    Ok(())
+}
+
+/// An exhausted group must not keep signalling: a sampling counter fires
+/// every `after` counts, so a small `after` left armed while the stop lands
+/// (or while an MCTI critical group runs on) turns each count into a signal
+/// and each signal into counter reads across CPUs (IPIs on a VM).
+fn disarm(g: &mut Group, s: &mut GroupState) -> Result<(), CounterError> {
+    if s.armed {
+        s.armed = false;
+        for c in g.counters.iter_mut() {
+            c.arm(None)?;
+        }
     }
     Ok(())
 }
@@ -550,8 +605,8 @@ fn charge_and_act(
                     s.stop_used = None; // released: what follows is no stop lag
                     if let Some(since) = s.stopped_at.take() {
                         throttler.resume(j).ok();
-                        s.record.throttled_ns += now - since;
-                        s.throttled_total_ns += now - since;
+                        s.record.throttled_ns += now.saturating_sub(since);
+                        s.throttled_total_ns += now.saturating_sub(since);
                     }
                 }
             }
@@ -578,6 +633,9 @@ fn charge_and_act(
     } else if !rules.guard().exhausted(k) {
         let left = rules.guard().left(k);
         arm(&mut groups[k], left, &mut state[k])?;
+    }
+    if rules.guard().exhausted(k) {
+        disarm(&mut groups[k], &mut state[k])?;
     }
     Ok(())
 }

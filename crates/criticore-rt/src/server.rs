@@ -92,8 +92,8 @@ pub fn run(
             match (holds, st.stopped_at) {
                 (true, Some(since)) => {
                     let _ = throttler.resume(s);
-                    st.record.throttled_ns += now - since;
-                    st.throttled_total_ns += now - since;
+                    st.record.throttled_ns += now.saturating_sub(since);
+                    st.throttled_total_ns += now.saturating_sub(since);
                     st.stopped_at = None;
                 }
                 (false, None) => {
@@ -128,6 +128,11 @@ pub fn run(
                 if mem.charge(s, delta as f64) {
                     cpu.deplete(s, rel);
                     state[s].record.exhausted_ns = rel;
+                    // Silence it until replenished (regulator.rs `disarm`: a
+                    // sampling counter left armed signals every `after` counts).
+                    for c in groups[s].counters.iter_mut() {
+                        c.arm(None)?;
+                    }
                 } else if !mem.depleted(s) {
                     arm(&mut groups[s], mem.left(s))?;
                 }
@@ -146,8 +151,8 @@ pub fn run(
                 let mut done = std::mem::take(&mut st.record);
                 done.overshoot = if mem.limited(s) { done.used.saturating_sub(done.budget) } else { 0 };
                 if let Some(since) = st.stopped_at {
-                    done.throttled_ns += now - since;
-                    st.throttled_total_ns += now - since;
+                    done.throttled_ns += now.saturating_sub(since);
+                    st.throttled_total_ns += now.saturating_sub(since);
                     st.stopped_at = Some(now);
                 }
                 report.periods.push(done);
@@ -200,7 +205,7 @@ pub fn run(
     let now = now_ns();
     for (s, st) in state.iter_mut().enumerate() {
         if let Some(since) = st.stopped_at.take() {
-            st.record.throttled_ns += now - since;
+            st.record.throttled_ns += now.saturating_sub(since);
         }
         st.record.overshoot = if mem.limited(s) { st.record.used.saturating_sub(st.record.budget) } else { 0 };
         report.periods.push(std::mem::take(&mut st.record));

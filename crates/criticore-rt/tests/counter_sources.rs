@@ -173,6 +173,57 @@ fn overflow_signals_once_after_n_events_and_rearms() {
     drain();
 }
 
+/// A thread started while the counter is armed keeps the period of that
+/// moment (its inherited copy is out of reach of re-arming): armed at 1, its
+/// every fault signals, even after the parent is re-armed far away. `mute`
+/// silences every copy while the count goes on; the regulator mutes and polls
+/// a group whose counter signals before the armed count (regulator.rs).
+#[test]
+fn a_thread_started_while_armed_keeps_its_period_until_muted() {
+    let _g = serial();
+    ensure_blocked();
+    let mut c = perf::open(&page_faults(), Target::Task(gettid()), true).unwrap();
+    let Some(Notification::Fd { fd, .. }) = c.notification() else { panic!() };
+    drain();
+    assert!(c.arm(Some(1)).unwrap());
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<usize>();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let worker = std::thread::spawn(move || {
+        while let Ok(k) = go_rx.recv() {
+            if k == 0 {
+                break;
+            }
+            touch_pages(k);
+            done_tx.send(()).unwrap();
+        }
+    });
+    std::thread::sleep(Duration::from_millis(20));
+    assert!(c.arm(Some(1_000_000)).unwrap());
+    drain();
+    let c0 = c.read().unwrap().reads;
+    go_tx.send(40).unwrap();
+    done_rx.recv().unwrap();
+    let counted = c.read().unwrap().reads - c0;
+    let got = take_all(Duration::from_secs(5), Duration::from_millis(200));
+    assert!(counted >= 40, "{counted}");
+    // One per fault of the worker, give or take the faults of its own stack and code.
+    assert!(got.len() >= 40 && got.len() as u64 <= counted, "{} signals for {counted} faults", got.len());
+    for i in &got {
+        assert_from_counter(i, fd);
+    }
+    c.mute().unwrap();
+    assert_eq!(c.notification(), None);
+    let c1 = c.read().unwrap().reads;
+    go_tx.send(40).unwrap();
+    done_rx.recv().unwrap();
+    assert!(c.read().unwrap().reads - c1 >= 40, "muted counters still count");
+    assert!(take_signal(Duration::from_millis(300)).is_none(), "signal after mute");
+    go_tx.send(0).unwrap();
+    worker.join().unwrap();
+    drop(c);
+    drain();
+}
+
 #[test]
 fn two_events_notify_under_one_fd_and_never_late() {
     let _g = serial();

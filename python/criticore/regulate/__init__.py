@@ -30,6 +30,7 @@ LOG_COLUMNS = {
     "exhausted_ns": "<u8",
     "reaction_ns": "<u8",
     "throttled_ns": "<u8",
+    "lead": "<u8",
 }
 
 

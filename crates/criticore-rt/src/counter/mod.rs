@@ -72,6 +72,10 @@ pub trait Counter: Send {
     fn notification(&self) -> Option<Notification> {
         None
     }
+    /// Stop notifying for good (the regulator polls this counter instead).
+    fn mute(&mut self) -> Result<(), CounterError> {
+        Ok(())
+    }
 }
 
 /// How an overflow of one counter reaches the regulator.

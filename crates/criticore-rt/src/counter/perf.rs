@@ -60,6 +60,19 @@
 //! count is always right): the regulator must also poll `read()` every period, which it
 //! does anyway. We keep `inherit` (correct counts matter more than exact
 //! notification).
+//!
+//! Worse, a copy created while the counter was armed with a small period
+//! signals at every few counts for good; and the kernel may *swap* the perf
+//! contexts of two threads of one program at a context switch (an optimisation
+//! for inherited contexts), after which the thread we armed counts on a copy.
+//! Found on 6.18 with a one-thread load plus pyarrow's jemalloc thread: in one
+//! run of four, a load signalled at every page fault, the regulator spent 88%
+//! of a core in IPIs re-reading it, and loads got a quarter of their budgets.
+//! So events that inherit are opened with `PERF_SAMPLE_READ | PERF_SAMPLE_TID`,
+//! which since 6.11 makes the kernel switch such contexts the slow way (no
+//! swap; older kernels refuse the flag and we open without it), and the
+//! regulator [`Counter::mute`]s a counter that signals before its armed count
+//! several times in one period, and polls it instead.
 
 use super::{overflow_signal, Counter, CounterError, Counts, Notification};
 use std::fs;
@@ -91,6 +104,8 @@ const LL_WRITE_MISS: u64 = CACHE_LL | (CACHE_OP_WRITE << 8) | (CACHE_RESULT_MISS
 
 const FORMAT_TOTAL_TIME_ENABLED: u64 = 1;
 const FORMAT_TOTAL_TIME_RUNNING: u64 = 2;
+const SAMPLE_TID: u64 = 1 << 1;
+const SAMPLE_READ: u64 = 1 << 4;
 
 // Bits of the attr flag word.
 const ATTR_INHERIT: u64 = 1 << 1;
@@ -488,8 +503,22 @@ fn open_one(spec: &EventSpec, event: &Event, name: &str, target: Target, notify:
     if *notify {
         attr.sample_period = DISARMED;
         attr.wakeup_events = 1;
+        if attr.flags & ATTR_INHERIT != 0 {
+            // No swapped contexts (module doc, "Per-task counters and
+            // threads"); the kernel asks for PERF_SAMPLE_TID with it. No ring
+            // buffer is mapped, so no sample is ever written.
+            attr.sample_type |= SAMPLE_READ | SAMPLE_TID;
+        }
     }
-    match sys_open(&attr, target) {
+    let opened = match sys_open(&attr, target) {
+        // Kernels before 6.11 refuse inherit + PERF_SAMPLE_READ: open without it.
+        Err(e) if attr.sample_type & SAMPLE_READ != 0 && errno_of(&e) == libc::EINVAL => {
+            attr.sample_type &= !(SAMPLE_READ | SAMPLE_TID);
+            sys_open(&attr, target)
+        }
+        r => r,
+    };
+    match opened {
         Ok(fd) => Ok(fd),
         // Page faults are counted in the kernel but with the faulting user
         // registers, so user-mode-only counting still sees user faults; an
@@ -652,6 +681,21 @@ impl Counter for PerfCounter {
 
     fn notification(&self) -> Option<Notification> {
         self.notify.then(|| Notification::Fd { signal: overflow_signal(), fd: self.reads.as_raw_fd() })
+    }
+
+    fn mute(&mut self) -> Result<(), CounterError> {
+        if !self.notify {
+            return Ok(());
+        }
+        self.arm(None)?;
+        // Without O_ASYNC no copy of the event (inherited ones included) queues a signal.
+        for fd in std::iter::once(self.reads.as_raw_fd()).chain(self.notifying_writes()) {
+            let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+            fcntl_ok(flags, "F_GETFL")?;
+            fcntl_ok(unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_ASYNC) }, "F_SETFL")?;
+        }
+        self.notify = false;
+        Ok(())
     }
 }
 
