@@ -423,8 +423,6 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
         groups.push(group);
         processes.push(procs);
     }
-    let counter_name = groups.iter().flat_map(|g| g.counters.first()).map(|c| c.describe()).next().unwrap_or_default();
-
     if let Some(p) = options.fifo_priority {
         let param = libc::sched_param { sched_priority: p as i32 };
         if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } != 0 {
@@ -488,6 +486,8 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
         }
     };
     throttler.resume_all();
+    // Described after the run: a counter page names its writer once the program attached.
+    let counter_name = groups.iter().flat_map(|g| g.counters.first()).map(|c| c.describe()).next().unwrap_or_default();
     drop(groups); // counters before the pages go
     running.cleanup();
     let throttle = throttler.name().to_string();
