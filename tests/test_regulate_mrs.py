@@ -7,12 +7,16 @@ intervals in which each moved any line), not against the regulator's log.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import time
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 
-from test_regulate import regulate_json
+from test_regulate import CLI, cleanup, descendants, regulate_json
 
 SYSTEM = """[platform]
 cores = 2
@@ -101,3 +105,74 @@ def test_a_spent_memory_budget_suspends_the_server_until_its_next_period(tmp_pat
     assert share_a <= 0.25 / 2, share_a
     assert 0.47 <= running_share(tmp_path / "b.parquet") <= 0.62
     assert summary["per_group"][0]["budget"] == 5000
+
+
+FP_SYSTEM = """[platform]
+cores = 2
+llc = {{ size = "32MiB", ways = 16, colors = 16, line = "64B" }}
+
+[[server]]
+name = "S"
+core = 1
+kind = "periodic"
+priority = 1
+period = "20ms"
+budget = "10ms"
+
+[regulation]
+kind = "mrs"
+
+[[task]]
+name = "hi"
+server = "S"
+priority = 98
+period = "100ms"
+pet = "100ms"
+command = "criticore load --buffer 64MiB --duration 20s --log {tmp}/hi.parquet"
+
+[[task]]
+name = "lo"
+server = "S"
+priority = 97
+period = "100ms"
+pet = "100ms"
+command = "criticore load --buffer 64MiB --duration 20s --log {tmp}/lo.parquet"
+"""
+
+
+def test_tasks_inside_a_server_run_by_fixed_priority(tmp_path):
+    # MRS §III (Table V's 98 and 97): inside a server, fixed priority. The two
+    # tasks run SCHED_FIFO 2 and 1, below the regulator's 90; the higher one,
+    # never idle, holds all of the server's 10 ms of every 20 ms.
+    f = tmp_path / "fp.toml"
+    f.write_text(FP_SYSTEM.format(tmp=tmp_path))
+    cli = subprocess.Popen([*CLI, "regulate", str(f), "--duration", "3s", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen: set[int] = set()
+    policies = {}
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and len(policies) < 2:
+            seen.update(descendants(cli.pid))
+            for pid in seen:
+                try:
+                    cmd = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+                    if "hi.parquet" in cmd or "lo.parquet" in cmd:
+                        policies["hi" if "hi.parquet" in cmd else "lo"] = (os.sched_getscheduler(pid), os.sched_getparam(pid).sched_priority)
+                except (OSError, ProcessLookupError):
+                    pass
+            time.sleep(0.05)
+        out, err = cli.communicate(timeout=60)
+        assert cli.returncode == 0, err
+    finally:
+        seen.update(descendants(cli.pid))
+        cli.kill()
+        cli.wait(timeout=10)
+        cleanup(sorted(seen))
+    assert policies == {"hi": (os.SCHED_FIFO, 2), "lo": (os.SCHED_FIFO, 1)}, policies
+    summary = json.loads(out)
+    assert any("98 → 2" in n and "97 → 1" in n for n in summary["notices"]), summary["notices"]
+    assert 0.47 <= running_share(tmp_path / "hi.parquet") <= 0.62
+    # The lower one runs only when the higher one blocks (its start-up at most):
+    # after the first second it moved no line, if it got as far as its loop at all.
+    lo = tmp_path / "lo.parquet"
+    assert not lo.exists() or running_share(lo) <= 0.02

@@ -292,6 +292,28 @@ pub fn remove_stale_pages() {
 }
 
 /// Run the whole session. `on_snapshot` feeds the live view (return false to stop).
+/// MRS §III: inside a server its tasks are scheduled by fixed priority (Table
+/// V's 98, 97). Tasks that give a `priority` run SCHED_FIFO in the same order,
+/// ranked 1, 2, … so that every one stays below the regulator (`regulator_fifo`)
+/// which must be able to stop them; tasks without one keep SCHED_OTHER, and so
+/// do all when the regulator itself is not SCHED_FIFO.
+fn server_task_fifo(system: &TaskSystem, regulator_fifo: u8, notices: &mut Vec<String>) -> Vec<Option<u8>> {
+    let mut levels: Vec<i64> = system.tasks.iter().filter(|t| t.server.is_some()).filter_map(|t| t.priority).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    if levels.is_empty() {
+        return vec![None; system.tasks.len()];
+    }
+    let top = regulator_fifo.saturating_sub(1).max(1) as usize;
+    let rank = |p: i64| (levels.iter().position(|&l| l == p).unwrap_or(0) + 1).min(top) as u8;
+    if levels.len() > top {
+        notices.push(format!("mrs: {} task priorities share {top} SCHED_FIFO levels below the regulator's {regulator_fifo}: the highest ones run at {top}", levels.len()));
+    }
+    let map: Vec<String> = levels.iter().map(|&l| format!("{l} → {}", rank(l))).collect();
+    notices.push(format!("mrs: tasks in servers run SCHED_FIFO by priority ({}), below the regulator's {regulator_fifo}", map.join(", ")));
+    system.tasks.iter().map(|t| if t.server.is_some() { t.priority.map(rank) } else { None }).collect()
+}
+
 pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snapshot) -> bool) -> Result<SessionReport, SessionError> {
     let reg = system.regulation.as_ref().ok_or_else(|| err("regulation", "the file has no [regulation] table"))?;
     let mode = options.mode.unwrap_or(reg.kind);
@@ -360,6 +382,12 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     };
     let mut watchdog = Watchdog::spawn(&options.watchdog).map_err(|e| err("watchdog", e))?;
 
+    let fifo = match options.fifo_priority {
+        // A SCHED_FIFO task above a SCHED_OTHER regulator could keep it from stopping anything.
+        Some(p) if mode == RegulationKind::Mrs && p > 1 => server_task_fifo(system, p, &mut notices),
+        _ => vec![None; system.tasks.len()],
+    };
+    let mut fifo_pids: Vec<(i32, u8)> = Vec::new();
     let mut running = Running { launched: Vec::new(), pages: Vec::new() };
     let mut groups: Vec<Group> = Vec::new();
     let mut processes: Vec<Vec<(i32, String)>> = Vec::new();
@@ -392,6 +420,9 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
                 }
                 let launched = launch(&spec).map_err(|e| err(format!("task[{t}].command"), e))?;
                 let pid = launched.pid;
+                if let Some(p) = fifo[t] {
+                    fifo_pids.push((pid, p));
+                }
                 running.launched.push(launched);
                 throttler.add(k, pid).map_err(|e| err(format!("task[{t}].command"), e))?;
                 watchdog.watch(&throttler.undo_list()).map_err(|e| err("watchdog", e))?;
@@ -430,6 +461,15 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
         }
         // notes/runtime-anchors.md §2: the default 50 µs timer slack delays every wake-up.
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1, 0, 0, 0) };
+    }
+    // Server tasks go SCHED_FIFO only now, all launched and the regulator above
+    // them: launched so, a task that never blocks would starve the ones started
+    // after it on its core before they reach exec (and the launch with them).
+    for &(pid, p) in &fifo_pids {
+        let param = libc::sched_param { sched_priority: p as i32 };
+        if unsafe { libc::sched_setscheduler(pid, libc::SCHED_FIFO, &param) } != 0 {
+            notices.push(format!("could not run pid {pid} at SCHED_FIFO {p}: {}", std::io::Error::last_os_error()));
+        }
     }
 
     let budgets: Vec<u64> = groups_plan.iter().map(|g| g.budget).collect();
