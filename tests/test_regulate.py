@@ -7,6 +7,7 @@ even when an assertion fails.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -112,23 +113,32 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+@contextlib.contextmanager
+def started_cli(*args: str):
+    """`criticore ARGS` started, as (Popen, set of pids seen): whatever happens,
+    every process it started (the ones in the set, and its descendants at the
+    end) is resumed and killed after."""
+    cli = subprocess.Popen([*CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen: set[int] = set()
+    try:
+        yield cli, seen
+    finally:
+        seen.update(descendants(cli.pid))
+        cli.kill()
+        cli.wait(timeout=10)
+        cleanup(sorted(seen))
+
+
 def regulate_json(*args: str, timeout: float = 60) -> dict:
     """Run `criticore regulate ARGS --json` to its end and return the summary.
     Whatever happens, every process it started is resumed and killed after."""
-    cli = subprocess.Popen([*CLI, "regulate", *args, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    seen: set[int] = set()
-    try:
+    with started_cli("regulate", *args, "--json") as (cli, seen):
         try:
             out, err = cli.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             seen.update(descendants(cli.pid))
             raise
         assert cli.returncode == 0, err
-    finally:
-        seen.update(descendants(cli.pid))
-        cli.kill()
-        cli.wait(timeout=10)
-        cleanup(sorted(seen))
     return json.loads(out)
 
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import time
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 
-from test_regulate import CLI, cleanup, descendants, regulate_json
+from test_regulate import descendants, regulate_json, started_cli
 
 SYSTEM = """[platform]
 cores = 2
@@ -146,10 +145,8 @@ def test_tasks_inside_a_server_run_by_fixed_priority(tmp_path):
     # never idle, holds all of the server's 10 ms of every 20 ms.
     f = tmp_path / "fp.toml"
     f.write_text(FP_SYSTEM.format(tmp=tmp_path))
-    cli = subprocess.Popen([*CLI, "regulate", str(f), "--duration", "3s", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    seen: set[int] = set()
     policies = {}
-    try:
+    with started_cli("regulate", str(f), "--duration", "3s", "--json") as (cli, seen):
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and len(policies) < 2:
             seen.update(descendants(cli.pid))
@@ -163,11 +160,6 @@ def test_tasks_inside_a_server_run_by_fixed_priority(tmp_path):
             time.sleep(0.05)
         out, err = cli.communicate(timeout=60)
         assert cli.returncode == 0, err
-    finally:
-        seen.update(descendants(cli.pid))
-        cli.kill()
-        cli.wait(timeout=10)
-        cleanup(sorted(seen))
     assert policies == {"hi": (os.SCHED_FIFO, 2), "lo": (os.SCHED_FIFO, 1)}, policies
     summary = json.loads(out)
     assert any("98 → 2" in n and "97 → 1" in n for n in summary["notices"]), summary["notices"]
