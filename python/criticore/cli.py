@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -440,6 +441,9 @@ def _load_periodic(file: Path | None, task: str | None, jobs: int | None, durati
     if file is None or task is None:
         missing = "--file" if file is None else "--task"
         fail(criticore.InputError(f"criticore load: {missing}: the periodic mode needs both --file and --task", "criticore load", missing, "the periodic mode needs both --file and --task"))
+    if log is None and os.environ.get("CRITICORE_JOB_LOG"):
+        # Started by `criticore regulate --compare-sim`: its own scratch file.
+        log, force = Path(os.environ["CRITICORE_JOB_LOG"]), True
     try:
         if log is not None:
             writable(log, force, "--log")
@@ -540,6 +544,7 @@ def regulate(
     output: Path = typer.Option(None, "--output", help="Append the commands' output to this file (default: discarded)."),
     fifo: int = typer.Option(None, "--fifo", help="SCHED_FIFO priority of the regulator (1-99; default 90 as root, so what it regulates cannot delay it; 0 = leave as is)."),
     no_lead: bool = typer.Option(False, "--no-lead", help="Stop a group when its count reaches the budget, not earlier by the learnt stop lag (docs/runtime.md)."),
+    compare_sim: bool = typer.Option(False, "--compare-sim", help="Then simulate the file as long, under the same regulation, and print measured vs simulated per task and group."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
 ) -> None:
@@ -547,7 +552,7 @@ def regulate(
     from rich.live import Live
 
     from criticore import regulate as reg
-    from criticore.regulate.render import live_table, render_run
+    from criticore.regulate.render import live_table, render_compare, render_run
 
     durations = {}
     for value, option in ((duration, "--duration"), (period, "--period"), (poll, "--poll")):
@@ -580,6 +585,7 @@ def regulate(
 
         if live is not None:
             live.start()
+        job_dir = tempfile.TemporaryDirectory(prefix="criticore-jobs-") if compare_sim else None
         try:
             run = reg.run(
                 file,
@@ -595,6 +601,7 @@ def regulate(
                 fifo_priority=(90 if os.geteuid() == 0 else None) if fifo is None else (fifo or None),
                 on_snapshot=show,
                 lead=not no_lead,
+                job_log_dir=job_dir.name if job_dir else None,
             )
         finally:
             if live is not None:
@@ -603,12 +610,21 @@ def regulate(
             write_table(run.table(), log, "--log")
         if trace is not None:
             write_text(trace, run.trace_json(), "--trace")
+        compared = None
+        if job_dir is not None:
+            from criticore.regulate.compare import compare_with_simulation
+
+            with job_dir:
+                compared = compare_with_simulation(file, run, Path(job_dir.name))
     except criticore.InputError as e:
         fail(e)
     if as_json:
-        print(json.dumps({**run.summary, "per_group": run.per_group(), "monitor": run.monitor_summary()}, indent=2))
+        extra = {} if compared is None else {"compare_sim": compared}
+        print(json.dumps({**run.summary, "per_group": run.per_group(), "monitor": run.monitor_summary(), **extra}, indent=2))
     else:
         render_run(console, str(file), run, outline["line_bytes"])
+        if compared is not None:
+            render_compare(console, compared)
         for label, path in (("per-period log", log), ("trace", trace)):
             if path is not None:
                 console.print(f"  {label}: {path}")

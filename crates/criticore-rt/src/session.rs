@@ -48,6 +48,9 @@ pub enum ThrottleChoice {
     Freezer,
 }
 
+/// Where a launched task may write its job records (`Options::job_log_dir`).
+pub const JOB_LOG_ENV: &str = "CRITICORE_JOB_LOG";
+
 #[derive(Debug, Clone)]
 pub struct Options {
     /// None = the file's `[regulation] kind`.
@@ -75,6 +78,9 @@ pub struct Options {
     pub overhead_table: Option<OverheadTable>,
     /// Stop early by the learnt stop lag (lead.rs); false = act at the budget.
     pub lead: bool,
+    /// Launched tasks get `CRITICORE_JOB_LOG=<dir>/<task>.parquet`: where the
+    /// periodic mode of `criticore load` writes its job records (for `--compare-sim`).
+    pub job_log_dir: Option<PathBuf>,
 }
 
 /// A problem with the plan (one line; the CLI exits 2) or with the run.
@@ -412,6 +418,9 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
                 spec.cpus = task.core.or(task.server.map(|sv| system.servers[sv].core)).map(|c| vec![c]);
                 spec.stdout = options.output.clone().map_or(Output::Null, Output::File);
                 spec.stderr = spec.stdout.clone();
+                if let Some(dir) = &options.job_log_dir {
+                    spec.env.push((JOB_LOG_ENV.into(), dir.join(format!("{}.parquet", task.name)).display().to_string()));
+                }
                 if counter == CounterChoice::Shm || mode == RegulationKind::Monitor {
                     // The reader creates the page; the program attaches through the environment.
                     crate::counter_page::CounterPage::create(&page).map_err(|e| err("--counter", format!("{}: {e}", page.display())))?;

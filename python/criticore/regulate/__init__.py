@@ -183,6 +183,7 @@ def run(
     on_snapshot: Callable[[dict], bool] | None = None,
     snapshot_ns: int = 200_000_000,
     lead: bool = True,
+    job_log_dir: str | None = None,
 ) -> Run:
     """Regulate the file's tasks as real processes; see docs/runtime.md."""
     options = {
@@ -200,6 +201,7 @@ def run(
         "fifo_priority": fifo_priority,
         "snapshot_ns": snapshot_ns,
         "lead": lead,
+        "job_log_dir": job_log_dir,
     }
     outline = json.loads(_core.check(read_input(file), str(file)))
     reg = outline.get("regulation") or {}

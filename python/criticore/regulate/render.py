@@ -63,3 +63,24 @@ def render_run(console: Console, file: str, run, line_bytes: int) -> None:
         f"  regulator CPU {100 * cpu:.2f}% of one core; period lateness p50 {s['lateness_p50_ns'] / 1e3:.1f} µs, "
         f"p99 {s['lateness_p99_ns'] / 1e3:.1f} µs; reaction p50 {s['reaction_p50_ns'] / 1e3:.1f} µs, p99 {s['reaction_p99_ns'] / 1e3:.1f} µs"
     )
+
+
+def _cell(what: str, v) -> str:
+    if v is None or (isinstance(v, float) and v != v):
+        return "-"
+    if what == "throttled_share":
+        return f"{100 * v:.1f}%"
+    return f"{v:,.3f}" if isinstance(v, float) else f"{v:,}"
+
+
+def render_compare(console: Console, rows: list[dict]) -> None:
+    """`--compare-sim`: measured vs simulated, one line per task or group and quantity."""
+    t = Table(title="Measured vs simulated", title_justify="left")
+    for col in ("task / group", "", "measured", "simulated"):
+        t.add_column(col, justify="left" if col in ("task / group", "") else "right")
+    labels = {"jobs": "jobs", "deadline_misses": "deadline misses", "response_ms_mean": "response mean (ms)", "response_ms_max": "response max (ms)", "throttled_share": "time stopped"}
+    for r in rows:
+        t.add_row(r["name"], labels[r["what"]], _cell(r["what"], r["measured"]), _cell(r["what"], r["simulated"]))
+    console.print(t)
+    if not any(r["kind"] == "task" for r in rows):
+        console.print("  no task wrote job records: run tasks as `criticore load --file F --task T` to compare jobs")
