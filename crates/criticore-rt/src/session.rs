@@ -476,6 +476,7 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     // after it on its core before they reach exec (and the launch with them).
     for &(pid, p) in &fifo_pids {
         let param = libc::sched_param { sched_priority: p as i32 };
+        watchdog.demote(pid).map_err(|e| err("watchdog", e))?;
         if unsafe { libc::sched_setscheduler(pid, libc::SCHED_FIFO, &param) } != 0 {
             notices.push(format!("could not run pid {pid} at SCHED_FIFO {p}: {}", std::io::Error::last_os_error()));
         }

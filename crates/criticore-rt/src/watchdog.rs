@@ -38,8 +38,12 @@
 //!   all the same (idempotent; SIGCONT to a running process does nothing) but
 //!   only complains on stderr when the regulator ended without it.
 //!
-//! Protocol (text lines on the watchdog's stdin): `pid N`, `thaw PATH\tTEXT`,
-//! `end`. Paths and texts may not contain tabs or newlines.
+//! - **SCHED_OTHER again for what the regulator made SCHED_FIFO** (`demote N`,
+//!   MRS server tasks): first of all, so that a task that never blocks does
+//!   not keep its core once nothing stops it any more.
+//!
+//! Protocol (text lines on the watchdog's stdin): `pid N`, `demote N`,
+//! `thaw PATH\tTEXT`, `end`. Paths and texts may not contain tabs or newlines.
 //!
 //! [`run`] is the watchdog's body (the `criticore-watchdog` binary; later
 //! also `python -m criticore.regulate.watchdog`).
@@ -164,6 +168,14 @@ impl Watchdog {
         Ok(())
     }
 
+    /// Tell the watchdog to put `pid` back to SCHED_OTHER if the regulator
+    /// ends without doing so (the regulator made it SCHED_FIFO).
+    pub fn demote(&mut self, pid: i32) -> io::Result<()> {
+        let input = self.input.as_mut().ok_or_else(|| io::Error::new(io::ErrorKind::BrokenPipe, "watchdog already finished"))?;
+        input.write_all(format!("demote {pid}\n").as_bytes())?;
+        input.flush()
+    }
+
     /// Normal end (after the throttlers were released): tell the watchdog,
     /// close the pipe, wait up to [`FINISH_TIMEOUT`] for it to exit (it
     /// resumes and thaws once more, harmlessly). A watchdog still running
@@ -240,6 +252,8 @@ pub struct Report {
     pub resumed: usize,
     /// Thaw texts written.
     pub thawed: usize,
+    /// Processes put back to SCHED_OTHER.
+    pub demoted: usize,
     /// criticore directories removed.
     pub removed_dirs: usize,
     pub errors: Vec<String>,
@@ -319,6 +333,7 @@ pub fn serve(input_fd: RawFd) -> Report {
 #[derive(Default)]
 struct State {
     pidfds: Vec<(i32, OwnedFd)>,
+    demote: Vec<(i32, OwnedFd)>,
     thaw: Vec<(PathBuf, String)>,
     report: Report,
 }
@@ -337,6 +352,17 @@ impl State {
             match pidfd_open(pid) {
                 Ok(fd) => self.pidfds.push((pid, fd)),
                 Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {} // already gone: nothing to resume
+                Err(e) => self.report.errors.push(format!("pidfd_open({pid}): {e}")),
+            }
+        } else if let Some(n) = line.strip_prefix("demote ") {
+            let Ok(pid) = n.trim().parse::<i32>() else {
+                self.report.errors.push(format!("bad line {line:?}"));
+                return;
+            };
+            // Held by a pidfd: the pid is checked alive before it is demoted.
+            match pidfd_open(pid) {
+                Ok(fd) => self.demote.push((pid, fd)),
+                Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {}
                 Err(e) => self.report.errors.push(format!("pidfd_open({pid}): {e}")),
             }
         } else if let Some(rest) = line.strip_prefix("thaw ") {
@@ -358,6 +384,13 @@ impl State {
 
     fn undo(mut self) -> Report {
         let r = &mut self.report;
+        for (pid, fd) in &self.demote {
+            let param = libc::sched_param { sched_priority: 0 };
+            // Signal 0 through the pidfd: still the process we were told of.
+            if pidfd_send_signal(fd.as_fd(), 0).is_ok() && unsafe { libc::sched_setscheduler(*pid, libc::SCHED_OTHER, &param) } == 0 {
+                r.demoted += 1;
+            }
+        }
         for (pid, fd) in &self.pidfds {
             match pidfd_send_signal(fd.as_fd(), libc::SIGCONT) {
                 Ok(()) => r.resumed += 1,

@@ -322,3 +322,21 @@ fn a_program_that_is_not_a_watchdog_is_refused() {
     let e = Watchdog::spawn(&["criticore-no-such-watchdog".to_string()]).err().unwrap();
     assert!(e.to_string().starts_with("cannot start watchdog"), "{e}");
 }
+
+/// What the regulator made SCHED_FIFO (MRS server tasks) is SCHED_OTHER again
+/// once the watchdog undoes; what it was not told of keeps its policy.
+#[test]
+fn demoted_pids_are_sched_other_again_and_only_they() {
+    let told = Kid::sleeper();
+    let other = Kid::sleeper();
+    let fifo = libc::sched_param { sched_priority: 1 };
+    for k in [&told, &other] {
+        assert_eq!(unsafe { libc::sched_setscheduler(k.pid, libc::SCHED_FIFO, &fifo) }, 0);
+    }
+    let mut wd = Watchdog::spawn(&watchdog_program()).unwrap();
+    wd.demote(told.pid).unwrap();
+    wd.demote(free_pid()).unwrap(); // gone already: skipped
+    wd.finish().unwrap();
+    assert_eq!(unsafe { libc::sched_getscheduler(told.pid) }, libc::SCHED_OTHER);
+    assert_eq!(unsafe { libc::sched_getscheduler(other.pid) }, libc::SCHED_FIFO);
+}
