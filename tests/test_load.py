@@ -73,6 +73,24 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     existing.write_text("keep")
     one_line(subprocess.run([*CLI, "load", "--duration", "10ms", "--log", str(existing)], capture_output=True, text=True, timeout=60), "--log")
     assert existing.read_text() == "keep"
+    one_line(subprocess.run([*CLI, "load", "--duration", "10ms", "--count", "bogus"], capture_output=True, text=True, timeout=60), "--count", "bogus")
+
+
+def test_kernel_counts_beside_the_loops_own():
+    # With fresh pages every 4 KiB page (64 lines of 64 B) faults once per pass:
+    # the kernel's page-fault count is the loop's own line count / 64, give or
+    # take the few faults of the thread's own code and stack.
+    run = gen.run(duration_ns=300_000_000, cpu=0, buffer_bytes=64 << 20, line_bytes=64, fresh_pages=True, count="sw:page-faults")
+    c = run.summary["counted"]
+    assert "sw:page-faults" in c["event"] and c["writes"] == 0
+    pages = run.summary["writes"] // 64
+    assert pages > 1000 and abs(c["reads"] - pages) <= 64, (c["reads"], pages)
+    # auto = LLC misses where there is a PMU; this machine has none.
+    auto = gen.run(duration_ns=20_000_000, cpu=0, buffer_bytes=64 << 20)
+    if not __import__("criticore")._core.pmu_present():
+        assert auto.summary["counted"] is None
+    else:
+        assert auto.summary["counted"]["reads"] > 0
 
 
 PERIODIC = """[platform]

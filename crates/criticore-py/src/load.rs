@@ -2,6 +2,8 @@
 //! runs its hot loop here, with the GIL released.
 
 use crate::{option_error, u64_column};
+use criticore_rt::counter::perf;
+use criticore_rt::counter::Counter;
 use criticore_rt::counter_page::CounterPage;
 use criticore_rt::launch::pin_current_thread;
 use criticore_rt::load::{self, LoadSpec, StopOnSignals, STOP};
@@ -11,7 +13,9 @@ use std::sync::atomic::Ordering;
 
 /// Run the microbenchmark of blin-bandwidth-monitor §3.1 in this thread.
 /// `options`: reads (0-10), delay, bandwidth (bytes/s, paced), duration_ns,
-/// buffer_bytes, line_bytes, interval_ns, fresh_pages, cpu.
+/// buffer_bytes, line_bytes, interval_ns, fresh_pages, cpu, count (a perf
+/// event counted on this thread over the run: "auto" = LLC misses, reads and
+/// write-backs, where there is a PMU, else nothing; "none"; or an event).
 /// `on_progress(elapsed_ns, lines, last_interval_lines) -> bool` about every
 /// 200 ms (False stops). SIGINT/SIGTERM end the run cleanly.
 /// Returns (summary dict, interval columns dict).
@@ -48,6 +52,23 @@ pub fn load_run<'py>(py: Python<'py>, options: &Bound<'py, PyDict>, on_progress:
         Some(Ok(p)) => Some(p),
         Some(Err(e)) => return Err(option_error("criticore load", "CRITICORE_COUNTER", format!("cannot attach the counter page: {e}"))),
     };
+    let count: String = get("count").map(|v| v.extract()).transpose()?.unwrap_or_else(|| "auto".into());
+    let event = match count.as_str() {
+        "none" => None,
+        "auto" => perf::pmu_present().then(|| "llc-misses".to_string()),
+        e => Some(e.to_string()),
+    };
+    let mut counter = match &event {
+        None => None,
+        Some(e) => {
+            let spec = perf::parse_event(e).map_err(|err| option_error("criticore load", "--count", err.to_string()))?;
+            Some(perf::open(&spec, perf::Target::this_thread(), false).map_err(|err| option_error("criticore load", "--count", err.to_string()))?)
+        }
+    };
+    let start_counts = match counter.as_mut() {
+        Some(c) => Some(c.read().map_err(|err| option_error("criticore load", "--count", err.to_string()))?),
+        None => None,
+    };
     let result = py.allow_threads(|| {
         let _guard = StopOnSignals::install();
         let mut last = 0u64;
@@ -77,6 +98,20 @@ pub fn load_run<'py>(py: Python<'py>, options: &Bound<'py, PyDict>, on_progress:
     summary.set_item("line_bytes", spec.line_bytes)?;
     summary.set_item("buffer_bytes", spec.buffer_bytes)?;
     summary.set_item("counter_page", page.as_ref().map(|p| p.path().display().to_string()))?;
+    // What the kernel counted for this thread over the run (hardware counts
+    // where there is a PMU), beside the lines the loop counted itself.
+    let counted = match (counter.as_mut(), start_counts) {
+        (Some(c), Some(c0)) => {
+            let c1 = c.read().map_err(|err| option_error("criticore load", "--count", err.to_string()))?;
+            let d = PyDict::new(py);
+            d.set_item("event", c.describe())?;
+            d.set_item("reads", c1.reads - c0.reads)?;
+            d.set_item("writes", c1.writes - c0.writes)?;
+            Some(d)
+        }
+        _ => None,
+    };
+    summary.set_item("counted", counted)?;
     let cols = PyDict::new(py);
     cols.set_item("start_ns", u64_column(py, report.intervals.iter().map(|i| i.start_ns)))?;
     cols.set_item("reads", u64_column(py, report.intervals.iter().map(|i| i.reads)))?;

@@ -101,13 +101,16 @@ def run(
     line_bytes: int | None = None,
     interval_ns: int = 1_000_000,
     fresh_pages: bool = False,
+    count: str = "auto",
     on_progress: Callable[[int, int, int], bool] | None = None,
 ) -> LoadRun:
     """Run the generator in this thread until ``duration_ns`` or SIGINT/SIGTERM.
 
     ``reads`` of every 10 lines are read, the rest written (§3.1); ``delay``
     delay-loop iterations follow each 10 lines; ``bandwidth_bytes_per_s`` paces
-    instead. ``on_progress(elapsed_ns, lines, last_interval_lines)`` is called
+    instead. ``count`` is a perf event counted on this thread over the run
+    ("auto": LLC misses where there is a PMU; "none"; or e.g. "sw:page-faults"),
+    reported as ``summary["counted"]``. ``on_progress(elapsed_ns, lines, last_interval_lines)`` is called
     about every 200 ms; returning False stops the run."""
     options = {
         "reads": reads,
@@ -119,6 +122,7 @@ def run(
         "line_bytes": line_bytes,
         "interval_ns": interval_ns,
         "fresh_pages": fresh_pages,
+        "count": count,
     }
     summary, cols = _core.load_run(options, on_progress)
     return LoadRun(

@@ -28,4 +28,9 @@ def render_load(console: Console, run: LoadRun, cpu: int | None) -> None:
         t.add_row(f"intervals within ±{PACING_TOLERANCE:.0%}", f"{st['within_tolerance']:.1%}")
     if s["counter_page"]:
         t.add_row("counter page", s["counter_page"])
+    c = s.get("counted")
+    if c is not None:
+        t.add_row("counted", f"{c['reads']:,} reads, {c['writes']:,} writes ({c['event']})")
+    else:
+        t.add_row("counted", "no hardware counts: no PMU here (--count EVENT for a software event)")
     console.print(t)

@@ -294,6 +294,13 @@ pub enum Target {
     Task(i32),
 }
 
+impl Target {
+    /// The calling thread.
+    pub fn this_thread() -> Target {
+        Target::Task(unsafe { libc::gettid() })
+    }
+}
+
 impl std::fmt::Display for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
