@@ -267,3 +267,25 @@ def test_instrument_is_a_no_op_without_a_page_and_an_error_with_a_bad_one(tmp_pa
     env["CRITICORE_COUNTER"] = str(tmp_path / "no-such-page")
     bad = subprocess.run([sys.executable, "-c", prog], env=env, capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "OSError: CRITICORE_COUNTER" in bad.stderr, bad.stderr
+
+
+def test_the_regulator_runs_on_the_cpu_it_is_pinned_to(tmp_path):
+    # RESULTS anomaly 3: pinned to a best-effort CPU, it stops starving the others.
+    f = task_file(tmp_path, [1000])
+    with started_cli("regulate", str(f), "--duration", "2s", "--json", "--regulator-cpu", "1") as (cli, seen):
+        pinned = None
+        deadline = time.monotonic() + 20
+        while pinned is None and time.monotonic() < deadline and cli.poll() is None:
+            # The regulation thread is the CLI's SCHED_FIFO thread.
+            for task in Path(f"/proc/{cli.pid}/task").iterdir():
+                try:
+                    tid = int(task.name)
+                    if os.sched_getscheduler(tid) == os.SCHED_FIFO:
+                        pinned = os.sched_getaffinity(tid)
+                except (OSError, ValueError):
+                    pass
+            time.sleep(0.02)
+        out, err = cli.communicate(timeout=60)
+        assert cli.returncode == 0, err
+    assert pinned == {1}
+    one_line_error(run_cli("regulate", str(f), "--duration", "1s", "--regulator-cpu", "4096"), "--regulator-cpu")

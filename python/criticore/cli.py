@@ -546,6 +546,7 @@ def regulate(
     output: Path = typer.Option(None, "--output", help="Append the commands' output to this file (default: discarded)."),
     fifo: int = typer.Option(None, "--fifo", help="SCHED_FIFO priority of the regulator (1-99; default 90 as root, so what it regulates cannot delay it; 0 = leave as is)."),
     no_lead: bool = typer.Option(False, "--no-lead", help="Stop a group when its count reaches the budget, not earlier by the learnt stop lag (docs/runtime.md)."),
+    regulator_cpu: int = typer.Option(None, "--regulator-cpu", help="Pin the regulator to this CPU, best a best-effort one (default: wherever it wakes)."),
     compare_sim: bool = typer.Option(False, "--compare-sim", help="Then simulate the file as long, under the same regulation, and print measured vs simulated per task and group."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
@@ -604,6 +605,7 @@ def regulate(
                 on_snapshot=show,
                 lead=not no_lead,
                 job_log_dir=job_dir.name if job_dir else None,
+                regulator_cpu=regulator_cpu,
             )
         finally:
             if live is not None:

@@ -88,6 +88,7 @@ pub fn regulate<'py>(
         fifo_priority: get("fifo_priority").map(|v| v.extract()).transpose()?,
         snapshot_ns: get("snapshot_ns").map(|v| v.extract()).transpose()?.unwrap_or(200_000_000),
         lead: get("lead").map(|v| v.extract()).transpose()?.unwrap_or(true),
+        regulator_cpu: get("regulator_cpu").map(|v| v.extract()).transpose()?,
         job_log_dir: get("job_log_dir").map(|v| v.extract::<String>()).transpose()?.map(Into::into),
         overhead_table: match get("overhead_table") {
             None => None,

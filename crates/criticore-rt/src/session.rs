@@ -81,6 +81,8 @@ pub struct Options {
     /// Launched tasks get `CRITICORE_JOB_LOG=<dir>/<task>.parquet`: where the
     /// periodic mode of `criticore load` writes its job records (for `--compare-sim`).
     pub job_log_dir: Option<PathBuf>,
+    /// Pin the regulation thread to this CPU (None = wherever it wakes).
+    pub regulator_cpu: Option<usize>,
 }
 
 /// A problem with the plan (one line; the CLI exits 2) or with the run.
@@ -462,6 +464,12 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
         }
         groups.push(group);
         processes.push(procs);
+    }
+    if let Some(c) = options.regulator_cpu {
+        // RESULTS anomaly 3: unpinned, at short periods it takes most of the
+        // CPU it wakes on and starves what runs there; a best-effort CPU is
+        // the place for it.
+        crate::launch::pin_current_thread(&[c]).map_err(|e| err("--regulator-cpu", e))?;
     }
     if let Some(p) = options.fifo_priority {
         let param = libc::sched_param { sched_priority: p as i32 };

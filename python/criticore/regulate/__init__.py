@@ -184,6 +184,7 @@ def run(
     snapshot_ns: int = 200_000_000,
     lead: bool = True,
     job_log_dir: str | None = None,
+    regulator_cpu: int | None = None,
 ) -> Run:
     """Regulate the file's tasks as real processes; see docs/runtime.md."""
     options = {
@@ -202,6 +203,7 @@ def run(
         "snapshot_ns": snapshot_ns,
         "lead": lead,
         "job_log_dir": job_log_dir,
+        "regulator_cpu": regulator_cpu,
     }
     outline = json.loads(_core.check(read_input(file), str(file)))
     reg = outline.get("regulation") or {}
