@@ -443,9 +443,7 @@ def _load_periodic(file: Path | None, task: str | None, jobs: int | None, durati
     if file is None or task is None:
         missing = "--file" if file is None else "--task"
         fail(criticore.InputError(f"criticore load: {missing}: the periodic mode needs both --file and --task", "criticore load", missing, "the periodic mode needs both --file and --task"))
-    if log is None and os.environ.get("CRITICORE_JOB_LOG"):
-        # Started by `criticore regulate --compare-sim`: its own scratch file.
-        log, force = Path(os.environ["CRITICORE_JOB_LOG"]), True
+    log, force = gen.job_log(log, force)
     try:
         if log is not None:
             writable(log, force, "--log")
@@ -547,7 +545,7 @@ def regulate(
     fifo: int = typer.Option(None, "--fifo", help="SCHED_FIFO priority of the regulator (1-99; default 90 as root, so what it regulates cannot delay it; 0 = leave as is)."),
     no_lead: bool = typer.Option(False, "--no-lead", help="Stop a group when its count reaches the budget, not earlier by the learnt stop lag (docs/runtime.md)."),
     regulator_cpu: int = typer.Option(None, "--regulator-cpu", help="Pin the regulator to this CPU, best a best-effort one (default: wherever it wakes)."),
-    compare_sim: bool = typer.Option(False, "--compare-sim", help="Then simulate the file as long, under the same regulation, and print measured vs simulated per task and group."),
+    compare_sim: bool = typer.Option(False, "--compare-sim", help="Then simulate the file as long, under the same regulation, and print measured vs simulated: per periodic `criticore load --file F --task T` task its jobs, misses and response times, per group its use of the budget and time stopped; at the file's \\[regulation] period, so not with --period (docs/runtime.md)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
 ) -> None:
@@ -555,6 +553,7 @@ def regulate(
     from rich.live import Live
 
     from criticore import regulate as reg
+    from criticore.regulate.compare import RunClock, check_simulable, compare_with_simulation
     from criticore.regulate.render import live_table, render_compare, render_run
 
     durations = {}
@@ -578,10 +577,16 @@ def regulate(
             if path is not None:
                 writable(path, force, option)
         outline = criticore.check(file)
+        if compare_sim:
+            check_simulable(file, mode, durations["--period"])
         console = Console()
         live = None if as_json or not console.is_terminal else Live(console=console, auto_refresh=False)
 
+        clock = RunClock() if compare_sim else None
+
         def show(snapshot: dict) -> bool:
+            if clock is not None:
+                clock.seen(snapshot)
             if live is not None:
                 live.update(live_table(snapshot, 0, outline["line_bytes"]), refresh=True)
             return True
@@ -616,10 +621,8 @@ def regulate(
             write_text(trace, run.trace_json(), "--trace")
         compared = None
         if job_dir is not None:
-            from criticore.regulate.compare import compare_with_simulation
-
             with job_dir:
-                compared = compare_with_simulation(file, run, Path(job_dir.name))
+                compared = compare_with_simulation(file, run, Path(job_dir.name), clock)
     except criticore.InputError as e:
         fail(e)
     if as_json:

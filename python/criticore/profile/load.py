@@ -10,7 +10,10 @@ counts to its counter page, the software counter the regulator reads.
 
 from __future__ import annotations
 
+import os
+import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -154,9 +157,13 @@ class PeriodicRun:
     task: str
     notes: list[str]
     jobs: dict[str, np.ndarray]
+    #: Per job, CLOCK_MONOTONIC (`time.monotonic_ns()`) when it finished: the
+    #: jobs on another process's clock (`criticore regulate --compare-sim`).
+    finish_clock_ns: np.ndarray | None = None
 
     def table(self):
-        """Job records in the simulator's layout (task, job, release…finish, response, tardiness)."""
+        """Job records in the simulator's layout (task, job, release…finish,
+        response, tardiness), and when each finished on the machine's clock."""
         import pyarrow as pa
 
         j = self.jobs
@@ -174,6 +181,7 @@ class PeriodicRun:
                 "response_ns": response,
                 "tardiness_ns": tardiness,
                 "memory_requests": j["memory_requests"],
+                **({} if self.finish_clock_ns is None else {"finish_clock_ns": self.finish_clock_ns}),
             }
         )
 
@@ -191,6 +199,20 @@ class PeriodicRun:
         }
 
 
+#: Set by `criticore regulate --compare-sim` in the environment of the commands
+#: it launches: where a periodic `criticore load` writes its job records.
+JOB_LOG_ENV = "CRITICORE_JOB_LOG"
+
+
+def job_log(log: Path | None, force: bool) -> tuple[Path | None, bool]:
+    """Where the periodic mode writes its job records, and whether it may
+    overwrite: ``--log``, else the scratch file `criticore regulate` names
+    (JOB_LOG_ENV, its own), else nowhere."""
+    if log is None and os.environ.get(JOB_LOG_ENV):
+        return Path(os.environ[JOB_LOG_ENV]), True
+    return log, force
+
+
 def run_periodic(
     file: str,
     task: str,
@@ -204,5 +226,13 @@ def run_periodic(
     this thread: a job of its work every period (docs/runtime.md)."""
     from criticore import read_input
 
-    notes, cols = _core.load_periodic(read_input(file), str(file), task, {"jobs": jobs, "duration_ns": duration_ns, "cpu": cpu}, on_job)
-    return PeriodicRun(task=task, notes=list(notes), jobs={k: np.frombuffer(cols[k], dtype=t) for k, t in JOB_COLUMNS.items()})
+    clock: list[int] = []
+
+    def job_done(job: int, response_ns: int, missed: bool) -> bool:
+        clock.append(time.monotonic_ns())
+        return True if on_job is None else on_job(job, response_ns, missed)
+
+    notes, cols = _core.load_periodic(read_input(file), str(file), task, {"jobs": jobs, "duration_ns": duration_ns, "cpu": cpu}, job_done)
+    records = {k: np.frombuffer(cols[k], dtype=t) for k, t in JOB_COLUMNS.items()}
+    finish_clock = np.array(clock, dtype="u8") if len(clock) == len(records["job"]) else None
+    return PeriodicRun(task=task, notes=list(notes), jobs=records, finish_clock_ns=finish_clock)

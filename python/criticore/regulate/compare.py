@@ -3,32 +3,41 @@ file run on real processes and in the simulator, side by side.
 
 Per task that ran as a periodic job process (`criticore load --file F --task
 T`, which writes its job records where `criticore regulate` tells it): jobs,
-deadline misses, mean and max response time. Per regulated group: the share
-of the run it spent stopped. Small pure functions; the CLI prints the rows.
+deadline misses, mean and max response time. Per regulated group (MemGuard's
+groups or cores, MCTI's cores, MRS's servers; not the monitor's): mean events
+used per period against the budget, the share of periods in which the budget
+ran out, and the share of the run the group spent stopped. Small pure
+functions; the CLI prints the rows (docs/runtime.md, "Measured vs simulated").
 """
 
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 import numpy as np
 
-#: Modes whose stops are budget stalls on both sides. In `mrs` the runtime also
-#: stops a server that does not hold its core (the CPU rules), which the
-#: simulator schedules rather than stalls; in `monitor` the stopped groups are
-#: the best-effort cores. Their time stopped is not compared.
-STALL_MODES = ("memguard", "mcti")
-
-#: One row per task, then one per group; None where a side has no value.
+#: The rows' keys: one row per task or group and quantity; None where a side has no value.
 ROW_KEYS = ("kind", "name", "what", "measured", "simulated")
+TASK_QUANTITIES = ("jobs", "deadline_misses", "response_ms_mean", "response_ms_max")
+GROUP_QUANTITIES = ("used_of_budget", "exhausted_share", "throttled_share")
+#: The job-record columns read (the simulator's names, `simulate --jobs`),
+#: and when each job finished on the machine's clock (the periodic load's).
+JOB_COLUMNS = ("release_ns", "finish_ns", "deadline_ns")
+CLOCK_COLUMN = "finish_clock_ns"
 
 
-def task_stats(jobs: dict[str, np.ndarray]) -> dict:
+def task_stats(jobs: dict[str, np.ndarray], end_clock_ns: int | None = None) -> dict:
     """Jobs, deadline misses and response times (ms) of finished jobs, from
-    job columns in the simulator's names (release_ns, finish_ns, deadline_ns)."""
-    release, finish, deadline = (np.asarray(jobs[k], dtype=np.int64) for k in ("release_ns", "finish_ns", "deadline_ns"))
+    job columns in the simulator's names (release_ns, finish_ns, deadline_ns).
+    With `end_clock_ns` and the jobs' `finish_clock_ns`, only the jobs that
+    finished by then (a job running when the run ends finishes after it,
+    no longer regulated)."""
+    release, finish, deadline = (np.asarray(jobs[k], dtype=np.int64) for k in JOB_COLUMNS)
     done = finish > 0
+    if end_clock_ns is not None and CLOCK_COLUMN in jobs:
+        done &= np.asarray(jobs[CLOCK_COLUMN], dtype=np.int64) <= end_clock_ns
     response = (finish - release)[done]
     return {
         "jobs": int(done.sum()),
@@ -49,31 +58,57 @@ def simulated_task_stats(per_task: dict) -> dict:
     }
 
 
-def throttled_shares(throttled_ns: np.ndarray, group: np.ndarray, groups: int, elapsed_ns: int) -> list[float]:
-    """Share of the run each group spent stopped, from the per-period log."""
-    return [float(throttled_ns[group == k].sum()) / elapsed_ns if elapsed_ns else math.nan for k in range(groups)]
+def group_stats(periods: int, used: float, exhausted_periods: int, budget: int, throttled_ns: int, elapsed_ns: int) -> dict:
+    """One group's three numbers from its totals over whole periods (`used`
+    events in `periods` periods, `exhausted_periods` of them exhausted) and its
+    time stopped over the whole run."""
+    return {
+        "used_of_budget": used / periods / budget if periods and budget else math.nan,
+        "exhausted_share": exhausted_periods / periods if periods else math.nan,
+        "throttled_share": throttled_ns / elapsed_ns if elapsed_ns else math.nan,
+    }
 
 
-def simulated_throttled_shares(regulation: dict | None, groups: int, duration_ns: int) -> list[float]:
-    """The simulator's stalled (or suspended) time per regulated group, as a
-    share of the run; its `index` counts the groups in the order of the file,
-    as the runtime's do."""
-    shares = [0.0] * groups
-    for s in (regulation or {}).get("states") or []:
-        if 0 <= s["index"] < groups:
-            shares[s["index"]] += s["total_ns"] / duration_ns
-    return shares
-
-
-def rows(measured_tasks: dict[str, dict], simulated_tasks: dict[str, dict], group_names: list[str], measured_shares: list[float], simulated_shares: list[float]) -> list[dict]:
-    """Merge both sides into rows of (kind, name, what, measured, simulated)."""
+def measured_group_stats(columns: dict[str, np.ndarray], budgets: list[int], elapsed_ns: int) -> list[dict]:
+    """Per group, from the per-period log (`Run.columns`): whole periods only
+    (the last record of a group is its unfinished period, as in `Run.per_group`),
+    time stopped over all of them."""
     out = []
-    for name, m in measured_tasks.items():
-        s = simulated_tasks.get(name, {})
-        for what in ("jobs", "deadline_misses", "response_ms_mean", "response_ms_max"):
-            out.append({"kind": "task", "name": name, "what": what, "measured": m[what], "simulated": s.get(what)})
-    for name, m, s in zip(group_names, measured_shares, simulated_shares):
-        out.append({"kind": "group", "name": name, "what": "throttled_share", "measured": m, "simulated": s})
+    for k, budget in enumerate(budgets):
+        mask = columns["group"] == k
+        whole = slice(None, -1) if mask.sum() > 1 else slice(None)
+        used, exhausted = columns["used"][mask][whole], columns["exhausted_ns"][mask][whole]
+        out.append(group_stats(len(used), float(used.sum()), int((exhausted > 0).sum()), budget, int(columns["throttled_ns"][mask].sum()), elapsed_ns))
+    return out
+
+
+def simulated_group_stats(regulation: dict | None, budgets: list[int], duration_ns: int) -> list[dict | None]:
+    """Per group, from the simulator's `regulation.entities` (numbered as the
+    runtime's groups: MemGuard's groups or cores, MCTI's cores, MRS's
+    servers); None for a group it has none for (the monitor)."""
+    entities = (regulation or {}).get("entities") or []
+    out: list[dict | None] = []
+    for k, budget in enumerate(budgets):
+        e = entities[k] if k < len(entities) else None
+        out.append(None if e is None else group_stats(e["periods"], e["used"], e["exhausted_periods"], budget, e["stopped_ns"], duration_ns))
+    return out
+
+
+def _value(v):
+    """NaN (no jobs, no budget) as None: JSON has no NaN."""
+    return None if isinstance(v, float) and math.isnan(v) else v
+
+
+def rows(measured_tasks: dict[str, dict], simulated_tasks: dict[str, dict], group_names: list[str], measured_groups: list[dict], simulated_groups: list[dict | None]) -> list[dict]:
+    """Merge both sides into rows of ROW_KEYS: the tasks, then the groups."""
+    out = []
+    for kind, names, measured, simulated, quantities in (
+        ("task", list(measured_tasks), list(measured_tasks.values()), [simulated_tasks.get(n) for n in measured_tasks], TASK_QUANTITIES),
+        ("group", group_names, measured_groups, simulated_groups, GROUP_QUANTITIES),
+    ):
+        for name, m, s in zip(names, measured, simulated):
+            for what in quantities:
+                out.append({"kind": kind, "name": name, "what": what, "measured": _value(m[what]), "simulated": _value((s or {}).get(what))})
     return out
 
 
@@ -85,32 +120,71 @@ def read_jobs(path: Path) -> dict[str, np.ndarray] | None:
     import pyarrow.parquet as pq
 
     t = pq.read_table(path)
-    return {k: t.column(k).to_numpy() for k in ("release_ns", "finish_ns", "deadline_ns")}
+    return {k: t.column(k).to_numpy() for k in (*JOB_COLUMNS, CLOCK_COLUMN) if k in t.column_names}
 
 
-def compare_with_simulation(file: str | Path, run, job_dir: Path) -> list[dict]:
-    """Simulate `file` as long as `run` lasted, under the same regulation, and
-    merge: the rows of `rows`."""
+def simulate_like(file: str | Path, duration_ns: int, mode: str | None):
+    """The simulation `--compare-sim` sets beside a run: the same file, as
+    long, under the same regulation (mode names are the simulator's
+    `--regulator` names). Raises InputError for a file it cannot simulate."""
     from criticore.simulation import simulate
 
+    return simulate(file, duration_ns, regulator=mode)
+
+
+class RunClock:
+    """When the regulator's run started on the machine's clock (CLOCK_MONOTONIC,
+    as `time.monotonic_ns()`): before the run at first, then from its live
+    snapshots (now less the elapsed time they give; the earliest is the one
+    least delayed)."""
+
+    def __init__(self) -> None:
+        self.before_ns = time.monotonic_ns()
+        self.start_ns: int | None = None
+
+    def seen(self, snapshot: dict) -> None:
+        t = time.monotonic_ns() - int(snapshot["elapsed_ns"])
+        self.start_ns = t if self.start_ns is None else min(self.start_ns, t)
+
+    def end_ns(self, elapsed_ns: int) -> int:
+        return (self.before_ns if self.start_ns is None else self.start_ns) + elapsed_ns
+
+
+def check_simulable(file: str | Path, mode: str | None, period_ns: int | None) -> None:
+    """Before the run, not after it: the file can be simulated as it will be
+    regulated (one simulated millisecond), or an InputError naming the file,
+    the field and the reason."""
+    from criticore import InputError
+
+    if period_ns is not None:
+        reason = "--compare-sim simulates the period of the file's [regulation]; set the period there"
+        raise InputError(f"{file}: --period: {reason}", str(file), "--period", reason)
+    try:
+        simulate_like(file, 1_000_000, mode)
+    except InputError as e:
+        if len(e.args) != 4:
+            raise
+        _, where, field, reason = e.args
+        reason = f"--compare-sim cannot simulate it: {reason}"
+        raise InputError(f"{where}: {field}: {reason}", where, field, reason) from None
+
+
+def compare_with_simulation(file: str | Path, run, job_dir: Path, clock: RunClock | None = None) -> list[dict]:
+    """Simulate `file` as long as `run` lasted, under the same regulation, and
+    merge: the rows of `rows`. Measured, the jobs that finished within the run
+    (by `clock`)."""
     summary = run.summary
     elapsed = int(summary["elapsed_ns"])
-    sim = simulate(file, elapsed, regulator=summary["mode"])
-    names = [t["task"] for t in sim.report["per_task"]]
+    sim = simulate_like(file, elapsed, summary["mode"])
     simulated = {t["task"]: simulated_task_stats(t) for t in sim.report["per_task"]}
     measured = {}
-    for name in names:
+    for name in simulated:
         jobs = read_jobs(job_dir / f"{name}.parquet")
         if jobs is not None:
-            measured[name] = task_stats(jobs)
-    if summary["mode"] not in STALL_MODES:
-        return rows(measured, simulated, [], [], [])
-    groups = run.group_names()
-    c = run.columns
-    return rows(
-        measured,
-        simulated,
-        groups,
-        throttled_shares(c["throttled_ns"], c["group"], len(groups), elapsed),
-        simulated_throttled_shares(sim.report.get("regulation"), len(groups), elapsed),
-    )
+            measured[name] = task_stats(jobs, None if clock is None else clock.end_ns(elapsed))
+    budgets = [int(g["budget"]) for g in summary["groups"]]
+    simulated_groups = simulated_group_stats(sim.report.get("regulation"), budgets, elapsed)
+    # The monitor's groups (its real-time task, the best-effort cores it
+    # suspends) are no budgets the simulator keeps: its tasks only.
+    names = run.group_names() if any(g is not None for g in simulated_groups) else []
+    return rows(measured, simulated, names, measured_group_stats(run.columns, budgets, elapsed), simulated_groups)

@@ -65,10 +65,22 @@ def render_run(console: Console, file: str, run, line_bytes: int) -> None:
     )
 
 
+#: `--compare-sim` quantities: label, and whether a share (shown in %).
+COMPARE_LABELS = {
+    "jobs": ("jobs", False),
+    "deadline_misses": ("deadline misses", False),
+    "response_ms_mean": ("response mean (ms)", False),
+    "response_ms_max": ("response max (ms)", False),
+    "used_of_budget": ("used / budget per period", True),
+    "exhausted_share": ("periods exhausted", True),
+    "throttled_share": ("time stopped", True),
+}
+
+
 def _cell(what: str, v) -> str:
-    if v is None or (isinstance(v, float) and v != v):
+    if v is None:
         return "-"
-    if what == "throttled_share":
+    if COMPARE_LABELS[what][1]:
         return f"{100 * v:.1f}%"
     return f"{v:,.3f}" if isinstance(v, float) else f"{v:,}"
 
@@ -78,9 +90,11 @@ def render_compare(console: Console, rows: list[dict]) -> None:
     t = Table(title="Measured vs simulated", title_justify="left")
     for col in ("task / group", "", "measured", "simulated"):
         t.add_column(col, justify="left" if col in ("task / group", "") else "right")
-    labels = {"jobs": "jobs", "deadline_misses": "deadline misses", "response_ms_mean": "response mean (ms)", "response_ms_max": "response max (ms)", "throttled_share": "time stopped"}
-    for r in rows:
-        t.add_row(r["name"], labels[r["what"]], _cell(r["what"], r["measured"]), _cell(r["what"], r["simulated"]))
+    for i, r in enumerate(rows):
+        first = i == 0 or (rows[i - 1]["kind"], rows[i - 1]["name"]) != (r["kind"], r["name"])
+        last = i == len(rows) - 1 or (rows[i + 1]["kind"], rows[i + 1]["name"]) != (r["kind"], r["name"])
+        name = (f"group {r['name']}" if r["kind"] == "group" else r["name"]) if first else ""
+        t.add_row(name, COMPARE_LABELS[r["what"]][0], _cell(r["what"], r["measured"]), _cell(r["what"], r["simulated"]), end_section=last)
     console.print(t)
     if not any(r["kind"] == "task" for r in rows):
         console.print("  no task wrote job records: run tasks as `criticore load --file F --task T` to compare jobs")

@@ -61,6 +61,7 @@ pub fn run<S: Scheduler>(
         bandwidth: vec![vec![0.0; bins]; if bin_ns.is_some() { m } else { 0 }],
         regulator_intervals: Vec::new(),
         regulator_report: None,
+        regulator_entities: Vec::new(),
     };
     let mut now = 0u64;
     let mut stalled_steps = 0u32;
@@ -289,6 +290,7 @@ pub fn run<S: Scheduler>(
     if reg_active {
         result.regulator_intervals = regulator.finish(end);
         result.regulator_report = regulator.report();
+        result.regulator_entities = regulator.entities(end);
     }
     result
 }

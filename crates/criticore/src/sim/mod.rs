@@ -157,6 +157,8 @@ pub struct SimResult {
     /// Stalled / overload / suspended / depleted spans.
     pub regulator_intervals: Vec<regulate::Interval>,
     pub regulator_report: Option<serde_json::Value>,
+    /// Per regulated entity, its whole periods and time held.
+    pub regulator_entities: Vec<regulate::EntityTotals>,
 }
 
 impl SimResult {

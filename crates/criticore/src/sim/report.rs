@@ -62,6 +62,10 @@ pub struct RegulationReport {
     pub states: Vec<StateTotals>,
     /// Regulator-specific results (the monitor's parallelism).
     pub details: Option<serde_json::Value>,
+    /// Per regulated entity (MemGuard group or core, MCTI core, MRS server),
+    /// numbered as the runtime's groups; empty for the monitor.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub entities: Vec<crate::sim::regulate::EntityTotals>,
 }
 
 fn merge(into: &mut Stats, s: &Stats) {
@@ -113,7 +117,7 @@ pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
         merge(per_level.entry(t.level.clone()).or_default(), &t.stats);
         merge(&mut total, &t.stats);
     }
-    let regulation = (!result.regulator_intervals.is_empty() || result.regulator_report.is_some()).then(|| {
+    let regulation = (!result.regulator_intervals.is_empty() || result.regulator_report.is_some() || !result.regulator_entities.is_empty()).then(|| {
         let mut totals: BTreeMap<(&str, u32), (u64, u64)> = BTreeMap::new();
         for i in &result.regulator_intervals {
             let e = totals.entry((i.state, i.core)).or_default();
@@ -126,6 +130,7 @@ pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
                 .map(|((state, index), (intervals, total_ns))| StateTotals { state: state.to_string(), index, intervals, total_ns })
                 .collect(),
             details: result.regulator_report.clone(),
+            entities: result.regulator_entities.clone(),
         }
     });
     SimReport {

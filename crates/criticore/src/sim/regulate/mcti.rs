@@ -3,7 +3,7 @@
 //! `regulate::mcti`, per core.
 
 use super::memguard::Memguard;
-use super::{CoreView, Interval, Regulator};
+use super::{CoreView, EntityTotals, Interval, Regulator};
 use crate::model::Regulation;
 use crate::regulate::mcti::MctiRules;
 
@@ -63,6 +63,7 @@ impl Regulator for Mcti {
             };
             self.guard.log.set(c, state, now);
         }
+        self.guard.note_held(now);
     }
 
     fn set_flows(&mut self, now: u64, requests_per_ns: &[f64]) {
@@ -79,5 +80,9 @@ impl Regulator for Mcti {
 
     fn finish(&mut self, end: u64) -> Vec<Interval> {
         self.guard.finish(end)
+    }
+
+    fn entities(&mut self, end: u64) -> Vec<EntityTotals> {
+        self.guard.entities(end)
     }
 }

@@ -74,6 +74,71 @@ pub trait Regulator {
     fn finish(&mut self, _end: u64) -> Vec<Interval> {
         Vec::new()
     }
+    /// Per regulated entity, its totals at the end (none for a regulator
+    /// without budgets).
+    fn entities(&mut self, _end: u64) -> Vec<EntityTotals> {
+        Vec::new()
+    }
+}
+
+/// One regulated entity over a run: what `criticore regulate` logs per group
+/// and period, summed, so that a real run and a simulated one can be set side
+/// by side (`regulate --compare-sim`). Entities are numbered as the runtime's
+/// groups: MemGuard's groups in file order (else its cores), MCTI's cores,
+/// MRS's servers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct EntityTotals {
+    /// Whole periods (the one running at the end is left out, as in the
+    /// runtime's per-group summary).
+    pub periods: u64,
+    /// Of those, the periods in which its budget ran out.
+    pub exhausted_periods: u64,
+    /// Memory requests charged to it in those periods.
+    pub used: f64,
+    /// Time held over the whole run: a core of it stalled (MemGuard, MCTI),
+    /// or, for an MRS server, not holding a core.
+    pub stopped_ns: u64,
+}
+
+impl EntityTotals {
+    /// A period of the entity ends with `used` requests charged.
+    pub fn period_ended(&mut self, used: f64, exhausted: bool) {
+        self.periods += 1;
+        self.used += used;
+        self.exhausted_periods += u64::from(exhausted);
+    }
+}
+
+/// Time each entity is held, as totals (an [`IntervalLog`] keeps every span).
+#[derive(Debug, Clone, Default)]
+pub struct HeldTime {
+    since: Vec<Option<u64>>,
+    total_ns: Vec<u64>,
+}
+
+impl HeldTime {
+    pub fn new(slots: usize) -> Self {
+        HeldTime { since: vec![None; slots], total_ns: vec![0; slots] }
+    }
+
+    pub fn set(&mut self, k: usize, held: bool, now: u64) {
+        match (self.since[k], held) {
+            (None, true) => self.since[k] = Some(now),
+            (Some(start), false) => {
+                self.total_ns[k] += now - start;
+                self.since[k] = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Close what is held at `end` and write the totals into `totals`.
+    pub fn finish(&mut self, end: u64, totals: &mut [EntityTotals]) {
+        for (k, t) in totals.iter_mut().enumerate() {
+            self.set(k, false, end);
+            t.stopped_ns = self.total_ns[k];
+        }
+    }
 }
 
 /// When a budget of `left` requests runs out at `requests_per_ns`, from `now`:

@@ -3,7 +3,7 @@
 //! 4, 5); a depleted server is handed to the scheduler, which suspends it
 //! and discards its CPU budget (rule 5).
 
-use super::{exhaustion_time, CoreView, Interval, IntervalLog, Regulator};
+use super::{exhaustion_time, CoreView, EntityTotals, HeldTime, Interval, IntervalLog, Regulator};
 use crate::model::TaskSystem;
 use crate::regulate::mrs::MrsMemoryRules;
 use crate::sim::job::NONE_U64;
@@ -15,6 +15,12 @@ pub struct Mrs {
     exhaust_at: Vec<u64>,
     depleted: Vec<u32>,
     log: IntervalLog,
+    /// Per server: requests charged and depleted in its current period, its
+    /// whole periods, and its time without a core.
+    period_used: Vec<f64>,
+    period_depleted: Vec<bool>,
+    totals: Vec<EntityTotals>,
+    held: HeldTime,
 }
 
 impl Mrs {
@@ -26,6 +32,10 @@ impl Mrs {
             exhaust_at: vec![NONE_U64; system.platform.cores],
             depleted: Vec::new(),
             log: IntervalLog::new(servers.len()),
+            period_used: vec![0.0; servers.len()],
+            period_depleted: vec![false; servers.len()],
+            totals: vec![EntityTotals::default(); servers.len()],
+            held: HeldTime::new(servers.len()),
         }
     }
 }
@@ -44,6 +54,7 @@ impl Regulator for Mrs {
                 let n = (requests_per_ns[c] * dt).min(self.rules.left(s));
                 if n < self.rules.left(s) {
                     self.rules.charge(s, n);
+                    self.period_used[s] += n;
                 }
             }
         }
@@ -55,23 +66,32 @@ impl Regulator for Mrs {
             if self.exhaust_at[c] <= now {
                 self.exhaust_at[c] = NONE_U64;
                 if let Some(s) = self.holder[c] {
+                    let left = self.rules.left(s as usize);
                     if self.rules.deplete(s as usize) {
+                        self.period_used[s as usize] += left;
+                        self.period_depleted[s as usize] = true;
                         self.depleted.push(s); // rule 5
                         self.log.set(s as usize, Some("depleted"), now);
                     }
                 }
             }
         }
-        let (depleted, log) = (&mut self.depleted, &mut self.log);
+        let (depleted, log, totals) = (&mut self.depleted, &mut self.log, &mut self.totals);
+        let (used, depleted_in_period) = (&mut self.period_used, &mut self.period_depleted);
         self.rules.replenish_due(now, |s| {
             depleted.retain(|&d| d as usize != s);
             log.set(s, None, now);
+            totals[s].period_ended(std::mem::take(&mut used[s]), std::mem::take(&mut depleted_in_period[s]));
         });
     }
 
-    fn update(&mut self, _now: u64, cores: &[CoreView]) {
+    fn update(&mut self, now: u64, cores: &[CoreView]) {
         for (h, c) in self.holder.iter_mut().zip(cores) {
             *h = c.server;
+        }
+        for s in 0..self.totals.len() {
+            let holds = self.holder.contains(&Some(s as u32));
+            self.held.set(s, !holds, now);
         }
     }
 
@@ -93,6 +113,11 @@ impl Regulator for Mrs {
 
     fn finish(&mut self, end: u64) -> Vec<Interval> {
         self.log.finish(end)
+    }
+
+    fn entities(&mut self, end: u64) -> Vec<EntityTotals> {
+        self.held.finish(end, &mut self.totals);
+        self.totals.clone()
     }
 }
 
@@ -120,5 +145,13 @@ mod tests {
         // 1 request/µs of work; the task runs at rate 1 (1000/ms × 15.84 ns ≪ 1).
         assert_eq!(requests(10_000), 100_000);
         assert!(requests(9_999) < 100_000);
+        // Half the demand: depleted after about 5 ms of every period, then
+        // suspended without a core until the next (rule 5).
+        let system = crate::parse_task_system(&text(5_000), crate::Format::Toml, "t.toml").unwrap();
+        let e = simulate(&system, SchedulerKind::Servers, &SimConfig::new(100_000_000)).unwrap().regulator_entities;
+        assert_eq!(e.len(), 1);
+        assert_eq!((e[0].periods, e[0].exhausted_periods), (9, 9), "{e:?}");
+        assert!((e[0].used - 45_000.0).abs() < 1e-6, "{e:?}");
+        assert!(e[0].stopped_ns.abs_diff(50_000_000) < 100_000, "{e:?}");
     }
 }
