@@ -113,6 +113,8 @@ struct criticore_page {
     CRITICORE_ATOMIC(uint32_t) flags;         /* CRITICORE_FLAG_* */
     CRITICORE_ATOMIC(uint64_t) event_head;    /* events written so far */
     struct criticore_event ring[CRITICORE_RING]; /* slot = index % 128 */
+    CRITICORE_ATOMIC(uint64_t) origin_ns;     /* common start: the reader's time 0 (0 = held, UINT64_MAX = none) */
+    CRITICORE_ATOMIC(uint64_t) ready_ns;      /* common start: 0 = not taking part, 1 = setting up, else ready since */
 };
 
 #define CRITICORE_AT(field, off) \
@@ -129,12 +131,14 @@ CRITICORE_AT(writer_pid, 48);
 CRITICORE_AT(flags, 52);
 CRITICORE_AT(event_head, 56);
 CRITICORE_AT(ring, 64);
+CRITICORE_AT(origin_ns, 64 + CRITICORE_RING * 24);
+CRITICORE_AT(ready_ns, 72 + CRITICORE_RING * 24);
 #undef CRITICORE_AT
 CRITICORE_STATIC_ASSERT(offsetof(struct criticore_event, t_ns) == 8, "counter_page.rs layout v1: event t_ns");
 CRITICORE_STATIC_ASSERT(offsetof(struct criticore_event, kind) == 16, "counter_page.rs layout v1: event kind");
 CRITICORE_STATIC_ASSERT(offsetof(struct criticore_event, arg) == 20, "counter_page.rs layout v1: event arg");
 CRITICORE_STATIC_ASSERT(sizeof(struct criticore_event) == 24, "counter_page.rs layout v1: event size");
-CRITICORE_STATIC_ASSERT(sizeof(struct criticore_page) == 64 + CRITICORE_RING * 24, "counter_page.rs layout v1: size");
+CRITICORE_STATIC_ASSERT(sizeof(struct criticore_page) == 80 + CRITICORE_RING * 24, "counter_page.rs layout v1: size");
 CRITICORE_STATIC_ASSERT(sizeof(struct criticore_page) <= CRITICORE_PAGE_BYTES, "counter_page.rs layout v1: fits a page");
 
 /* This translation unit's page; NULL when not attached (every call a no-op). */

@@ -74,6 +74,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     one_line(subprocess.run([*CLI, "load", "--duration", "10ms", "--log", str(existing)], capture_output=True, text=True, timeout=60), "--log")
     assert existing.read_text() == "keep"
     one_line(subprocess.run([*CLI, "load", "--duration", "10ms", "--count", "bogus"], capture_output=True, text=True, timeout=60), "--count", "bogus")
+    one_line(subprocess.run([*CLI, "load", "--duration", "10ms", "--pattern", "zigzag"], capture_output=True, text=True, timeout=60), "--pattern", "zigzag")
+    one_line(subprocess.run([*CLI, "load", "--duration", "10ms", "--pattern", "random", "--fresh-pages"], capture_output=True, text=True, timeout=60), "--pattern", "fresh pages")
 
 
 def test_kernel_counts_beside_the_loops_own():

@@ -84,8 +84,15 @@ def test_four_loads_each_hold_their_budget_within_5_percent(tmp_path, counter):
         assert group["overshoot_max"] == int(over.max())
     assert re.search(r"counter page .*\(writer pid \d+\)|perf sw:page-faults", summary["counter"]), summary["counter"]
     # A group is stopped at most once per period; no period is throttled for longer
-    # than the period (a u64 underflow once logged 2^64 ns).
-    assert int(cols["throttled_ns"].max()) <= 1_000_000 + 1_000_000
+    # than it lasted, from its start to the next one's (a u64 underflow once
+    # logged 2^64 ns). A period lasts longer than 1 ms when the regulator wakes
+    # late (the host is shared), so its own length is the bound, not 1 ms.
+    for g in range(len(summary["per_group"])):
+        m = cols["group"] == g
+        lasted = np.diff(cols["start_ns"][m].astype(np.int64))
+        throttled = cols["throttled_ns"][m][:-1].astype(np.int64)
+        assert (throttled <= lasted).all(), f"group {g}: stopped {throttled.max()} ns in a period of {lasted[throttled.argmax()]} ns"
+        assert int(cols["throttled_ns"][m][-1]) < 10**9
     # About one overflow signal per group and period (arming at the budget left).
     # A counter copy firing on its own period (a storm of one signal per count,
     # counter/perf.rs "Per-task counters and threads") shows as many more.

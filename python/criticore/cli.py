@@ -365,6 +365,7 @@ def load(
     buffer: str = typer.Option(None, "--buffer", help="Buffer size, e.g. 128MiB (default: 4x the LLC, at least 64MiB)."),
     interval: str = typer.Option("1ms", "--interval", help="Report interval for the achieved bandwidth."),
     fresh_pages: bool = typer.Option(False, "--fresh-pages", help="Drop the buffer's pages at every pass, so each page faults again (a kernel-counted memory event)."),
+    pattern: str = typer.Option("stream", "--pattern", help="Walk the buffer in address order (stream) or in a fixed random order, each line once per pass (random)."),
     count: str = typer.Option("auto", "--count", help="Also count a perf event over the run: auto (LLC misses, reads and write-backs, where there is a PMU), none, or an event such as raw:0x17,0x18 or sw:page-faults."),
     log: Path = typer.Option(None, "--log", help="Write the per-interval bandwidth (.parquet or .csv)."),
     sweep: bool = typer.Option(False, "--sweep", help="Instead: bandwidth over the reads x delay grid (Fig. 5) and loaded latency against 0-3 loads."),
@@ -419,6 +420,7 @@ def load(
                 buffer_bytes=parse(_core.size_bytes, buffer, "--buffer") if buffer else None,
                 interval_ns=_duration(interval, "--interval", where),
                 fresh_pages=fresh_pages,
+                pattern=pattern,
                 count=count,
                 on_progress=progress,
             )

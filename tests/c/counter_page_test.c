@@ -34,6 +34,8 @@ static void layout(void) {
     FIELD(criticore_page, flags);
     FIELD(criticore_page, event_head);
     FIELD(criticore_page, ring);
+    FIELD(criticore_page, origin_ns);
+    FIELD(criticore_page, ready_ns);
     FIELD(criticore_event, seq);
     FIELD(criticore_event, t_ns);
     FIELD(criticore_event, kind);

@@ -13,7 +13,8 @@ use std::sync::atomic::Ordering;
 
 /// Run the microbenchmark of blin-bandwidth-monitor §3.1 in this thread.
 /// `options`: reads (0-10), delay, bandwidth (bytes/s, paced), duration_ns,
-/// buffer_bytes, line_bytes, interval_ns, fresh_pages, cpu, count (a perf
+/// buffer_bytes, line_bytes, interval_ns, fresh_pages, pattern (stream or
+/// random), cpu, count (a perf
 /// event counted on this thread over the run: "auto" = LLC misses, reads and
 /// write-backs, where there is a PMU, else nothing; "none"; or an event).
 /// `on_progress(elapsed_ns, lines, last_interval_lines) -> bool` about every
@@ -40,6 +41,11 @@ pub fn load_run<'py>(py: Python<'py>, options: &Bound<'py, PyDict>, on_progress:
         spec.interval_ns = i.extract()?;
     }
     spec.fresh_pages = get("fresh_pages").map(|v| v.extract()).transpose()?.unwrap_or(false);
+    spec.random = match get("pattern").map(|v| v.extract::<String>()).transpose()?.as_deref() {
+        None | Some("stream") => false,
+        Some("random") => true,
+        Some(other) => return Err(option_error("criticore load", "--pattern", format!("unknown access pattern \"{other}\" (expected random or stream)"))),
+    };
     if let Err((field, reason)) = spec.check() {
         return Err(option_error("criticore load", &format!("--{field}"), reason));
     }
@@ -47,7 +53,8 @@ pub fn load_run<'py>(py: Python<'py>, options: &Bound<'py, PyDict>, on_progress:
         let cpu: usize = cpu.extract()?;
         pin_current_thread(&[cpu]).map_err(|e| option_error("criticore load", "--cpu", e))?;
     }
-    let page = match CounterPage::from_env() {
+    // Set-up (buffer, calibration) comes before a held common start.
+    let page = match CounterPage::from_env_waiting() {
         None => None,
         Some(Ok(p)) => Some(p),
         Some(Err(e)) => return Err(option_error("criticore load", "CRITICORE_COUNTER", format!("cannot attach the counter page: {e}"))),
@@ -153,6 +160,7 @@ pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, 
     // Phases: (work, lines, read_nb); the last lasts to the end of the PET.
     let mut plan = Vec::new();
     let mut buffer_bytes = load::LINES_PER_ITERATION as usize * line_bytes;
+    let random = t.memory.as_ref().is_some_and(|m| m.pattern == criticore::model::AccessPattern::Random);
     match &t.memory {
         None => plan.push((pet, 0u64, 0u32)),
         Some(m) => {
@@ -168,7 +176,8 @@ pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, 
     if let Some(cpu) = get("cpu").map(|v| v.extract::<usize>()).transpose()?.or(t.core) {
         pin_current_thread(&[cpu]).map_err(|e| option_error(file, "--cpu", e))?;
     }
-    let page = match CounterPage::from_env() {
+    // Set-up (buffer, calibration) comes before a held common start.
+    let page = match CounterPage::from_env_waiting() {
         None => None,
         Some(Ok(p)) => Some(p),
         Some(Err(e)) => return Err(option_error(file, "CRITICORE_COUNTER", format!("cannot attach the counter page: {e}"))),
@@ -179,13 +188,13 @@ pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, 
     let (deadline_ns, offset_ns) = (t.deadline_ns, t.offset_ns);
     let result = py.allow_threads(|| -> std::io::Result<(Vec<String>, Vec<periodic::JobRecord>)> {
         let _guard = StopOnSignals::install();
-        let mut walker = load::Walker::new(buffer_bytes, line_bytes, false)?;
+        let mut walker = load::Walker::new(buffer_bytes, line_bytes, false, random)?;
         let mut notes = Vec::new();
         let mut cals = std::collections::HashMap::new();
         let mut phases = Vec::new();
         for (i, &(work, lines, read_nb)) in plan.iter().enumerate() {
             let cal = *cals.entry(read_nb).or_insert_with(|| periodic::calibrate(&mut walker, read_nb));
-            let w = periodic::phase_work(work, lines, read_nb, &cal);
+            let w = periodic::fit_phase(&mut walker, work, lines, read_nb, &cal);
             let alone = w.iterations as f64 * cal.ns_per_iteration;
             if w.iterations > 0 && w.delay_nb == 0 && alone > work as f64 * 1.02 {
                 notes.push(format!("phase {i}: {lines} line accesses take {:.0} µs alone here, more than its {:.0} µs of work", alone / 1e3, work as f64 / 1e3));

@@ -25,16 +25,7 @@ pub struct LoadedLatency {
 /// algorithm: one cycle through every line), as the index of the next line
 /// stored in each line's first word.
 fn ring(lines: usize, words_per_line: usize, seed: u64) -> Vec<u64> {
-    let mut order: Vec<usize> = (0..lines).collect();
-    let mut x = seed | 1;
-    for i in (1..lines).rev() {
-        // xorshift64*: a cheap, fixed sequence (no dependency for a benchmark's shuffle).
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        let j = (x.wrapping_mul(0x2545_F491_4F6C_DD1D) % i as u64) as usize;
-        order.swap(i, j);
-    }
+    let order = load::permutation(lines, seed, true);
     let mut buf = vec![0u64; lines * words_per_line];
     for k in 0..lines {
         let (from, to) = (order[k], order[(k + 1) % lines]);

@@ -29,6 +29,8 @@
 //! | 52 | u32 | flags: bit 0 = also signal at every job end |
 //! | 56 | u64 | event_head: events written so far |
 //! | 64 | 128 × event | the event ring, slot = index % 128 |
+//! | 3136 | u64 | origin_ns: the run's time 0, written by the reader (0 = not yet, u64::MAX = no common start) |
+//! | 3144 | u64 | ready_ns: 0 = the program will not wait, 1 = it is setting up and will, else when it got ready |
 //!
 //! An event is 24 bytes: u64 seq (index + 1, written last), u64 t_ns
 //! (CLOCK_MONOTONIC), u32 kind (1 job begin, 2 job end, 3 phase), u32 arg
@@ -37,6 +39,13 @@
 //!
 //! The signal's value (`si_value.sival_ptr`) is `cookie << 1 | 0` for an
 //! overflow and `cookie << 1 | 1` for a job end.
+//!
+//! Common start (like rt-app's): a reader that wants every program's first
+//! job released at one time 0 holds the start (`origin_ns` = 0) before it
+//! launches them. A program that takes part says so as it attaches
+//! ([`CounterPage::from_env_waiting`]), sets itself up (buffers, calibration), then
+//! waits in [`CounterPage::wait_start`] until the reader writes the origin,
+//! which it does once every such program is ready.
 
 use std::fs::OpenOptions;
 use std::io;
@@ -51,6 +60,10 @@ pub const RING: usize = 128;
 pub const ENV: &str = "CRITICORE_COUNTER";
 pub const OFF: u64 = u64::MAX;
 pub const FLAG_NOTIFY_JOB_END: u32 = 1;
+/// `ready_ns`: the program is setting up and will wait for the origin.
+pub const SETTING_UP: u64 = 1;
+/// How long a program waits for a held start before it starts alone.
+pub const START_WAIT_NS: u64 = 120_000_000_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u32)]
@@ -100,9 +113,11 @@ struct Layout {
     flags: AtomicU32,
     event_head: AtomicU64,
     ring: [Slot; RING],
+    origin_ns: AtomicU64,
+    ready_ns: AtomicU64,
 }
 
-const _: () = assert!(std::mem::size_of::<Layout>() == 64 + RING * 24);
+const _: () = assert!(std::mem::size_of::<Layout>() == 64 + RING * 24 + 16);
 const _: () = assert!(std::mem::size_of::<Layout>() <= PAGE_BYTES);
 
 /// One mapped counter page. Both sides use this type: the program through
@@ -132,6 +147,7 @@ impl CounterPage {
         let l = page.layout();
         l.version.store(VERSION, Ordering::Relaxed);
         l.notify_at.store(OFF, Ordering::Relaxed);
+        l.origin_ns.store(OFF, Ordering::Relaxed);
         l.magic.store(MAGIC, Ordering::Release);
         Ok(page)
     }
@@ -152,9 +168,23 @@ impl CounterPage {
 
     /// The page named by `CRITICORE_COUNTER`, if set.
     pub fn from_env() -> Option<io::Result<Self>> {
+        Self::attach_env(false)
+    }
+
+    /// As [`CounterPage::from_env`], for a program that will also wait for a
+    /// held common start ([`CounterPage::wait_start`]) once it is set up.
+    pub fn from_env_waiting() -> Option<io::Result<Self>> {
+        Self::attach_env(true)
+    }
+
+    fn attach_env(waiting: bool) -> Option<io::Result<Self>> {
         std::env::var_os(ENV).map(|p| {
             let page = Self::open(Path::new(&p))?;
-            page.layout().writer_pid.store(std::process::id() as i32, Ordering::Relaxed);
+            if waiting {
+                page.will_start();
+            }
+            // Release: a reader that sees the writer also sees that it will wait.
+            page.layout().writer_pid.store(std::process::id() as i32, Ordering::Release);
             Ok(page)
         })
     }
@@ -235,7 +265,56 @@ impl CounterPage {
         }
     }
 
+    /// The program will wait for the common start (before it names itself the writer).
+    fn will_start(&self) {
+        let l = self.layout();
+        if l.origin_ns.load(Ordering::Acquire) != OFF {
+            l.ready_ns.store(SETTING_UP, Ordering::Release);
+        }
+    }
+
+    /// The program is set up: say so and wait for the reader's origin (its
+    /// time 0 on CLOCK_MONOTONIC). None when no start is held, when `stop`
+    /// is set, when the parent (the reader that launched us) ends, or after
+    /// [`START_WAIT_NS`]: start now.
+    pub fn wait_start(&self, stop: &std::sync::atomic::AtomicBool) -> Option<u64> {
+        let l = self.layout();
+        if l.origin_ns.load(Ordering::Acquire) == OFF {
+            return None;
+        }
+        let t0 = now_ns();
+        let parent = unsafe { libc::getppid() };
+        l.ready_ns.store(t0.max(SETTING_UP + 1), Ordering::Release);
+        loop {
+            match l.origin_ns.load(Ordering::Acquire) {
+                OFF => return None,
+                0 => {}
+                origin => return Some(origin),
+            }
+            // The reader launched us: if it is gone, nobody will write the origin.
+            if stop.load(Ordering::Relaxed) || now_ns() - t0 > START_WAIT_NS || unsafe { libc::getppid() } != parent {
+                return None;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+    }
+
     // ---- the reader's side ----
+
+    /// Hold the program's start until [`CounterPage::release_start`] (before launching it).
+    pub fn hold_start(&self) {
+        self.layout().origin_ns.store(0, Ordering::Release);
+    }
+
+    /// Start the programs that wait: their time 0 is `origin_ns`.
+    pub fn release_start(&self, origin_ns: u64) {
+        self.layout().origin_ns.store(origin_ns.max(1), Ordering::Release);
+    }
+
+    /// 0: the program did not say it will wait; [`SETTING_UP`]: it will; else when it got ready.
+    pub fn ready_ns(&self) -> u64 {
+        self.layout().ready_ns.load(Ordering::Acquire)
+    }
 
     /// Cumulative (reads, writes).
     pub fn counts(&self) -> (u64, u64) {
@@ -263,7 +342,7 @@ impl CounterPage {
     }
 
     pub fn writer_pid(&self) -> i32 {
-        self.layout().writer_pid.load(Ordering::Relaxed)
+        self.layout().writer_pid.load(Ordering::Acquire)
     }
 
     pub fn event_head(&self) -> u64 {
@@ -370,6 +449,37 @@ mod tests {
         // Crossing disarms (no pid to signal: nothing is sent).
         writer.count(1, 0);
         assert!(!reader.arm(None));
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn a_held_start_releases_the_program_at_the_readers_origin() {
+        let path = temp_page("d");
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        // Not held: the program starts at once and says nothing.
+        let reader = CounterPage::create(&path).unwrap();
+        let writer = CounterPage::open(&path).unwrap();
+        writer.will_start();
+        assert_eq!((writer.wait_start(&stop), reader.ready_ns()), (None, 0));
+        // Held: setting up, then ready and waiting until the origin is written.
+        reader.hold_start();
+        writer.will_start();
+        assert_eq!(reader.ready_ns(), SETTING_UP);
+        let got = std::thread::scope(|s| {
+            let h = s.spawn(|| writer.wait_start(&stop));
+            while reader.ready_ns() == SETTING_UP {
+                std::thread::yield_now();
+            }
+            assert!(!h.is_finished(), "returned before the origin was written");
+            reader.release_start(12_345);
+            h.join().unwrap()
+        });
+        assert_eq!(got, Some(12_345));
+        assert!(reader.ready_ns() > SETTING_UP);
+        // A stop while waiting ends the wait.
+        reader.hold_start();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(writer.wait_start(&stop), None);
         std::fs::remove_file(&path).unwrap();
     }
 

@@ -79,6 +79,9 @@ pub struct LoadSpec {
     pub fresh_pages: bool,
     /// Publish to the counter page after this many lines.
     pub publish_lines: u64,
+    /// Visit the lines in a random order (each once per pass, like the µB
+    /// task of mc2-hardware-management §4.1) instead of in address order.
+    pub random: bool,
 }
 
 impl LoadSpec {
@@ -95,6 +98,7 @@ impl LoadSpec {
             duration_ns: None,
             fresh_pages: false,
             publish_lines: 64,
+            random: false,
         }
     }
 
@@ -116,6 +120,12 @@ impl LoadSpec {
         }
         if self.interval_ns == 0 {
             return Err(("interval", "the report interval must be positive".into()));
+        }
+        if self.random && self.fresh_pages {
+            return Err(("pattern", "fresh pages are dropped in address order, so they need the stream pattern".into()));
+        }
+        if self.buffer_bytes / self.line_bytes > u32::MAX as usize {
+            return Err(("buffer", format!("at most {} lines", u32::MAX)));
         }
         Ok(())
     }
@@ -204,12 +214,16 @@ pub fn run(spec: &LoadSpec, page: Option<&CounterPage>, stop: &AtomicBool, mut o
     if let Err((field, reason)) = spec.check() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{field}: {reason}")));
     }
-    let mut walker = Walker::new(spec.buffer_bytes, spec.line_bytes, spec.fresh_pages)?;
+    let mut walker = Walker::new(spec.buffer_bytes, spec.line_bytes, spec.fresh_pages, spec.random)?;
     let per_iteration = LINES_PER_ITERATION as usize;
     // ns per line at the target rate (paced mode).
     let pace_ns_per_line = spec.pace_bytes_per_s.map(|b| spec.line_bytes as f64 * 1e9 / b);
 
     let mut report = LoadReport::default();
+    // A held common start (counter_page.rs): begin with the others, set up.
+    if let Some(p) = page {
+        p.wait_start(stop);
+    }
     let start = now_ns();
     let end = spec.duration_ns.map(|d| start + d).unwrap_or(u64::MAX);
     let mut interval = Interval { start_ns: 0, reads: 0, writes: 0 };
@@ -307,11 +321,34 @@ pub struct Walker {
     chunk_start: usize,
     /// Passes over the whole buffer completed (Fig. 4's outer loop).
     pub passes: u64,
+    /// Random pattern: the line visited at each position of a pass.
+    order: Option<Box<[u32]>>,
+}
+
+/// A random permutation of `0..n` (Fisher-Yates, or Sattolo's algorithm when
+/// `one_cycle`: following i -> order[i] then visits every index once).
+pub(crate) fn permutation(n: usize, seed: u64, one_cycle: bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut x = seed | 1;
+    for i in (1..n).rev() {
+        // xorshift64*: a cheap, fixed sequence (no dependency for a benchmark's shuffle).
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        let r = x.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        let j = if one_cycle { r % i as u64 } else { r % (i as u64 + 1) } as usize;
+        order.swap(i, j);
+    }
+    order
 }
 
 impl Walker {
-    pub fn new(buffer_bytes: usize, line_bytes: usize, fresh_pages: bool) -> io::Result<Walker> {
+    /// `random`: visit the lines in a fixed random order (the same every
+    /// pass, so a pass still touches each line once); not with `fresh_pages`.
+    pub fn new(buffer_bytes: usize, line_bytes: usize, fresh_pages: bool, random: bool) -> io::Result<Walker> {
         let chunk_lines = (DROP_CHUNK_BYTES / line_bytes).max(1);
+        let lines = buffer_bytes / line_bytes;
+        let order = random.then(|| permutation(lines, 0x9E37_79B9_7F4A_7C15, false).into_iter().map(|l| l as u32).collect());
         Ok(Walker {
             buffer: Buffer::new(buffer_bytes, fresh_pages)?,
             words_per_line: line_bytes / 8,
@@ -323,6 +360,7 @@ impl Walker {
             drop_at: chunk_lines,
             chunk_start: 0,
             passes: 0,
+            order,
         })
     }
 
@@ -347,9 +385,15 @@ impl Walker {
         }
         let words = self.words_per_line;
         let mut sink = self.sink;
+        let order = self.order.as_deref();
+        // The line at position `pos` of a pass: in address order, or the random order's.
+        let at = |pos: usize| match order {
+            None => pos,
+            Some(o) => unsafe { *o.get_unchecked(pos) as usize },
+        };
         // Fig. 4 write_loop: write_nb whole lines.
         for _ in 0..write_nb {
-            let line = unsafe { self.buffer.ptr.add(self.pos * words) };
+            let line = unsafe { self.buffer.ptr.add(at(self.pos) * words) };
             for w in 0..words {
                 unsafe { line.add(w).write_volatile(sink) };
             }
@@ -357,7 +401,7 @@ impl Walker {
         }
         // Fig. 4 read_loop: read_nb whole lines.
         for _ in 0..read_nb {
-            let line = unsafe { self.buffer.ptr.add(self.pos * words) };
+            let line = unsafe { self.buffer.ptr.add(at(self.pos) * words) };
             for w in 0..words {
                 sink ^= unsafe { line.add(w).read_volatile() };
             }
@@ -474,6 +518,45 @@ mod tests {
         let stop = AtomicBool::new(true);
         let r = run(&spec, None, &stop, |_| {}).unwrap();
         assert!(r.stopped);
+    }
+
+    #[test]
+    fn permutations_visit_every_line_once() {
+        let n = 1_000;
+        let p = permutation(n, 7, false);
+        let mut sorted = p.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..n).collect::<Vec<_>>());
+        assert_ne!(p, sorted, "a shuffle, not address order");
+        assert_eq!(p, permutation(n, 7, false), "the same order every time");
+        // Sattolo's variant: i -> order[i] is one cycle through all n.
+        let c = permutation(n, 7, true);
+        let (mut at, mut steps) = (c[0], 1);
+        while at != 0 {
+            at = c[at];
+            steps += 1;
+        }
+        assert_eq!(steps, n);
+    }
+
+    #[test]
+    fn a_random_walk_is_a_permutation_of_the_buffers_lines_per_pass() {
+        let lines = 4_096;
+        let mut w = Walker::new(lines * 64, 64, false, true).unwrap();
+        let order: Vec<u32> = w.order.as_deref().unwrap().to_vec();
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..lines as u32).collect::<Vec<_>>());
+        // One pass is lines / 10 iterations of 10 lines (the last partial one wraps).
+        for _ in 0..lines / 10 {
+            w.iteration(3, 7, 0);
+        }
+        assert_eq!(w.passes, 0);
+        w.iteration(3, 7, 0);
+        assert_eq!(w.passes, 1);
+        // Fresh pages are dropped in address order: not with a random walk.
+        let spec = LoadSpec { random: true, fresh_pages: true, ..small(0) };
+        assert_eq!(spec.check().unwrap_err().0, "pattern");
     }
 
     #[test]

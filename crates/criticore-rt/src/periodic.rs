@@ -8,12 +8,14 @@
 //! A phase of `work` ns at `accesses_per_ms` and `read_fraction` becomes
 //! `lines = accesses_per_ms × work / 1 ms` line accesses, `read_fraction × 10`
 //! of every 10 lines read, and a delay loop sized so that the phase takes
-//! `work` alone on this machine (calibrated at start). If its lines alone
+//! `work` alone on this machine (calibrated at start, then measured with its
+//! delay and corrected: `fit_phase`). If its lines alone
 //! take longer than `work`, the delay is 0 and the phase runs longer than the
 //! file says (reported). A task without a memory profile spins for its PET.
-//! Every line is walked in order over the task's working set: the hardware
-//! prefetchers help a sequential walk, so a `random` pattern is not
-//! reproduced.
+//! The lines are walked over the task's working set in address order
+//! (`stream`: the hardware prefetchers help) or in a fixed random order
+//! (`random`: each line once per pass, like the µB task of
+//! mc2-hardware-management §4.1), as its memory profile's pattern says.
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -68,16 +70,19 @@ pub struct Calibration {
 }
 
 pub fn calibrate(walker: &mut Walker, read_nb: u32) -> Calibration {
-    // The least of several trials: the cost undisturbed by preemption, so a
-    // job alone takes its PET and interference shows as a longer job.
+    // The least of several trials, each in this thread's CPU time: the cost
+    // undisturbed by preemption or by a server's stops (a task calibrates
+    // inside its server, often stopped mid-trial), so a job alone takes its
+    // PET and interference shows as a longer job.
+    let cpu_ns = crate::regulator::thread_cpu_ns;
     let best = |walker: &mut Walker, write_nb: u32, read_nb: u32, delay: u64, n: u64| {
         (0..7)
             .map(|_| {
-                let t = now_ns();
+                let t = cpu_ns();
                 for _ in 0..n {
                     walker.iteration(write_nb, read_nb, delay);
                 }
-                (now_ns() - t) as f64 / n as f64
+                (cpu_ns() - t) as f64 / n as f64
             })
             .fold(f64::INFINITY, f64::min)
     };
@@ -97,6 +102,49 @@ pub fn phase_work(work_ns: u64, lines: u64, read_nb: u32, cal: &Calibration) -> 
     PhaseWork { iterations, read_nb, delay_nb: (spare / cal.ns_per_delay).max(0.0) as u64, work_ns }
 }
 
+/// Size a phase by measuring it: start from [`phase_work`], then run the
+/// phase's own iterations (its delay included) and correct the delay until
+/// one iteration costs `work / iterations` within 2%. The calibration's
+/// iterations run back to back, so a random walk overlaps their misses; with
+/// the delay loop after each iteration (it depends on the lines read, as in
+/// Fig. 4) they cannot, and the phase alone would run long.
+pub fn fit_phase(walker: &mut Walker, work_ns: u64, lines: u64, read_nb: u32, cal: &Calibration) -> PhaseWork {
+    let mut w = phase_work(work_ns, lines, read_nb, cal);
+    if w.iterations == 0 || w.delay_nb == 0 {
+        return w;
+    }
+    let target = work_ns as f64 / w.iterations as f64;
+    let n = w.iterations.clamp(1, 10_000);
+    for _ in 0..6 {
+        let cost = per_iteration_ns(walker, LINES_PER_ITERATION - read_nb, read_nb, w.delay_nb, n);
+        let error = cost - target;
+        if error.abs() <= 0.02 * target {
+            break;
+        }
+        w.delay_nb = (w.delay_nb as f64 - error / cal.ns_per_delay).max(0.0) as u64;
+        if w.delay_nb == 0 {
+            break;
+        }
+    }
+    w
+}
+
+/// CPU ns per iteration of `n` iterations: the median of 5 trials (a trial
+/// in this thread's CPU time, so preemption and stops do not count).
+fn per_iteration_ns(walker: &mut Walker, write_nb: u32, read_nb: u32, delay_nb: u64, n: u64) -> f64 {
+    let mut trials: Vec<f64> = (0..5)
+        .map(|_| {
+            let t = crate::regulator::thread_cpu_ns();
+            for _ in 0..n {
+                walker.iteration(write_nb, read_nb, delay_nb);
+            }
+            (crate::regulator::thread_cpu_ns() - t) as f64 / n as f64
+        })
+        .collect();
+    trials.sort_by(f64::total_cmp);
+    trials[2]
+}
+
 fn sleep_until(t: u64) {
     let ts = libc::timespec { tv_sec: (t / 1_000_000_000) as i64, tv_nsec: (t % 1_000_000_000) as i64 };
     // SAFETY: plain absolute sleep on CLOCK_MONOTONIC; EINTR just returns early.
@@ -104,8 +152,10 @@ fn sleep_until(t: u64) {
 }
 
 /// Run jobs until the count, the duration or `stop`; `on_job` sees each record.
+/// Time 0 (the first release less the offset) is the reader's common start
+/// when it holds one (counter_page.rs), else now.
 pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>, stop: &AtomicBool, mut on_job: impl FnMut(&JobRecord)) -> io::Result<Vec<JobRecord>> {
-    let t0 = now_ns();
+    let t0 = page.and_then(|p| p.wait_start(stop)).unwrap_or_else(now_ns);
     let end = spec.duration_ns.map_or(u64::MAX, |d| t0 + d);
     let mut records = Vec::new();
     for k in 0u64.. {
@@ -191,7 +241,7 @@ mod tests {
     fn jobs_are_released_periodically_and_marked_on_the_page() {
         let path = std::env::temp_dir().join(format!("criticore-periodic-test-{}", std::process::id()));
         let page = CounterPage::create(&path).unwrap();
-        let mut walker = Walker::new(1 << 20, 64, false).unwrap();
+        let mut walker = Walker::new(1 << 20, 64, false, false).unwrap();
         let spec = PeriodicSpec {
             period_ns: 5_000_000,
             deadline_ns: 5_000_000,

@@ -284,6 +284,87 @@ fn page_of_process(pid: i32) -> Option<PathBuf> {
     env.split(|&b| b == 0).find_map(|kv| kv.strip_prefix(key.as_bytes()).map(|v| PathBuf::from(String::from_utf8_lossy(v).into_owned())))
 }
 
+/// A launched program whose first job waits for the common start.
+struct Starter {
+    /// Index in `Running::launched`.
+    launched: usize,
+    task: String,
+    page: CounterPage,
+    /// A criticore program: it attaches and takes part, so wait until it has
+    /// attached; another program is waited for only once it said it takes part.
+    ours: bool,
+}
+
+/// Longest wait for the launched programs to set up, all together.
+const START_TIMEOUT_NS: u64 = 60_000_000_000;
+
+/// The common start (counter_page.rs), run as the programs are launched: each
+/// program that takes part sets up (interpreter, buffers, calibration) alone,
+/// before the next is launched, while the earlier ones wait for time 0, so no
+/// calibration is measured against another's; then time 0 is written to all.
+struct CommonStart {
+    starters: Vec<Starter>,
+    signals: libc::sigset_t,
+    began_ns: u64,
+    /// SIGINT or SIGTERM came while waiting: launch the rest without waiting.
+    interrupted: bool,
+    timed_out: bool,
+}
+
+impl CommonStart {
+    fn new() -> Self {
+        let mut signals: libc::sigset_t = unsafe { std::mem::zeroed() };
+        unsafe {
+            libc::sigemptyset(&mut signals);
+            libc::sigaddset(&mut signals, libc::SIGINT);
+            libc::sigaddset(&mut signals, libc::SIGTERM);
+        }
+        CommonStart { starters: Vec::new(), signals, began_ns: crate::counter_page::now_ns(), interrupted: false, timed_out: false }
+    }
+
+    /// Wait until every starter is set up or has ended (or the time-out, or a signal).
+    fn wait(&mut self, launched: &mut [Launched], notices: &mut Vec<String>) {
+        use crate::counter_page::SETTING_UP;
+        let _blocked = regulator::Blocked::new(&self.signals);
+        while !(self.interrupted || self.timed_out) {
+            let waiting: Vec<&str> = self
+                .starters
+                .iter()
+                .filter(|s| matches!(launched[s.launched].child.try_wait(), Ok(None)))
+                .filter(|s| s.page.ready_ns() == SETTING_UP || (s.ours && s.page.writer_pid() == 0))
+                .map(|s| s.task.as_str())
+                .collect();
+            if waiting.is_empty() {
+                return;
+            }
+            let now = crate::counter_page::now_ns();
+            if now - self.began_ns > START_TIMEOUT_NS {
+                notices.push(format!("common start: {} not set up after {} s; started without waiting for them", waiting.join(", "), START_TIMEOUT_NS / 1_000_000_000));
+                self.timed_out = true;
+                return;
+            }
+            let got = regulator::wait(&self.signals, now + 2_000_000);
+            if got == libc::SIGINT || got == libc::SIGTERM {
+                self.interrupted = true;
+            }
+        }
+    }
+
+    /// Time 0 for every starter: now.
+    fn release(self, notices: &mut Vec<String>) -> bool {
+        if self.starters.is_empty() {
+            return self.interrupted;
+        }
+        let origin = crate::counter_page::now_ns();
+        for s in &self.starters {
+            s.page.release_start(origin);
+        }
+        let ready = self.starters.iter().filter(|s| s.page.ready_ns() > crate::counter_page::SETTING_UP).count();
+        notices.push(format!("common start: {ready} program(s) set up one after another in {:.1} s, unregulated; their time 0 is the regulation's", (origin - self.began_ns) as f64 / 1e9));
+        self.interrupted
+    }
+}
+
 /// Remove counter pages left by runs that were killed (their pid is gone).
 pub fn remove_stale_pages() {
     let Ok(dir) = std::fs::read_dir("/dev/shm") else { return };
@@ -397,6 +478,7 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     };
     let mut fifo_pids: Vec<(i32, u8)> = Vec::new();
     let mut running = Running { launched: Vec::new(), pages: Vec::new() };
+    let mut gate = CommonStart::new();
     let mut groups: Vec<Group> = Vec::new();
     let mut processes: Vec<Vec<(i32, String)>> = Vec::new();
     let mut attached_pids = Vec::new();
@@ -411,8 +493,9 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
             let task = &system.tasks[t];
             if let Some(argv) = &commands[t] {
                 let page = PathBuf::from(format!("/dev/shm/criticore-{stamp}-{cookie}"));
+                let ours = argv[0] == "criticore";
                 let mut argv = argv.clone();
-                if argv[0] == "criticore" && !options.criticore.is_empty() {
+                if ours && !options.criticore.is_empty() {
                     argv.splice(0..1, options.criticore.iter().cloned());
                 }
                 let mut spec = LaunchSpec::new(argv);
@@ -423,10 +506,14 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
                 if let Some(dir) = &options.job_log_dir {
                     spec.env.push((JOB_LOG_ENV.into(), dir.join(format!("{}.parquet", task.name)).display().to_string()));
                 }
-                if counter == CounterChoice::Shm || mode == RegulationKind::Monitor {
+                // criticore's own programs get a page under any counter: it
+                // carries their job marks and the common start.
+                if counter == CounterChoice::Shm || mode == RegulationKind::Monitor || ours {
                     // The reader creates the page; the program attaches through the environment.
-                    crate::counter_page::CounterPage::create(&page).map_err(|e| err("--counter", format!("{}: {e}", page.display())))?;
+                    let p = CounterPage::create(&page).map_err(|e| err("--counter", format!("{}: {e}", page.display())))?;
+                    p.hold_start();
                     running.pages.push(page.clone());
+                    gate.starters.push(Starter { launched: running.launched.len(), task: task.name.clone(), page: p, ours });
                     spec.env.push((crate::counter_page::ENV.into(), page.display().to_string()));
                 }
                 let launched = launch(&spec).map_err(|e| err(format!("task[{t}].command"), e))?;
@@ -444,6 +531,8 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
                 }
                 procs.push((pid, task.name.clone()));
                 cookie += 1;
+                // Counted and watched from its first instruction; set up alone.
+                gate.wait(&mut running.launched, &mut notices);
             }
             for &pid in &attach_of_task[t] {
                 throttler.add(k, pid).map_err(|e| err("--attach", e))?;
@@ -479,9 +568,13 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
         // notes/runtime-anchors.md §2: the default 50 µs timer slack delays every wake-up.
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1, 0, 0, 0) };
     }
-    // Server tasks go SCHED_FIFO only now, all launched and the regulator above
-    // them: launched so, a task that never blocks would starve the ones started
-    // after it on its core before they reach exec (and the launch with them).
+    // Set-up (interpreter start, buffers, calibration) runs unregulated and at
+    // the launched programs' own policy; the regulation's time 0 is their
+    // common start.
+    let interrupted = gate.release(&mut notices);
+    // Server tasks go SCHED_FIFO only now, all launched and set up and the regulator
+    // above them: launched so, a task that never blocks would starve the ones
+    // started after it on its core before they reach exec (and the launch with them).
     for &(pid, p) in &fifo_pids {
         let param = libc::sched_param { sched_priority: p as i32 };
         watchdog.demote(pid).map_err(|e| err("watchdog", e))?;
@@ -509,7 +602,9 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     let mut monitor_log = None;
     let result = {
         let mut observer = Alive { launched: &mut running.launched, attached: &attached_pids, on_snapshot };
-        if mode == RegulationKind::Monitor {
+        if interrupted {
+            Ok(regulator::Report { periods: Vec::new(), elapsed_ns: 0, cpu_ns: 0, end: regulator::EndReason::Interrupted, warnings: Vec::new(), signals: 0, throttle_errors: 0, overload_periods: 0 })
+        } else if mode == RegulationKind::Monitor {
             let m = reg.monitor.as_ref().expect("planned");
             let table = options.overhead_table.clone().ok_or_else(|| err("regulation.overhead_table", "monitor mode needs the overhead table"))?;
             let rt = &system.tasks[m.rt_task];

@@ -268,6 +268,8 @@ fn check_layout(bin: &Path) {
         ("flags", 52, 4),
         ("event_head", 56, 8),
         ("ring", 64, 128 * 24),
+        ("origin_ns", 64 + 128 * 24, 8),
+        ("ready_ns", 72 + 128 * 24, 8),
         ("seq", 0, 8),
         ("t_ns", 8, 8),
         ("kind", 16, 4),
@@ -280,7 +282,7 @@ fn check_layout(bin: &Path) {
     let one = |k: &str| got.get(k).unwrap_or_else(|| panic!("layout lacks {k}:\n{text}"))[0];
     let num = |k: &str| one(k).parse::<u64>().unwrap();
     assert_eq!(num("sizeof_event"), 24);
-    assert_eq!(num("sizeof_page"), 64 + 128 * 24);
+    assert_eq!(num("sizeof_page"), 80 + 128 * 24);
     assert_eq!(num("MAGIC"), u64::from(counter_page::MAGIC));
     assert_eq!(num("MAGIC"), 0x4352_5443, "\"CRTC\"");
     assert_eq!(num("VERSION"), u64::from(counter_page::VERSION));

@@ -104,6 +104,7 @@ def run(
     line_bytes: int | None = None,
     interval_ns: int = 1_000_000,
     fresh_pages: bool = False,
+    pattern: str = "stream",
     count: str = "auto",
     on_progress: Callable[[int, int, int], bool] | None = None,
 ) -> LoadRun:
@@ -111,7 +112,8 @@ def run(
 
     ``reads`` of every 10 lines are read, the rest written (§3.1); ``delay``
     delay-loop iterations follow each 10 lines; ``bandwidth_bytes_per_s`` paces
-    instead. ``count`` is a perf event counted on this thread over the run
+    instead. ``pattern`` "random" visits the buffer's lines in a fixed random
+    order, each once per pass, instead of in address order. ``count`` is a perf event counted on this thread over the run
     ("auto": LLC misses where there is a PMU; "none"; or e.g. "sw:page-faults"),
     reported as ``summary["counted"]``. ``on_progress(elapsed_ns, lines, last_interval_lines)`` is called
     about every 200 ms; returning False stops the run."""
@@ -125,6 +127,7 @@ def run(
         "line_bytes": line_bytes,
         "interval_ns": interval_ns,
         "fresh_pages": fresh_pages,
+        "pattern": pattern,
         "count": count,
     }
     summary, cols = _core.load_run(options, on_progress)
