@@ -20,7 +20,7 @@ from criticore.profile.cli import tables_app
 from criticore.profile.command import profile_command
 from criticore.profile.experiment import experiment_app
 from criticore.profile.plot import add_table_plot
-from criticore.render import render_analysis, render_simulation
+from criticore.render import render_analysis, render_simulation, render_task_bounds
 
 app = typer.Typer(
     help="criticore: analyze, optimize, simulate, study, profile and regulate mixed-criticality multicore systems.",
@@ -30,20 +30,41 @@ app = typer.Typer(
 )
 
 
+SCHEDULER_HELP = "mc2, pfp, pedf, gedf, gfp or servers; default: what the file implies (servers, MC² levels, cores)."
+
+
 @app.command()
 def analyze(
     file: Path = typer.Argument(..., help="Task-system file (TOML or JSON)."),
+    scheduler: str = typer.Option(None, "--scheduler", "-s", help=SCHEDULER_HELP),
+    check_sim: bool = typer.Option(False, "--check-sim", help="Also simulate the file under the same scheduler and print each bound beside the simulated maximum response (exit 1 if one is exceeded)."),
+    duration: str = typer.Option("10s", "--duration", "-d", help="--check-sim: simulated time."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
 ) -> None:
-    """MC² schedulability analysis: Levels A, B, C, the four configurations and the Level-A tables."""
+    """Schedulability analysis: MC² (Levels A, B, C, the four configurations, the Level-A tables) or, for other schedulers, per-task response-time bounds."""
+    from criticore import check_sim as cs
+    from criticore.simulation import simulate as run_simulation
+
+    duration_ns = _duration(duration, "--duration", file) if check_sim else None
     try:
-        report = criticore.analyze(file)
+        report = criticore.analyze(file, scheduler)
+        if check_sim and report["scheduler"] == "mc2":
+            reason = "the MC² analysis gives no per-task response bounds to check; use --scheduler with another test"
+            raise criticore.InputError(f"{file}: --check-sim: {reason}", str(file), "--check-sim", reason)
+        if check_sim:
+            run = run_simulation(file, duration_ns, scheduler=report["scheduler"])
+            report["check_sim"] = cs.rows(report, run.report)
+            report["check_sim_duration_ns"] = duration_ns
     except criticore.InputError as e:
         fail(e)
     if as_json:
         print(json.dumps(report, indent=2))
-    else:
+    elif report["scheduler"] == "mc2":
         render_analysis(Console(), str(file), report)
+    else:
+        render_task_bounds(Console(), str(file), report)
+    if check_sim and cs.violated(report["check_sim"]):
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -69,7 +90,6 @@ _duration = duration_option
 # A bandwidth series keeps one f64 per core and bin: keep it below ~80 MB per core.
 MAX_BINS = 10_000_000
 
-SCHEDULER_HELP = "mc2, pfp, pedf, gedf, gfp or servers; default: what the file implies (servers, MC² levels, cores)."
 
 
 @app.command()

@@ -21,6 +21,62 @@ def _verdict(ok: bool | None) -> Text:
     return Text("schedulable", style="bold green") if ok else Text("NOT schedulable", style="bold red")
 
 
+def render_task_bounds(console: Console, file: str, r: dict) -> None:
+    """A classic test's report (`analysis::classic`): per task its bound against its deadline."""
+    console.rule(f"[bold]{escape(file)}[/] — {r['scheduler']}: {escape(r['test'])}")
+    if not r["tasks"]:
+        console.print("  no task to analyze: nothing is schedulable or not")
+        return
+    t = Table(title="Per task (worst-case response time bound)", title_justify="left")
+    t.add_column("task")
+    t.add_column("on")
+    t.add_column("PET", justify="right")
+    t.add_column("period", justify="right")
+    t.add_column("deadline", justify="right")
+    t.add_column("bound", justify="right")
+    t.add_column("slack", justify="right")
+    t.add_column("verdict")
+    for row in r["tasks"]:
+        b = row["bound_ns"]
+        slack = "—" if b is None else _ms(row["deadline_ns"] - b)
+        t.add_row(Text(row["task"]), Text(row["on"]), _ms(row["pet_ns"]), _ms(row["period_ns"]), _ms(row["deadline_ns"]), _ms(b), slack, _verdict(row["schedulable"]))
+    console.print(t)
+    for row in r["tasks"]:
+        if row["note"] and not row["schedulable"]:
+            console.print(f"  {escape(row['task'])}: {escape(row['note'])}")
+    g = Table(title="Per core or server", title_justify="left")
+    g.add_column("name")
+    g.add_column("utilization", justify="right")
+    g.add_column("verdict")
+    for grp in r["groups"]:
+        g.add_row(Text(grp["name"]), f"{grp['utilization']:.4f}", _verdict(grp["schedulable"]))
+    console.print(g)
+    for grp in r["groups"]:
+        if grp["note"]:
+            console.print(f"  {escape(grp['name'])}: {escape(grp['note'])}")
+    for note in r["notes"]:
+        console.print(f"  note: {escape(note)}")
+    console.print("  verdict:", _verdict(r["schedulable"]))
+    if "check_sim" in r:
+        _render_check_sim(console, r)
+
+
+def _render_check_sim(console: Console, r: dict) -> None:
+    t = Table(title=f"Bound vs simulation ({r['check_sim_duration_ns'] / 1e9:g} s simulated, same scheduler)", title_justify="left")
+    t.add_column("task")
+    t.add_column("bound", justify="right")
+    t.add_column("simulated max", justify="right")
+    t.add_column("slack", justify="right")
+    t.add_column("sim. misses", justify="right")
+    t.add_column("")
+    for row in r["check_sim"]:
+        holds = row["holds"]
+        mark = Text("—", style="dim") if holds is None else (Text("bound ≥ simulated", style="green") if holds else Text("EXCEEDED", style="bold red"))
+        misses = "—" if row["simulated_misses"] is None else str(row["simulated_misses"])
+        t.add_row(Text(row["task"]), _ms(row["bound_ns"]), _ms(row["simulated_max_ns"]), _ms(row["slack_ns"]), misses, mark)
+    console.print(t)
+
+
 def render_analysis(console: Console, file: str, r: dict) -> None:
     console.rule(f"[bold]{escape(file)}[/] — MC² analysis on {r['cores']} cores")
     for level, pet in (("A", "Level-A PETs"), ("B", "Level-B PETs")):

@@ -89,13 +89,35 @@ fn check(data: &[u8], file: &str, format: Option<&str>) -> PyResult<String> {
     .to_string())
 }
 
-/// Analyze a task-system file's bytes; returns the analysis report as JSON text.
+/// Analyze a task-system file's bytes under `scheduler` (simulate's names;
+/// default: what the file implies); returns the report as JSON text: the MC²
+/// report for mc2, else the classic test's per-task bounds
+/// (`analysis::classic`). Either carries `scheduler`.
 #[pyfunction]
-#[pyo3(signature = (data, file, format=None))]
-fn analyze(py: Python<'_>, data: &[u8], file: &str, format: Option<&str>) -> PyResult<String> {
+#[pyo3(signature = (data, file, format=None, scheduler=None))]
+fn analyze(py: Python<'_>, data: &[u8], file: &str, format: Option<&str>, scheduler: Option<String>) -> PyResult<String> {
     let system = parse_conditioned(data, file, format)?;
-    let text = py.allow_threads(|| serde_json::to_string(&report(&system)));
-    text.map_err(|e| PyValueError::new_err(e.to_string()))
+    let kind = scheduler_kind(&system, file, scheduler.as_deref())?;
+    let value = if kind == SchedulerKind::Mc2 {
+        let mut v = serde_json::to_value(report(&system)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        v["scheduler"] = serde_json::Value::from("mc2");
+        v
+    } else {
+        let a = py.allow_threads(|| criticore::analysis::classic::analyze(&system, kind)).map_err(|e| option_error(file, &e.field, e.reason))?;
+        serde_json::to_value(a).map_err(|e| PyValueError::new_err(e.to_string()))?
+    };
+    Ok(value.to_string())
+}
+
+/// The scheduler named, or the one the file implies; an unknown name is one line.
+fn scheduler_kind(system: &TaskSystem, file: &str, name: Option<&str>) -> PyResult<SchedulerKind> {
+    match name {
+        None => Ok(SchedulerKind::implied_by(system)),
+        Some(name) => SchedulerKind::parse(name).ok_or_else(|| {
+            let names: Vec<_> = SchedulerKind::NAMES.iter().map(|(n, _)| *n).collect();
+            option_error(file, "--scheduler", format!("unknown scheduler \"{name}\" (expected one of: {})", names.join(", ")))
+        }),
+    }
 }
 
 pub(crate) fn option_error(file: &str, field: &str, reason: impl Into<String>) -> PyErr {
@@ -160,13 +182,7 @@ fn simulate<'py>(
     if duration_ns == 0 {
         return Err(option_error(file, "--duration", "must be positive"));
     }
-    let kind = match &scheduler {
-        None => SchedulerKind::implied_by(&system),
-        Some(name) => SchedulerKind::parse(name).ok_or_else(|| {
-            let names: Vec<_> = SchedulerKind::NAMES.iter().map(|(n, _)| *n).collect();
-            option_error(file, "--scheduler", format!("unknown scheduler \"{name}\" (expected one of: {})", names.join(", ")))
-        })?,
-    };
+    let kind = scheduler_kind(&system, file, scheduler.as_deref())?;
     let exec = match best_case_fraction {
         None => ExecModel::Pet(level),
         Some(f) if (0.0..=1.0).contains(&f) => ExecModel::Uniform { level, best_case_fraction: f },

@@ -1,4 +1,4 @@
-//! MC² schedulability analysis (mc2-hardware-management §2, mc2-io-ipc-os-isolation §2;
+//! Schedulability analysis. MC² (mc2-hardware-management §2, mc2-io-ipc-os-isolation §2;
 //! conditions collected in shared/notes/mc2-analysis-reference.md, documented in
 //! docs/analysis.md).
 //!
@@ -6,13 +6,20 @@
 //! Level A (cyclic executive) and Level B (rate-monotonic, harmonic periods), a
 //! restricted-supply G-EDF test with tardiness bounds for Level C, and the four
 //! configurations of mc2-hardware-management §4.3. Results carry task indices;
-//! [`report`] turns them into a named, serializable report.
+//! [`report`] turns them into a named, serializable report. Every other
+//! scheduler the simulator runs has its classic test in [`classic`], over
+//! [`fp_rta`], [`edf_demand`], [`gfp_rta`] and [`supply`].
 
+pub mod classic;
+pub mod edf_demand;
+pub mod fp_rta;
+pub mod gfp_rta;
 pub mod level_a;
 pub mod level_b;
 pub mod level_c;
 pub mod mc2;
 pub mod report;
+pub mod supply;
 pub mod utilization;
 
 use crate::model::{Level, Task, TaskSystem};

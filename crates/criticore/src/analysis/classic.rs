@@ -1,0 +1,300 @@
+//! The classic tests, one per scheduler the simulator runs, chosen as
+//! `simulate` chooses its scheduler (`SchedulerKind::implied_by`) or by name,
+//! each giving every task a response-time bound (or none) and a verdict
+//! (docs/analysis.md, "Beyond MC²"):
+//!
+//! - pfp: exact response-time analysis per core (`fp_rta`);
+//! - pedf: the processor demand test per core (`edf_demand`); bound = deadline;
+//! - gedf: Goossens-Funk-Baker (bound = deadline), else the bounded-tardiness
+//!   bound of Level C with every core fully available (`level_c`);
+//! - gfp: Bertogna & Cirinei's response-time test (`gfp_rta`);
+//! - servers: per core, periodic servers by fixed priority (each a task of
+//!   its budget and period, `fp_rta`) or CBS reservations by EDF (total
+//!   bandwidth ≤ 1); inside a server whose budget is sure every period, its
+//!   tasks by fixed priority over the periodic-resource supply (`supply`),
+//!   served within the server's own response time of each period's start.
+//!
+//! Tasks are charged their Level-C PET (their only one outside MC²), as
+//! `simulate` runs them by default. Memory stalls are not in these bounds.
+
+use super::edf_demand::{self, EdfTask};
+use super::fp_rta::{self, FpTask};
+use super::gfp_rta::{self, GfpTask};
+use super::level_c::{restricted_supply_gedf, CoreSupply};
+use super::supply::Supply;
+use super::Charged;
+use crate::error::FieldError;
+use crate::model::{Level, ServerKind, TaskSystem};
+use crate::sim::sched::priority::fixed_priority_ranks;
+use crate::sim::sched::SchedulerKind;
+use serde::Serialize;
+
+/// One task's result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskBound {
+    pub task: String,
+    /// Core, or server name, or "global".
+    pub on: String,
+    pub pet_ns: u64,
+    pub period_ns: u64,
+    pub deadline_ns: u64,
+    /// Worst-case response time bound, if the test gives one.
+    pub bound_ns: Option<u64>,
+    /// Bound within the deadline.
+    pub schedulable: bool,
+    /// Why there is no bound, or what the bound rests on.
+    pub note: Option<String>,
+}
+
+/// A core's or a server's result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupResult {
+    pub name: String,
+    pub utilization: f64,
+    pub schedulable: bool,
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskAnalysis {
+    /// The scheduler analyzed (simulate's names).
+    pub scheduler: &'static str,
+    /// The test used.
+    pub test: &'static str,
+    /// None when there is no task to analyze.
+    pub schedulable: Option<bool>,
+    pub tasks: Vec<TaskBound>,
+    pub groups: Vec<GroupResult>,
+    pub notes: Vec<String>,
+}
+
+fn pet(system: &TaskSystem, i: usize) -> u64 {
+    system.tasks[i].pet_at(Level::C)
+}
+
+fn row(system: &TaskSystem, i: usize, on: String, bound_ns: Option<u64>, note: Option<String>) -> TaskBound {
+    let t = &system.tasks[i];
+    TaskBound {
+        task: t.name.clone(),
+        on,
+        pet_ns: pet(system, i),
+        period_ns: t.period_ns,
+        deadline_ns: t.deadline_ns,
+        schedulable: bound_ns.is_some_and(|b| b <= t.deadline_ns),
+        bound_ns,
+        note,
+    }
+}
+
+fn utilization(system: &TaskSystem, tasks: &[usize]) -> f64 {
+    tasks.iter().map(|&i| pet(system, i) as f64 / system.tasks[i].period_ns as f64).sum()
+}
+
+/// Tasks in fixed-priority order (most important first), as the simulator ranks them.
+fn by_rank(system: &TaskSystem, tasks: &[usize]) -> Vec<usize> {
+    let rank = fixed_priority_ranks(system, tasks);
+    let mut v = tasks.to_vec();
+    v.sort_by_key(|&i| rank[i]);
+    v
+}
+
+/// Fixed priority over one supply: every task of `ordered` below the ones before it.
+fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str) -> Vec<TaskBound> {
+    let fp = |i: usize| FpTask { pet_ns: pet(system, i), period_ns: system.tasks[i].period_ns };
+    (0..ordered.len())
+        .map(|k| {
+            let hp: Vec<FpTask> = ordered[..k].iter().map(|&i| fp(i)).collect();
+            let bound = fp_rta::response_time(fp(ordered[k]), &hp, supply);
+            let note = bound.is_none().then(|| "demand outgrows the supply: no busy period ends".to_string());
+            row(system, ordered[k], on.to_string(), bound, note)
+        })
+        .collect()
+}
+
+fn require_cores(system: &TaskSystem, scheduler: &str) -> Result<(), FieldError> {
+    match system.tasks.iter().position(|t| t.core.is_none()) {
+        Some(i) => Err(FieldError::new(format!("task[{i}].core"), format!("the {scheduler} analysis needs a core for every task"))),
+        None => Ok(()),
+    }
+}
+
+fn partitioned(system: &TaskSystem, edf: bool) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
+    require_cores(system, if edf { "pedf" } else { "pfp" })?;
+    let mut rows = Vec::new();
+    let mut groups = Vec::new();
+    for core in 0..system.platform.cores {
+        let on: Vec<usize> = (0..system.tasks.len()).filter(|&i| system.tasks[i].core == Some(core)).collect();
+        if on.is_empty() {
+            continue;
+        }
+        let name = format!("core {core}");
+        let core_rows = if edf {
+            let tasks: Vec<EdfTask> = on.iter().map(|&i| EdfTask { pet_ns: pet(system, i), period_ns: system.tasks[i].period_ns, deadline_ns: system.tasks[i].deadline_ns }).collect();
+            let ok = edf_demand::schedulable(&tasks);
+            on.iter()
+                .map(|&i| {
+                    let note = (!ok).then(|| "the core fails the processor demand test".to_string());
+                    row(system, i, name.clone(), ok.then_some(system.tasks[i].deadline_ns), note)
+                })
+                .collect()
+        } else {
+            fp_over(system, &by_rank(system, &on), Supply::Dedicated, &name)
+        };
+        let ok = core_rows.iter().all(|r: &TaskBound| r.schedulable);
+        rows.extend(core_rows);
+        groups.push(GroupResult { name, utilization: utilization(system, &on), schedulable: ok, note: None });
+    }
+    Ok((rows, groups))
+}
+
+fn global_edf(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>, &'static str) {
+    let m = system.platform.cores;
+    let all: Vec<usize> = (0..system.tasks.len()).collect();
+    let implicit = system.tasks.iter().all(|t| t.deadline_ns == t.period_ns);
+    // Goossens, Funk & Baruah (2003): Σδ ≤ m − (m−1)·δ_max meets every deadline
+    // (δ = C/min(D, T); utilization for implicit deadlines).
+    let density = |i: usize| pet(system, i) as f64 / system.tasks[i].deadline_ns.min(system.tasks[i].period_ns) as f64;
+    let total: f64 = all.iter().map(|&i| density(i)).sum();
+    let max = all.iter().map(|&i| density(i)).fold(0.0, f64::max);
+    let gfb = total <= m as f64 - (m as f64 - 1.0) * max + 1e-12;
+    let u = utilization(system, &all);
+    let rows: Vec<TaskBound>;
+    let test;
+    if gfb {
+        test = "Goossens-Funk-Baruah density test";
+        rows = all.iter().map(|&i| row(system, i, "global".into(), Some(system.tasks[i].deadline_ns), None)).collect();
+    } else if implicit {
+        // Bounded tardiness (Devi & Anderson 2005, the Level-C bound with σ = 0):
+        // a job responds within T + x + C.
+        test = "Goossens-Funk-Baruah, else bounded tardiness";
+        let full: Vec<CoreSupply> = (0..m).map(|core| CoreSupply { core, capacity: 1.0, supply_delay_ns: 0.0 }).collect();
+        let charged: Vec<Charged> = all.iter().map(|&i| Charged { task: i, pet_ns: pet(system, i), period_ns: system.tasks[i].period_ns }).collect();
+        let t = restricted_supply_gedf(full, &charged);
+        rows = all
+            .iter()
+            .zip(&t.tardiness_bounds_ns)
+            .map(|(&i, tard)| {
+                let note = match tard {
+                    Some(_) => Some("deadline + bounded tardiness".to_string()),
+                    None => Some("fails the bounded-tardiness condition".to_string()),
+                };
+                row(system, i, "global".into(), tard.map(|x| system.tasks[i].deadline_ns + x), note)
+            })
+            .collect();
+    } else {
+        test = "Goossens-Funk-Baruah density test";
+        rows = all.iter().map(|&i| row(system, i, "global".into(), None, Some("fails the density test; no tardiness bound for deadlines shorter than periods".into()))).collect();
+    }
+    let ok = rows.iter().all(|r| r.schedulable);
+    (rows, vec![GroupResult { name: format!("{m} cores"), utilization: u, schedulable: ok, note: None }], test)
+}
+
+fn global_fp(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>) {
+    let m = system.platform.cores;
+    let all: Vec<usize> = (0..system.tasks.len()).collect();
+    let ordered = by_rank(system, &all);
+    let tasks: Vec<GfpTask> = ordered.iter().map(|&i| GfpTask { pet_ns: pet(system, i), period_ns: system.tasks[i].period_ns, deadline_ns: system.tasks[i].deadline_ns }).collect();
+    let bounds = gfp_rta::response_times(&tasks, m);
+    let mut rows: Vec<TaskBound> = ordered
+        .iter()
+        .zip(bounds)
+        .map(|(&i, b)| {
+            let note = b.is_none().then(|| "no fixed point within the deadline (here or above)".to_string());
+            row(system, i, "global".into(), b, note)
+        })
+        .collect();
+    rows.sort_by_key(|r| system.tasks.iter().position(|t| t.name == r.task));
+    let ok = rows.iter().all(|r| r.schedulable);
+    (rows, vec![GroupResult { name: format!("{m} cores"), utilization: utilization(system, &all), schedulable: ok, note: None }])
+}
+
+fn servers(system: &TaskSystem) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
+    let of: Vec<usize> = crate::sim::sched::server_of_tasks(system)?;
+    let n = system.servers.len();
+    // Node level: is each server's budget sure in every one of its periods?
+    let mut sure = vec![false; n];
+    // Within how long of each period's start the budget is served (R_s ≤ P_s).
+    let mut within: Vec<u64> = system.servers.iter().map(|sv| sv.period_ns).collect();
+    let mut groups = Vec::new();
+    let mut notes = vec![None; n];
+    for core in 0..system.platform.cores {
+        let on: Vec<usize> = (0..n).filter(|&s| system.servers[s].core == core).collect();
+        let cbs = on.iter().filter(|&&s| system.servers[s].kind == ServerKind::Cbs).count();
+        if cbs > 0 && cbs < on.len() {
+            for &s in &on {
+                notes[s] = Some("periodic and CBS servers share this core: not analyzed".to_string());
+            }
+        } else if cbs > 0 {
+            // EDF among hard reservations: Σ Q/P ≤ 1 serves each its Q by every deadline.
+            let bw: f64 = on.iter().map(|&s| system.servers[s].budget_ns as f64 / system.servers[s].period_ns as f64).sum();
+            for &s in &on {
+                sure[s] = bw <= 1.0 + 1e-12;
+                if !sure[s] {
+                    notes[s] = Some(format!("the CBS bandwidth of core {core} is {bw:.3} > 1"));
+                }
+            }
+        } else {
+            // Fixed priority among idling servers (rule 2: higher number first, ties
+            // by file order); an idling server takes its whole budget: a periodic task.
+            let mut ordered = on.clone();
+            ordered.sort_by_key(|&s| (std::cmp::Reverse(system.servers[s].priority), s));
+            for (k, &s) in ordered.iter().enumerate() {
+                let task = |s: usize| FpTask { pet_ns: system.servers[s].budget_ns, period_ns: system.servers[s].period_ns };
+                let hp: Vec<FpTask> = ordered[..k].iter().map(|&h| task(h)).collect();
+                let r = fp_rta::response_time(task(s), &hp, Supply::Dedicated);
+                sure[s] = r.is_some_and(|r| r <= system.servers[s].period_ns);
+                if let Some(r) = r.filter(|_| sure[s]) {
+                    within[s] = r;
+                }
+                if !sure[s] {
+                    notes[s] = Some(format!("its budget is not sure within its period on core {core} (server response {})", r.map_or("unbounded".into(), |r| format!("{} ns", r))));
+                }
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for (s, sv) in system.servers.iter().enumerate() {
+        let tasks: Vec<usize> = (0..system.tasks.len()).filter(|&i| of[i] == s).collect();
+        let ordered = by_rank(system, &tasks);
+        let server_rows: Vec<TaskBound> = if sure[s] {
+            fp_over(system, &ordered, Supply::Periodic { period_ns: sv.period_ns, budget_ns: sv.budget_ns, within_ns: within[s] }, &sv.name)
+        } else {
+            ordered.iter().map(|&i| row(system, i, sv.name.clone(), None, Some(format!("server {}: {}", sv.name, notes[s].clone().unwrap_or_default())))).collect()
+        };
+        let ok = sure[s] && server_rows.iter().all(|r| r.schedulable);
+        rows.extend(server_rows);
+        groups.push(GroupResult { name: sv.name.clone(), utilization: sv.budget_ns as f64 / sv.period_ns as f64, schedulable: ok, note: notes[s].clone() });
+    }
+    rows.sort_by_key(|r| system.tasks.iter().position(|t| t.name == r.task));
+    Ok((rows, groups))
+}
+
+/// Analyze `system` as `kind` schedules it (not MC²: `analysis::report`).
+pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis, FieldError> {
+    let (tasks, groups, test) = match kind {
+        SchedulerKind::Pfp => {
+            let (t, g) = partitioned(system, false)?;
+            (t, g, "exact response-time analysis per core")
+        }
+        SchedulerKind::Pedf => {
+            let (t, g) = partitioned(system, true)?;
+            (t, g, "processor demand test per core")
+        }
+        SchedulerKind::Gedf => global_edf(system),
+        SchedulerKind::Gfp => {
+            let (t, g) = global_fp(system);
+            (t, g, "Bertogna-Cirinei response-time test")
+        }
+        SchedulerKind::Servers => {
+            let (t, g) = servers(system)?;
+            (t, g, "server supply (periodic resource) with fixed priority inside")
+        }
+        SchedulerKind::Mc2 => return Err(FieldError::new("--scheduler", "the MC² analysis has its own report")),
+    };
+    let mut notes = Vec::new();
+    if system.tasks.iter().any(|t| t.memory.is_some()) {
+        notes.push("CPU only: memory stalls and regulation are not in these bounds".to_string());
+    }
+    let schedulable = (!tasks.is_empty()).then(|| tasks.iter().all(|t| t.schedulable) && groups.iter().all(|g| g.schedulable));
+    Ok(TaskAnalysis { scheduler: kind.name(), test, schedulable, tasks, groups, notes })
+}

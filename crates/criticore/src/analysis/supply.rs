@@ -1,0 +1,126 @@
+//! Supply bound functions: the least processor time a task set is sure to get
+//! in any window of length t (docs/analysis.md, "Servers").
+//!
+//! - A dedicated core supplies t.
+//! - A periodic resource Γ(P, Q) (Shin & Lee, RTSS 2003; the idling periodic
+//!   server of mrs-multi-resource-server §III and a hard CBS reservation)
+//!   supplies Q somewhere in every period P. Its worst case is a blackout of
+//!   2(P − Q): the budget served at the very start of one period and at the
+//!   very end of the next, then Q every P:
+//!     sbf(t) = t − (k+1)(P − Q)   for t ∈ [(k+1)P − 2Q, (k+1)P − Q],
+//!              (k − 1)Q           otherwise,   k = max(⌈(t − (P − Q))/P⌉, 1).
+//! - When the budget is known to be served within R ≤ P of each period's
+//!   start (a server under fixed priority whose own response time is R), the
+//!   worst case serves it at the start of one period and as late as R in the
+//!   next: the blackout shrinks to (P − Q) + (R − Q), then again Q every P.
+//!   R = P is Shin & Lee's case; R = Q (the highest-priority server) is exact.
+
+/// Where a task's processor time comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Supply {
+    Dedicated,
+    /// Budget `budget_ns` in every `period_ns`, served within `within_ns` of
+    /// each period's start (0 < Q ≤ R ≤ P).
+    Periodic { period_ns: u64, budget_ns: u64, within_ns: u64 },
+}
+
+impl Supply {
+    /// sbf(t): the least supply in any window of length `t`.
+    pub fn sbf(&self, t: u64) -> u64 {
+        match *self {
+            Supply::Dedicated => t,
+            Supply::Periodic { period_ns: p, budget_ns: q, within_ns: r } => {
+                let blackout = (p - q) + (r - q);
+                if t <= blackout {
+                    return 0;
+                }
+                // After the blackout: whole periods of (Q served, P − Q idle).
+                let into = t - blackout;
+                (into / p) * q + (into % p).min(q)
+            }
+        }
+    }
+
+    /// The shortest window sure to supply `x`: min { t : sbf(t) ≥ x }.
+    pub fn time_for(&self, x: u64) -> u64 {
+        match *self {
+            Supply::Dedicated => x,
+            Supply::Periodic { period_ns: p, budget_ns: q, within_ns: r } => {
+                if x == 0 {
+                    return 0;
+                }
+                // ⌈x/Q⌉ chunks of Q: all but the last are whole periods.
+                let chunks = x.div_ceil(q);
+                let rest = x - (chunks - 1) * q;
+                (p - q) + (r - q) + (chunks - 1) * p + rest
+            }
+        }
+    }
+
+    /// Long-run share of a core.
+    pub fn rate(&self) -> f64 {
+        match *self {
+            Supply::Dedicated => 1.0,
+            Supply::Periodic { period_ns, budget_ns, .. } => budget_ns as f64 / period_ns as f64,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Shin & Lee's closed form, as written in notes/runtime-anchors.md §6(c).
+    fn shin_lee(p: u64, q: u64, t: u64) -> u64 {
+        let (p, q, t) = (p as i128, q as i128, t as i128);
+        let k = (((t - (p - q)) as f64 / p as f64).ceil() as i128).max(1);
+        if t >= (k + 1) * p - 2 * q && t <= (k + 1) * p - q {
+            (t - (k + 1) * (p - q)).max(0) as u64
+        } else {
+            ((k - 1) * q).max(0) as u64
+        }
+    }
+
+    #[test]
+    fn periodic_supply_matches_shin_and_lees_formula() {
+        for (p, q) in [(10, 4), (7, 7), (5, 1), (24, 8), (40, 39)] {
+            let s = Supply::Periodic { period_ns: p, budget_ns: q, within_ns: p };
+            for t in 0..8 * p {
+                assert_eq!(s.sbf(t), shin_lee(p, q, t), "P={p} Q={q} t={t}");
+            }
+        }
+    }
+
+    #[test]
+    fn periodic_supply_by_hand() {
+        // P = 10, Q = 4: nothing for 12, then 4 over [12, 16], flat to 22, 8 at 26.
+        let s = Supply::Periodic { period_ns: 10, budget_ns: 4, within_ns: 10 };
+        let got: Vec<u64> = [0, 12, 13, 16, 20, 22, 26, 30].iter().map(|&t| s.sbf(t)).collect();
+        assert_eq!(got, vec![0, 0, 1, 4, 4, 4, 8, 8]);
+        assert_eq!(Supply::Dedicated.sbf(17), 17);
+        // Served within 4 of each start (the top server): the budget is [0, 4] of
+        // every period, so the longest gap is 6: 0 at 6, 4 at 10, 4 until 16, 8 at 20.
+        let top = Supply::Periodic { period_ns: 10, budget_ns: 4, within_ns: 4 };
+        let got: Vec<u64> = [6, 8, 10, 16, 18, 20].iter().map(|&t| top.sbf(t)).collect();
+        assert_eq!(got, vec![0, 2, 4, 4, 6, 8]);
+        // Within 7: blackout 6 + 3 = 9.
+        let mid = Supply::Periodic { period_ns: 10, budget_ns: 4, within_ns: 7 };
+        assert_eq!((mid.sbf(9), mid.sbf(13), mid.sbf(19), mid.sbf(23)), (0, 4, 4, 8));
+    }
+
+    #[test]
+    fn time_for_is_the_least_window_that_supplies() {
+        for s in [
+            Supply::Dedicated,
+            Supply::Periodic { period_ns: 10, budget_ns: 4, within_ns: 10 },
+            Supply::Periodic { period_ns: 10, budget_ns: 4, within_ns: 5 },
+            Supply::Periodic { period_ns: 9, budget_ns: 9, within_ns: 9 },
+        ] {
+            for x in 0..40 {
+                let t = s.time_for(x);
+                assert!(s.sbf(t) >= x, "{s:?} x={x} t={t}");
+                assert!(t == 0 || s.sbf(t - 1) < x, "{s:?} x={x}: {} also supplies it", t - 1);
+            }
+        }
+    }
+}

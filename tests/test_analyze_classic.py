@@ -1,0 +1,122 @@
+"""`criticore analyze` beyond MC² (issue 12): the classic test each scheduler
+implies, per-task bounds worked out by hand, and `--check-sim`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import criticore
+from test_regulate import one_line_error as one_line
+
+ROOT = Path(__file__).resolve().parent.parent
+CLI = [sys.executable, "-m", "criticore"]
+MS = 1_000_000
+
+
+def cli(*args: str | Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def bounds(report: dict) -> dict[str, int | None]:
+    return {t["task"]: t["bound_ns"] for t in report["tasks"]}
+
+
+def test_the_mrs_file_gets_server_bounds_by_hand():
+    # Core 0: Server0 (P 24, Q 8, High) above Server1 (P 40, Q 16, Low).
+    # Server0 is served first in each period: within 8 ms, so its worst gap is
+    # (24 − 8) + (8 − 8) = 16 ms. Task1 (2 ms, prio 98): 16 + 2 = 18 ms.
+    # Task2 (4 ms) below Task1 (2 ms every 40): 4 + 2 = 6 ms of supply = 16 + 6 = 22 ms.
+    # Server1's own response: 16 + ⌈R/24⌉·8 → 24 ms, so its gap is (40 − 16) + (24 − 16) = 32:
+    # Task3 (8 ms) = 32 + 8 = 40 ms.
+    r = criticore.analyze(ROOT / "examples/mrs-synthetic.toml")
+    assert r["scheduler"] == "servers"
+    b = bounds(r)
+    assert (b["Task1"], b["Task2"], b["Task3"]) == (18 * MS, 22 * MS, 40 * MS)
+    assert r["schedulable"] is True
+    assert {g["name"] for g in r["groups"]} == {f"Server{i}" for i in range(5)}
+
+
+PFP = """[platform]
+cores = 2
+[[task]]
+name = "a"
+core = 0
+period = "4ms"
+pet = "1ms"
+[[task]]
+name = "b"
+core = 0
+period = "6ms"
+pet = "2ms"
+[[task]]
+name = "c"
+core = 0
+period = "10ms"
+pet = "3ms"
+[[task]]
+name = "d"
+core = 1
+period = "5ms"
+pet = "5ms"
+"""
+
+
+def test_every_scheduler_by_name(tmp_path):
+    f = tmp_path / "p.toml"
+    f.write_text(PFP)
+    # Rate monotonic on core 0 (Buttazzo's example): 1, 3 and 10 ms; d fills core 1.
+    r = criticore.analyze(f)
+    assert r["scheduler"] == "pfp"
+    assert bounds(r) == {"a": 1 * MS, "b": 3 * MS, "c": 10 * MS, "d": 5 * MS}
+    assert r["schedulable"] is True
+    # EDF per core: U = 0.25 + 0.333 + 0.3 ≤ 1 and 1 on core 1: every deadline met, bound = deadline.
+    e = criticore.analyze(f, "pedf")
+    assert bounds(e) == {"a": 4 * MS, "b": 6 * MS, "c": 10 * MS, "d": 5 * MS} and e["schedulable"] is True
+    # Globally on 2 cores, U = 1.883 and u_max = 1: Goossens-Funk-Baruah fails (1.883 > 2 − 1);
+    # bounded tardiness needs Σ > (m−1)·u_max + U_L(1) = 1 + 1: fails too, so no bound.
+    g = criticore.analyze(f, "gedf")
+    assert all(v is None for v in bounds(g).values()) and g["schedulable"] is False
+    # Global FP (Bertogna-Cirinei), RM order a, d, b, c on 2 cores: a 1; d: 5 + ⌊min(W_a(5) = 2, 1)/2⌋ = 5;
+    # b: 2 → 2 + ⌊(1 + 1)/2⌋ = 3 → 3; c climbs 3, 4, 5, …, 10, where
+    # 3 + ⌊(min(3, 8) + min(10, 8) + min(4, 8))/2⌋ = 3 + 7 = 10: bounds 1, 3, 10 and 5 ms.
+    p = criticore.analyze(f, "gfp")
+    assert bounds(p) == {"a": 1 * MS, "b": 3 * MS, "c": 10 * MS, "d": 5 * MS} and p["schedulable"] is True
+
+
+def test_a_file_without_tasks_says_so(tmp_path):
+    f = tmp_path / "empty.toml"
+    f.write_text("[platform]\ncores = 2\n")
+    r = criticore.analyze(f)
+    assert r["schedulable"] is None and r["tasks"] == []
+    p = cli("analyze", f)
+    assert p.returncode == 0 and "no task to analyze" in p.stdout and "schedulable" not in p.stdout.replace("nothing is schedulable or not", "")
+
+
+def test_bad_requests_are_one_line(tmp_path):
+    f = tmp_path / "p.toml"
+    f.write_text(PFP)
+    one_line(cli("analyze", f, "--scheduler", "lottery"), "--scheduler", "lottery")
+    one_line(cli("analyze", ROOT / "examples/mc2-llc-heavy.toml", "--check-sim"), "--check-sim", "MC²")
+    g = tmp_path / "global.toml"
+    g.write_text(PFP.replace("core = 0\n", "", 1))
+    one_line(cli("analyze", g, "--scheduler", "pfp"), "task[0].core", "pfp")
+
+
+def test_check_sim_puts_each_bound_beside_the_simulation():
+    p = cli("analyze", "examples/mrs-synthetic.toml", "--check-sim", "--duration", "2s", "--json")
+    assert p.returncode == 0, p.stderr
+    rows = {r["task"]: r for r in json.loads(p.stdout)["check_sim"]}
+    # The bound is reached: Task1's releases every 40 ms drift against
+    # Server0's 24 ms periods until one falls just after the budget is spent,
+    # then waits the 16 ms gap: 18 ms in the simulation too.
+    assert all(r["holds"] for r in rows.values()), rows
+    assert rows["Task1"]["simulated_max_ns"] == 18 * MS
+    assert rows["Task1"]["bound_ns"] == 18 * MS
+    assert rows["Task1"]["slack_ns"] == rows["Task1"]["bound_ns"] - rows["Task1"]["simulated_max_ns"]
+    # A CPU-only bound under memory bombs: the simulator's memory stalls exceed it, exit 1.
+    p = cli("analyze", "examples/memguard-bombs.toml", "--check-sim", "--duration", "1s")
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    assert "EXCEEDED" in p.stdout and "CPU only" in p.stdout
