@@ -4,9 +4,12 @@ implies, per-task bounds worked out by hand, and `--check-sim`."""
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import criticore
 from test_regulate import one_line_error as one_line
@@ -79,11 +82,14 @@ def test_every_scheduler_by_name(tmp_path):
     # bounded tardiness needs Σ > (m−1)·u_max + U_L(1) = 1 + 1: fails too, so no bound.
     g = criticore.analyze(f, "gedf")
     assert all(v is None for v in bounds(g).values()) and g["schedulable"] is False
-    # Global FP (Bertogna-Cirinei), RM order a, d, b, c on 2 cores: a 1; d: 5 + ⌊min(W_a(5) = 2, 1)/2⌋ = 5;
-    # b: 2 → 2 + ⌊(1 + 1)/2⌋ = 3 → 3; c climbs 3, 4, 5, …, 10, where
-    # 3 + ⌊(min(3, 8) + min(10, 8) + min(4, 8))/2⌋ = 3 + 7 = 10: bounds 1, 3, 10 and 5 ms.
+    # Global FP (Bertogna-Cirinei), RM order a, d, b, c on 2 cores, in ns: a 1 ms;
+    # d: 5 ms + ⌊min(W_a, 1 ns)/2⌋ = 5 ms. b: f(R) = 2 ms + ⌊(min(W_a, R − C + 1) +
+    # min(W_d, R − C + 1))/2⌋ = R + 1 while R − C + 1 < W_a = 1 ms, and
+    # f(3 ms) = 2 + ⌊(1 + 1.000001)/2⌋ = 3 ms: the least fixed point; the engine steps
+    # D/1000 = 6 µs from 2 ms and stops at the first R with f(R) ≤ R, 3.002 ms.
+    # c ends at its deadline, 10 ms (f(10 ms) = 3 + ⌊(3 + 8 + 4)/2⌋ ms = 10 ms).
     p = criticore.analyze(f, "gfp")
-    assert bounds(p) == {"a": 1 * MS, "b": 3 * MS, "c": 10 * MS, "d": 5 * MS} and p["schedulable"] is True
+    assert bounds(p) == {"a": 1 * MS, "b": 3_002_000, "c": 10 * MS, "d": 5 * MS} and p["schedulable"] is True
 
 
 def test_a_file_without_tasks_says_so(tmp_path):
@@ -120,3 +126,22 @@ def test_check_sim_puts_each_bound_beside_the_simulation():
     p = cli("analyze", "examples/memguard-bombs.toml", "--check-sim", "--duration", "1s")
     assert p.returncode == 1, (p.stdout, p.stderr)
     assert "EXCEEDED" in p.stdout and "CPU only" in p.stdout
+
+
+@pytest.mark.parametrize("scheduler", ["pfp", "pedf", "gfp", "servers"])
+def test_engine_equals_the_python_reference_on_random_systems(tmp_path, scheduler):
+    # tests/classic_reference.py: the same tests written again in Python from
+    # the formulas; every bound must be equal, to the nanosecond.
+    import classic_reference as ref
+
+    rng = random.Random(12)
+    verdicts = set()
+    for k in range(80):
+        system = ref.random_system(rng, scheduler)
+        f = tmp_path / f"{scheduler}-{k}.toml"
+        f.write_text(ref.to_toml(system))
+        got = criticore.analyze(f, scheduler)
+        want = ref.analyze(system, scheduler)
+        assert bounds(got) == want, f"{f}\n{ref.to_toml(system)}"
+        verdicts.add(got["schedulable"])
+    assert verdicts == {True, False}

@@ -1,0 +1,130 @@
+//! Random CPU-only task systems for the classic tests (`analysis::classic`)
+//! and their soundness check against the simulator: UUniFast utilizations
+//! (Bini & Buttazzo 2005), periods dividing 200 ms, implicit or constrained
+//! deadlines, explicit or rate-monotonic priorities. Written as task-system
+//! TOML and parsed, so every system is one a user could write.
+
+use crate::model::{parse_task_system, Format, TaskSystem};
+use crate::sim::sched::SchedulerKind;
+use std::fmt::Write;
+
+pub const MS: u64 = 1_000_000;
+/// Every period divides 200 ms, so 400 ms is two hyperperiods.
+pub const PERIODS_MS: [u64; 7] = [10, 20, 25, 40, 50, 100, 200];
+
+/// SplitMix64: a fixed sequence per seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next() % (hi - lo + 1)
+    }
+    pub fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+        v[(self.next() % v.len() as u64) as usize]
+    }
+    /// UUniFast (Bini & Buttazzo 2005): n utilizations summing to `total`.
+    pub fn uunifast(&mut self, n: usize, total: f64) -> Vec<f64> {
+        let mut sum = total;
+        let mut out = Vec::with_capacity(n);
+        for i in 1..n {
+            let next = sum * self.unit().powf(1.0 / (n - i) as f64);
+            out.push(sum - next);
+            sum = next;
+        }
+        out.push(sum);
+        out
+    }
+}
+
+/// One task's TOML: PET from its utilization (at least 10 µs), deadline
+/// implicit or constrained between the PET and the period.
+fn task(rng: &mut Rng, text: &mut String, name: &str, u: f64, period_ms: u64, place: &str, constrained: bool, priority: bool) {
+    let period_ns = period_ms * MS;
+    let pet_ns = ((u * period_ns as f64) as u64).clamp(10_000, period_ns);
+    let deadline_ns = if constrained { pet_ns + (rng.unit() * (period_ns - pet_ns) as f64) as u64 } else { period_ns };
+    let _ = write!(text, "[[task]]\nname = \"{name}\"\n{place}period = \"{period_ns}ns\"\ndeadline = \"{}ns\"\npet = \"{pet_ns}ns\"\n", deadline_ns.max(pet_ns));
+    if priority {
+        let _ = writeln!(text, "priority = {}", rng.range(1, 99));
+    }
+}
+
+/// Two cores, 1-5 tasks each, per-core utilization 0.2-1.05 (pfp, pedf).
+pub fn partitioned(rng: &mut Rng) -> String {
+    let (constrained, priority) = (rng.next() % 2 == 0, rng.next() % 3 == 0);
+    let mut text = String::from("[platform]\ncores = 2\n");
+    for core in 0..2 {
+        let n = rng.range(1, 5) as usize;
+        let total = 0.2 + 0.85 * rng.unit();
+        for (k, u) in rng.uunifast(n, total).into_iter().enumerate() {
+            let p = rng.pick(&PERIODS_MS);
+            task(rng, &mut text, &format!("c{core}t{k}"), u, p, &format!("core = {core}\n"), constrained, priority);
+        }
+    }
+    text
+}
+
+/// 2 or 4 cores, m+1 to 3m tasks, total utilization 0.2m-m (gedf, gfp).
+pub fn global(rng: &mut Rng, constrained: bool) -> String {
+    let m = rng.pick(&[2u64, 4]);
+    let mut text = format!("[platform]\ncores = {m}\n");
+    let n = rng.range(m + 1, 3 * m) as usize;
+    let total = m as f64 * (0.2 + 0.8 * rng.unit());
+    let priority = rng.next() % 3 == 0;
+    for (k, u) in rng.uunifast(n, total).into_iter().enumerate() {
+        let p = rng.pick(&PERIODS_MS);
+        task(rng, &mut text, &format!("t{k}"), u.min(1.0), p, "", constrained, priority);
+    }
+    text
+}
+
+/// Two cores, 1-3 periodic or CBS servers each, 1-3 tasks per server (servers).
+pub fn servers(rng: &mut Rng, cbs: bool) -> String {
+    let mut text = String::from("[platform]\ncores = 2\n");
+    let mut tasks = String::new();
+    let mut s = 0;
+    for core in 0..2 {
+        let n = rng.range(1, 3) as usize;
+        let total = 0.3 + 0.7 * rng.unit();
+        for u in rng.uunifast(n, total) {
+            // Server periods well below most task periods, as reservations are used.
+            let period_ms = rng.pick(&[5u64, 10, 20, 25]);
+            let budget_ns = ((u * (period_ms * MS) as f64) as u64).clamp(100_000, period_ms * MS);
+            let kind = if cbs { "cbs" } else { "periodic" };
+            let _ = write!(text, "[[server]]\nname = \"s{s}\"\ncore = {core}\nkind = \"{kind}\"\npriority = {}\nperiod = \"{period_ms}ms\"\nbudget = \"{budget_ns}ns\"\n", rng.range(1, 5));
+            let rate = budget_ns as f64 / (period_ms * MS) as f64;
+            let k = rng.range(1, 3) as usize;
+            let load = rate * (0.1 + 0.8 * rng.unit());
+            for (j, tu) in rng.uunifast(k, load).into_iter().enumerate() {
+                let p = rng.pick(&[40u64, 50, 100, 200]);
+                let (constrained, priority) = (rng.next() % 2 == 0, rng.next() % 2 == 0);
+                task(rng, &mut tasks, &format!("s{s}t{j}"), tu, p, &format!("server = \"s{s}\"\n"), constrained, priority);
+            }
+            s += 1;
+        }
+    }
+    text + &tasks
+}
+
+/// The file text and system for `kind` (servers: periodic, or CBS when `cbs`) and `seed`.
+pub fn system(kind: SchedulerKind, cbs: bool, seed: u64) -> (String, TaskSystem) {
+    let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ (kind as u64 + 1) ^ ((cbs as u64) << 8));
+    let text = match kind {
+        SchedulerKind::Pfp | SchedulerKind::Pedf => partitioned(&mut rng),
+        SchedulerKind::Gedf => global(&mut rng, false),
+        SchedulerKind::Gfp => global(&mut rng, true),
+        SchedulerKind::Servers => servers(&mut rng, cbs),
+        SchedulerKind::Mc2 => panic!("MC² systems come from generate::mc2_uniform"),
+    };
+    let system = parse_task_system(&text, Format::Toml, "generated.toml").unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+    (text, system)
+}

@@ -1,0 +1,200 @@
+"""Pure-Python second method for the classic tests (issue 12): written from
+the papers' formulas (docs/analysis.md), not from the Rust code, and used by
+the equality test in test_analyze_classic.py and as the peer of
+benches/classic_analysis.py.
+
+Systems are dicts: {"cores": m, "tasks": [{"name", "pet", "period", "deadline",
+"core" | None, "server" | None, "priority" | None}], "servers": [{"name",
+"core", "kind", "period", "budget", "priority"}]}, all times in ns.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+
+def rank_order(tasks: list[dict], idx: list[int]) -> list[int]:
+    """Most important first: explicit priority (higher first), then shorter period, then file order."""
+    return sorted(idx, key=lambda i: (-(tasks[i]["priority"]) if tasks[i]["priority"] is not None else math.inf, tasks[i]["period"], i))
+
+
+def sbf_inverse(x: int, supply: tuple[int, int, int] | None) -> int:
+    """Least window length that surely supplies x; None = a dedicated core."""
+    if supply is None or x == 0:
+        return x
+    p, q, r = supply
+    # Walk the worst-case pattern: blackout, then Q every P.
+    t = (p - q) + (r - q)
+    while x > q:
+        t += p
+        x -= q
+    return t + x
+
+
+def fp_response(c: int, t: int, hp: list[tuple[int, int]], supply=None) -> int | None:
+    """Busy-period response time of (c, t) below hp (Lehoczky 1990), over a supply."""
+    rate = 1.0 if supply is None else supply[1] / supply[0]
+    if c / t + sum(hc / ht for hc, ht in hp) > rate * (1 + 1e-12):
+        return None
+    worst, q = 0, 0
+    while q < 100_000:
+        w = sbf_inverse((q + 1) * c + sum(hc for hc, _ in hp), supply)
+        while True:
+            nxt = sbf_inverse((q + 1) * c + sum(-(-w // ht) * hc for hc, ht in hp), supply)
+            if nxt == w:
+                break
+            w = nxt
+        worst = max(worst, w - q * t)
+        if w <= (q + 1) * t:
+            return worst
+        q += 1
+    return None
+
+
+def edf_ok(tasks: list[tuple[int, int, int]]) -> bool:
+    """Processor demand test over the synchronous busy period."""
+    if not tasks:
+        return True
+    if sum(c / t for c, t, _ in tasks) > 1 + 1e-12:
+        return False
+    length = sum(c for c, _, _ in tasks)
+    while True:
+        nxt = sum(-(-length // t) * c for c, t, _ in tasks)
+        if nxt == length:
+            break
+        length = nxt
+    points = sorted({d + k * t for c, t, d in tasks for k in range(0, max(0, (length - d) // t) + 1) if d + k * t <= length})
+    return all(sum(((p - d) // t + 1) * c for c, t, d in tasks if p >= d) <= p for p in points)
+
+
+def gfp_bounds(tasks: list[tuple[int, int, int]], m: int) -> list[int | None]:
+    """Bertogna & Cirinei with the engine's step (at least D/1000)."""
+    out: list[int | None] = []
+    for k, (c, t, d) in enumerate(tasks):
+        if any(b is None for b in out) or d > t or c > d:
+            out.append(None)
+            continue
+
+        def f(r: int) -> int:
+            total = 0
+            for (hc, ht, _), hr in zip(tasks[:k], out):
+                span = r + hr - hc
+                n = span // ht
+                total += min(n * hc + min(hc, span - n * ht), r - c + 1)
+            return c + total // m
+
+        r, bound = c, None
+        while True:
+            nxt = f(r)
+            if nxt <= r:
+                bound = r
+                break
+            if r == d:
+                break
+            r = min(max(nxt, r + max(d // 1000, 1)), d)
+        out.append(bound)
+    return out
+
+
+def analyze(system: dict, scheduler: str) -> dict[str, int | None]:
+    """Bound per task name under pfp, pedf, gfp or servers (periodic)."""
+    tasks = system["tasks"]
+    bounds: dict[str, int | None] = {}
+    if scheduler in ("pfp", "pedf"):
+        for core in range(system["cores"]):
+            idx = [i for i, x in enumerate(tasks) if x["core"] == core]
+            if scheduler == "pedf":
+                ok = edf_ok([(tasks[i]["pet"], tasks[i]["period"], tasks[i]["deadline"]) for i in idx])
+                bounds.update({tasks[i]["name"]: tasks[i]["deadline"] if ok else None for i in idx})
+                continue
+            order = rank_order(tasks, idx)
+            for k, i in enumerate(order):
+                hp = [(tasks[j]["pet"], tasks[j]["period"]) for j in order[:k]]
+                bounds[tasks[i]["name"]] = fp_response(tasks[i]["pet"], tasks[i]["period"], hp)
+    elif scheduler == "gfp":
+        order = rank_order(tasks, list(range(len(tasks))))
+        b = gfp_bounds([(tasks[i]["pet"], tasks[i]["period"], tasks[i]["deadline"]) for i in order], system["cores"])
+        bounds = {tasks[i]["name"]: v for i, v in zip(order, b)}
+    elif scheduler == "servers":
+        servers = system["servers"]
+        within: dict[int, int | None] = {}
+        for core in range(system["cores"]):
+            on = sorted((s for s, v in enumerate(servers) if v["core"] == core), key=lambda s: (-servers[s]["priority"], s))
+            for k, s in enumerate(on):
+                r = fp_response(servers[s]["budget"], servers[s]["period"], [(servers[h]["budget"], servers[h]["period"]) for h in on[:k]])
+                within[s] = r if r is not None and r <= servers[s]["period"] else None
+        for s, sv in enumerate(servers):
+            idx = [i for i, x in enumerate(tasks) if x["server"] == sv["name"]]
+            order = rank_order(tasks, idx)
+            for k, i in enumerate(order):
+                if within[s] is None:
+                    bounds[tasks[i]["name"]] = None
+                    continue
+                hp = [(tasks[j]["pet"], tasks[j]["period"]) for j in order[:k]]
+                bounds[tasks[i]["name"]] = fp_response(tasks[i]["pet"], tasks[i]["period"], hp, (sv["period"], sv["budget"], within[s]))
+    else:
+        raise ValueError(scheduler)
+    return bounds
+
+
+MS = 1_000_000
+PERIODS = [10 * MS, 20 * MS, 25 * MS, 40 * MS, 50 * MS, 100 * MS, 200 * MS]
+
+
+def uunifast(rng: random.Random, n: int, total: float) -> list[float]:
+    out, s = [], total
+    for i in range(1, n):
+        nxt = s * rng.random() ** (1 / (n - i))
+        out.append(s - nxt)
+        s = nxt
+    return out + [s]
+
+
+def random_system(rng: random.Random, scheduler: str) -> dict:
+    """A random system for `scheduler` (the distributions of analysis_soundness.rs)."""
+    def task(name, u, period, **place):
+        pet = min(max(int(u * period), 10_000), period)
+        deadline = pet + int(rng.random() * (period - pet)) if rng.random() < 0.5 else period
+        prio = rng.randint(1, 99) if rng.random() < 0.3 else None
+        return {"name": name, "pet": pet, "period": period, "deadline": deadline, "priority": prio, "core": None, "server": None, **place}
+
+    if scheduler in ("pfp", "pedf"):
+        tasks = []
+        for core in range(2):
+            for k, u in enumerate(uunifast(rng, rng.randint(1, 5), 0.2 + 0.85 * rng.random())):
+                tasks.append(task(f"c{core}t{k}", u, rng.choice(PERIODS), core=core))
+        return {"cores": 2, "tasks": tasks, "servers": []}
+    if scheduler == "gfp":
+        m = rng.choice([2, 4])
+        us = uunifast(rng, rng.randint(m + 1, 3 * m), m * (0.2 + 0.8 * rng.random()))
+        return {"cores": m, "tasks": [task(f"t{k}", min(u, 1.0), rng.choice(PERIODS)) for k, u in enumerate(us)], "servers": []}
+    servers, tasks = [], []
+    for core in range(2):
+        for u in uunifast(rng, rng.randint(1, 3), 0.3 + 0.7 * rng.random()):
+            period = rng.choice([5, 10, 20, 25]) * MS
+            budget = min(max(int(u * period), 100_000), period)
+            name = f"s{len(servers)}"
+            servers.append({"name": name, "core": core, "kind": "periodic", "period": period, "budget": budget, "priority": rng.randint(1, 5)})
+            for j, tu in enumerate(uunifast(rng, rng.randint(1, 3), budget / period * (0.1 + 0.8 * rng.random()))):
+                tasks.append(task(f"{name}t{j}", tu, rng.choice([40, 50, 100, 200]) * MS, server=name))
+    return {"cores": 2, "tasks": tasks, "servers": servers}
+
+
+def to_toml(system: dict) -> str:
+    lines = [f"[platform]\ncores = {system['cores']}"]
+    for s in system["servers"]:
+        lines.append(
+            f'[[server]]\nname = "{s["name"]}"\ncore = {s["core"]}\nkind = "{s["kind"]}"\npriority = {s["priority"]}\n'
+            f'period = "{s["period"]}ns"\nbudget = "{s["budget"]}ns"'
+        )
+    for t in system["tasks"]:
+        text = f'[[task]]\nname = "{t["name"]}"\nperiod = "{t["period"]}ns"\ndeadline = "{t["deadline"]}ns"\npet = "{t["pet"]}ns"'
+        if t["core"] is not None:
+            text += f"\ncore = {t['core']}"
+        if t["server"] is not None:
+            text += f'\nserver = "{t["server"]}"'
+        if t["priority"] is not None:
+            text += f"\npriority = {t['priority']}"
+        lines.append(text)
+    return "\n".join(lines) + "\n"
