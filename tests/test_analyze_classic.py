@@ -122,10 +122,27 @@ def test_check_sim_puts_each_bound_beside_the_simulation():
     assert rows["Task1"]["simulated_max_ns"] == 18 * MS
     assert rows["Task1"]["bound_ns"] == 18 * MS
     assert rows["Task1"]["slack_ns"] == rows["Task1"]["bound_ns"] - rows["Task1"]["simulated_max_ns"]
-    # A CPU-only bound under memory bombs: the simulator's memory stalls exceed it, exit 1.
-    p = cli("analyze", "examples/memguard-bombs.toml", "--check-sim", "--duration", "1s")
+    # Servers with memory budgets are still analyzed CPU-only: the simulator's
+    # memory stalls exceed Task3's bound, and the check exits 1.
+    p = cli("analyze", "examples/mrs-memory.toml", "--check-sim", "--duration", "1s")
     assert p.returncode == 1, (p.stdout, p.stderr)
     assert "EXCEEDED" in p.stdout and "CPU only" in p.stdout
+
+
+def test_pfp_bounds_include_memory_stalls_and_memguard():
+    # memguard-bombs: the real-time task beside three memory bombs under MemGuard.
+    # Its bound includes the fluid model's worst stalls and MemGuard's; the bombs
+    # never finish a job, and get no bound.
+    p = cli("analyze", "examples/memguard-bombs.toml", "--check-sim", "--duration", "1s", "--json")
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    assert r["test"] == "response-time analysis per core with memory stalls" and r["notes"] == []
+    rows = {c["task"]: c for c in r["check_sim"]}
+    assert rows["rt"]["holds"] is True and rows["rt"]["bound_ns"] > rows["rt"]["simulated_max_ns"]
+    assert all(rows[b]["bound_ns"] is None for b in ("bomb1", "bomb2", "bomb3"))
+    # Without memory (CPU-only) its bound is its PET: the stalls are what the bound adds.
+    cpu = {t["task"]: t for t in r["tasks"]}["rt"]
+    assert cpu["bound_ns"] > cpu["pet_ns"]
 
 
 @pytest.mark.parametrize("scheduler", ["pfp", "pedf", "gfp", "servers"])

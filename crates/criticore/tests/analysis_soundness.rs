@@ -1,12 +1,14 @@
 //! Soundness of the classic tests against the simulator (issue 12): for random
-//! CPU-only systems per analysis (pfp, pedf, gedf, gfp, periodic servers, CBS
-//! servers), no simulated response time exceeds the task's bound, and a
+//! systems per analysis (CPU-only: pfp, pedf, gedf, gfp, periodic servers, CBS
+//! servers; with memory profiles under the fluid model: pfp unregulated and
+//! under MemGuard), no simulated response time exceeds the task's bound, and a
 //! system the test calls schedulable misses no deadline in simulation.
 //! Jobs run for exactly their PET (what every bound charges), synchronously
 //! released; each system is simulated for two of its hyperperiods (200 ms).
 //! An unfinished job at the end counts with its age so far.
 //!
-//! `make test` runs 1,000 systems per analysis (about 5 s unoptimized); the full sample is
+//! `make test` runs 1,000 systems per analysis (100 under MemGuard, whose
+//! 1 ms periods make each simulation slower; about 20 s unoptimized); the full sample is
 //!   CRITICORE_SOUNDNESS_SYSTEMS=10000 cargo test --release -p criticore \
 //!     --test analysis_soundness -- --nocapture
 //! which also prints the distribution of simulated / bound (how tight).
@@ -53,14 +55,19 @@ fn check(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: Schedule
     }
 }
 
-fn systems() -> u64 {
-    std::env::var("CRITICORE_SOUNDNESS_SYSTEMS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000)
+/// Systems per analysis: CRITICORE_SOUNDNESS_SYSTEMS, else `default`.
+fn systems(default: u64) -> u64 {
+    std::env::var("CRITICORE_SOUNDNESS_SYSTEMS").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 fn run(label: &str, kind: SchedulerKind, cbs: bool) {
+    run_with(label, kind, 1_000, |seed| classic::system(kind, cbs, seed));
+}
+
+fn run_with(label: &str, kind: SchedulerKind, default_systems: u64, make: impl Fn(u64) -> (String, TaskSystem)) {
     let mut tally = Tally { systems: 0, schedulable: 0, bounded_tasks: 0, ratios: Vec::new() };
-    for seed in 0..systems() {
-        let (text, system) = classic::system(kind, cbs, seed);
+    for seed in 0..systems(default_systems) {
+        let (text, system) = make(seed);
         let a = analyze(&system, kind).unwrap_or_else(|e| panic!("{label} seed {seed}: {e:?}"));
         check(label, seed, &text, &system, kind, &a, &mut tally);
     }
@@ -103,4 +110,15 @@ fn periodic_server_bounds_hold() {
 #[test]
 fn cbs_server_bounds_hold() {
     run("servers (CBS)", SchedulerKind::Servers, true);
+}
+
+#[test]
+fn fixed_priority_with_memory_stalls_bounds_hold() {
+    run_with("pfp + memory (fluid, unregulated)", SchedulerKind::Pfp, 1_000, |seed| classic::system_with_memory(false, seed));
+}
+
+#[test]
+fn fixed_priority_under_memguard_bounds_hold() {
+    // Slower: every 1 ms regulation period is an event of the fluid model.
+    run_with("pfp + memory + MemGuard", SchedulerKind::Pfp, 100, |seed| classic::system_with_memory(true, seed));
 }

@@ -15,16 +15,19 @@
 //!   served within the server's own response time of each period's start.
 //!
 //! Tasks are charged their Level-C PET (their only one outside MC²), as
-//! `simulate` runs them by default. Memory stalls are not in these bounds.
+//! `simulate` runs them by default. With memory profiles, pfp charges the
+//! fluid model's worst case and MemGuard's stalls (`memory`); the other
+//! tests are CPU-only and say so.
 
 use super::edf_demand::{self, EdfTask};
 use super::fp_rta::{self, FpTask};
 use super::gfp_rta::{self, GfpTask};
+use super::memory::{self, job_costs, JobCost};
 use super::level_c::{restricted_supply_gedf, CoreSupply};
 use super::supply::Supply;
 use super::Charged;
 use crate::error::FieldError;
-use crate::model::{Level, ServerKind, TaskSystem};
+use crate::model::{Level, RegulationKind, ServerKind, TaskSystem};
 use crate::sim::sched::priority::fixed_priority_ranks;
 use crate::sim::sched::SchedulerKind;
 use serde::Serialize;
@@ -111,6 +114,69 @@ fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str) -> 
         .collect()
 }
 
+/// Memory stalls as the simulator's fluid model makes them (`memory.rs`).
+struct Memory {
+    costs: Vec<JobCost>,
+    /// MemGuard per-core budgets and period; None = unregulated.
+    memguard: Option<(Vec<u64>, u64)>,
+}
+
+/// What the bounds must include: None when the simulator would run CPU-only.
+/// Err(reason) where no memory-aware bound is derived yet.
+fn memory_of(system: &TaskSystem) -> Result<Option<Memory>, String> {
+    if !system.tasks.iter().any(|t| t.memory.is_some()) {
+        return Ok(None);
+    }
+    let memguard = match &system.regulation {
+        None => None,
+        Some(r) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && !r.budgets.is_empty() => Some((r.budgets.clone(), r.period_ns)),
+        Some(r) => return Err(format!("no memory-aware bound for {} regulation yet", format!("{:?}", r.kind).to_lowercase())),
+    };
+    Ok(Some(Memory { costs: job_costs(system), memguard }))
+}
+
+/// Fixed priority on one dedicated core with memory stalls: jobs cost their
+/// worst case, each higher-priority release one reload of the task it may
+/// preempt, and MemGuard its stalls in the window.
+fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str, mem: &Memory) -> Vec<TaskBound> {
+    let requesting = ordered.iter().any(|&i| mem.costs[i].requests > 0.0);
+    (0..ordered.len())
+        .map(|k| {
+            let i = ordered[k];
+            // A release of ordered[h] may preempt any of ordered[h+1..=k]: charge the longest reload.
+            let hp: Vec<FpTask> = (0..k)
+                .map(|h| {
+                    let reload = ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_ns).max().unwrap_or(0);
+                    FpTask { pet_ns: mem.costs[ordered[h]].time_ns + reload, period_ns: system.tasks[ordered[h]].period_ns }
+                })
+                .collect();
+            let hp_requests: Vec<(f64, u64)> = (0..k)
+                .map(|h| {
+                    let reload = ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max);
+                    (mem.costs[ordered[h]].requests + reload, system.tasks[ordered[h]].period_ns)
+                })
+                .collect();
+            let own = FpTask { pet_ns: mem.costs[i].time_ns, period_ns: system.tasks[i].period_ns };
+            let stall = |q: u64, w: u64| -> u64 {
+                match &mem.memguard {
+                    Some((budgets, period)) if requesting => {
+                        let n = (q + 1) as f64 * mem.costs[i].requests + hp_requests.iter().map(|&(r, t)| w.div_ceil(t) as f64 * r).sum::<f64>();
+                        memory::memguard_stall_ns(n, budgets.get(core).copied().unwrap_or(0), *period)
+                    }
+                    _ => 0,
+                }
+            };
+            let bound = fp_rta::response_time_with(own, &hp, Supply::Dedicated, stall);
+            let note = match bound {
+                None => Some("demand with memory stalls outgrows the core".to_string()),
+                Some(_) if mem.memguard.is_some() => Some("with memory stalls (fluid model) and MemGuard's".to_string()),
+                Some(_) => Some("with memory stalls (fluid model, unregulated)".to_string()),
+            };
+            row(system, i, on.to_string(), bound, note)
+        })
+        .collect()
+}
+
 fn require_cores(system: &TaskSystem, scheduler: &str) -> Result<(), FieldError> {
     match system.tasks.iter().position(|t| t.core.is_none()) {
         Some(i) => Err(FieldError::new(format!("task[{i}].core"), format!("the {scheduler} analysis needs a core for every task"))),
@@ -118,7 +184,7 @@ fn require_cores(system: &TaskSystem, scheduler: &str) -> Result<(), FieldError>
     }
 }
 
-fn partitioned(system: &TaskSystem, edf: bool) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
+fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
     require_cores(system, if edf { "pedf" } else { "pfp" })?;
     let mut rows = Vec::new();
     let mut groups = Vec::new();
@@ -137,6 +203,8 @@ fn partitioned(system: &TaskSystem, edf: bool) -> Result<(Vec<TaskBound>, Vec<Gr
                     row(system, i, name.clone(), ok.then_some(system.tasks[i].deadline_ns), note)
                 })
                 .collect()
+        } else if let Some(mem) = memory {
+            fp_with_memory(system, &by_rank(system, &on), core, &name, mem)
         } else {
             fp_over(system, &by_rank(system, &on), Supply::Dedicated, &name)
         };
@@ -271,13 +339,22 @@ fn servers(system: &TaskSystem) -> Result<(Vec<TaskBound>, Vec<GroupResult>), Fi
 
 /// Analyze `system` as `kind` schedules it (not MC²: `analysis::report`).
 pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis, FieldError> {
+    let memory = memory_of(system);
+    let mut notes = Vec::new();
     let (tasks, groups, test) = match kind {
-        SchedulerKind::Pfp => {
-            let (t, g) = partitioned(system, false)?;
-            (t, g, "exact response-time analysis per core")
-        }
+        SchedulerKind::Pfp => match &memory {
+            Ok(mem) => {
+                let (t, g) = partitioned(system, false, mem.as_ref())?;
+                (t, g, if mem.is_some() { "response-time analysis per core with memory stalls" } else { "exact response-time analysis per core" })
+            }
+            Err(reason) => {
+                notes.push(reason.clone());
+                let (t, g) = partitioned(system, false, None)?;
+                (t, g, "exact response-time analysis per core")
+            }
+        },
         SchedulerKind::Pedf => {
-            let (t, g) = partitioned(system, true)?;
+            let (t, g) = partitioned(system, true, None)?;
             (t, g, "processor demand test per core")
         }
         SchedulerKind::Gedf => global_edf(system),
@@ -291,8 +368,8 @@ pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis,
         }
         SchedulerKind::Mc2 => return Err(FieldError::new("--scheduler", "the MC² analysis has its own report")),
     };
-    let mut notes = Vec::new();
-    if system.tasks.iter().any(|t| t.memory.is_some()) {
+    let memory_in = kind == SchedulerKind::Pfp && matches!(memory, Ok(Some(_)));
+    if system.tasks.iter().any(|t| t.memory.is_some()) && !memory_in {
         notes.push("CPU only: memory stalls and regulation are not in these bounds".to_string());
     }
     let schedulable = (!tasks.is_empty()).then(|| tasks.iter().all(|t| t.schedulable) && groups.iter().all(|g| g.schedulable));

@@ -33,12 +33,21 @@ const MAX_JOBS: u64 = 100_000;
 /// Worst-case response time of `task` below `higher` over `supply`; None if
 /// the demand outgrows the supply (no busy period ends).
 pub fn response_time(task: FpTask, higher: &[FpTask], supply: Supply) -> Option<u64> {
+    response_time_with(task, higher, supply, |_, _| 0)
+}
+
+/// As [`response_time`], with `extra(q, w)` more demand in a window of length
+/// w that ends with job q (e.g. the stalls of a memory regulator; it must not
+/// decrease as w or q grow).
+pub fn response_time_with(task: FpTask, higher: &[FpTask], supply: Supply, extra: impl Fn(u64, u64) -> u64) -> Option<u64> {
     let u: f64 = task.utilization() + higher.iter().map(FpTask::utilization).sum::<f64>();
     if u > supply.rate() * (1.0 + 1e-12) {
         return None;
     }
     let demand = |q: u64, w: u64| -> u128 {
-        (q as u128 + 1) * task.pet_ns as u128 + higher.iter().map(|h| (w as u128).div_ceil(h.period_ns as u128) * h.pet_ns as u128).sum::<u128>()
+        (q as u128 + 1) * task.pet_ns as u128
+            + higher.iter().map(|h| (w as u128).div_ceil(h.period_ns as u128) * h.pet_ns as u128).sum::<u128>()
+            + extra(q, w) as u128
     };
     let mut worst = 0u64;
     let mut w = 0u64;

@@ -18,6 +18,7 @@ pub mod level_a;
 pub mod level_b;
 pub mod level_c;
 pub mod mc2;
+pub mod memory;
 pub mod report;
 pub mod supply;
 pub mod utilization;

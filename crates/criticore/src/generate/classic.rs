@@ -115,6 +115,41 @@ pub fn servers(rng: &mut Rng, cbs: bool) -> String {
     text + &tasks
 }
 
+/// Partitioned tasks with memory profiles on the default platform (i.MX6:
+/// 1 MiB LLC, 32 B lines): per core 1-4 tasks of utilization 0.1-0.7 in all,
+/// working sets of 16 KiB-4 MiB walked at random or streamed, up to 5,000
+/// references per ms; with `memguard`, per-core budgets of 20-2,000 requests
+/// per 1 ms (pfp with memory stalls).
+pub fn partitioned_memory(rng: &mut Rng, memguard: bool) -> String {
+    let mut text = String::from("[platform]\ncores = 2\n");
+    if memguard {
+        let _ = write!(text, "[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [{}, {}]\n", rng.pick(&[20u64, 200, 2_000]), rng.pick(&[20u64, 200, 2_000]));
+    }
+    for core in 0..2 {
+        let n = rng.range(1, 4) as usize;
+        let total = 0.1 + 0.6 * rng.unit();
+        for (k, u) in rng.uunifast(n, total).into_iter().enumerate() {
+            let p = rng.pick(&PERIODS_MS);
+            let priority = rng.next() % 3 == 0;
+            task(rng, &mut text, &format!("c{core}t{k}"), u, p, &format!("core = {core}\n"), false, priority);
+            if rng.next() % 4 != 0 {
+                let wss = rng.pick(&["16KiB", "64KiB", "256KiB", "1MiB", "4MiB"]);
+                let pattern = rng.pick(&["random", "stream"]);
+                let _ = writeln!(text, "memory = {{ wss = \"{wss}\", pattern = \"{pattern}\", read_fraction = {:.2}, accesses_per_ms = {} }}", rng.unit(), rng.range(0, 5_000));
+            }
+        }
+    }
+    text
+}
+
+/// A pfp system with memory profiles, unregulated or under MemGuard.
+pub fn system_with_memory(memguard: bool, seed: u64) -> (String, TaskSystem) {
+    let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x3e3 ^ (memguard as u64));
+    let text = partitioned_memory(&mut rng, memguard);
+    let system = parse_task_system(&text, Format::Toml, "generated.toml").unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+    (text, system)
+}
+
 /// The file text and system for `kind` (servers: periodic, or CBS when `cbs`) and `seed`.
 pub fn system(kind: SchedulerKind, cbs: bool, seed: u64) -> (String, TaskSystem) {
     let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ (kind as u64 + 1) ^ ((cbs as u64) << 8));

@@ -270,6 +270,87 @@ impl Fluid {
     }
 }
 
+/// One task's worst case under this model, for the analysis
+/// (docs/analysis.md, "Memory stalls"): whatever runs on the other cores, a
+/// ns of the task's work takes at most `time_per_work` ns and issues at most
+/// `requests_per_work` requests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorstPhase {
+    /// Work of the phase, ns (the last one to the end of the PET).
+    pub work_ns: u64,
+    pub time_per_work: f64,
+    pub requests_per_work: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorstCase {
+    pub phases: Vec<WorstPhase>,
+    /// Work added when the job resumes after a preemption (the reload), ns.
+    pub reload_work_ns: u64,
+}
+
+impl Fluid {
+    /// Bounds of every term of the per-miss time, taken one by one: the
+    /// smallest LLC share (the m − 1 largest co-runners of its partition and,
+    /// without OS isolation, the m largest kernel footprints pressing on it),
+    /// the arbiter's longest wait (round robin, FCFS, aging: (n − 1)·S with
+    /// n ≤ m + devices; TDMA m·S/2; fixed priority ρ ≤ 0.999 plus half a line),
+    /// a row conflict on every request (p ≤ 1), and CPU 0's interrupt share
+    /// taken from every task. `pet_ns` per task is the work a job does.
+    pub fn worst_case(&self, pet_ns: &[u64], cores: usize) -> Vec<WorstCase> {
+        let s = self.service_ns;
+        let n = cores + self.devices.len();
+        let wait = match self.arbiter {
+            Arbiter::FixedPriority => s * 0.999 / 0.001 + 0.5 * s,
+            Arbiter::Tdma => 0.5 * cores as f64 * s,
+            _ => n.saturating_sub(1) as f64 * s,
+        };
+        let irq = (1.0 - self.devices.iter().map(|d| d.irq_share).sum::<f64>()).max(1e-9);
+        let largest = |mut v: Vec<f64>, k: usize| -> f64 {
+            v.sort_by(|a, b| b.total_cmp(a));
+            v.iter().take(k).sum()
+        };
+        let os = if self.os_isolation { 0.0 } else { largest(self.tasks.iter().map(|t| t.os_footprint).collect(), cores) };
+        self.tasks
+            .iter()
+            .enumerate()
+            .map(|(i, tm)| {
+                if tm.phases.is_empty() {
+                    return WorstCase { phases: vec![WorstPhase { work_ns: pet_ns[i], time_per_work: 1.0 / irq, requests_per_work: 0.0 }], reload_work_ns: 0 };
+                }
+                let others: Vec<f64> = self.tasks.iter().enumerate().filter(|(j, o)| *j != i && o.part == tm.part).map(|(_, o)| o.wss).collect();
+                let pressure = tm.wss + largest(others, cores.saturating_sub(1)) + os;
+                let share = if pressure <= tm.capacity { tm.wss } else { tm.capacity * tm.wss / pressure };
+                let miss = miss_ratio(tm.pattern, share, tm.wss);
+                let m0 = miss_ratio(tm.pattern, tm.capacity, tm.wss);
+                let mut start = 0u64;
+                let phases = tm
+                    .phases
+                    .iter()
+                    .map(|ph| {
+                        let end = ph.end_work_ns.min(pet_ns[i]);
+                        let work_ns = end.saturating_sub(start);
+                        start = start.max(end);
+                        let rf = ph.read_fraction;
+                        let compute = (1.0 - ph.refs_per_ns * m0 * self.isolated_miss_ns(rf) - tm.extra_refs_per_ns * self.read_latency_ns).max(0.0);
+                        let per_miss = rf * (self.read_latency_ns + wait) + (1.0 - rf) * (s + wait) + self.row_conflict_ns;
+                        let per_extra = self.read_latency_ns + wait + self.row_conflict_ns;
+                        let time = compute + ph.refs_per_ns * miss * per_miss + tm.extra_refs_per_ns * per_extra;
+                        WorstPhase { work_ns, time_per_work: time.max(1e-12) / irq, requests_per_work: ph.refs_per_ns * miss + tm.extra_refs_per_ns }
+                    })
+                    .collect();
+                let reload = if tm.pattern == AccessPattern::Stream && tm.wss > tm.capacity {
+                    0
+                } else {
+                    let worst_rf = tm.phases.iter().map(|ph| self.isolated_miss_ns(ph.read_fraction)).fold(0.0, f64::max);
+                    (tm.wss.min(tm.capacity) / self.line_bytes * worst_rf).round() as u64
+                };
+                WorstCase { phases, reload_work_ns: reload }
+            })
+            .collect()
+    }
+}
+
 impl MemoryModel for Fluid {
     fn flows(&mut self, now: u64, running: &[Option<JobId>], jobs: &Jobs, ctx: &MemoryContext, flows: &mut Flows) {
         let m = running.len();

@@ -1,0 +1,97 @@
+//! Memory stalls in the bounds (issue 12 item 2; docs/analysis.md, "Memory
+//! stalls"): what a job of each task costs under the simulator's fluid model
+//! in the worst case, and the stall MemGuard's budgets add to a window.
+//!
+//! - A job's time: Σ over its phases of work × the model's longest time per
+//!   ns of work (`Fluid::worst_case`), and its requests likewise.
+//! - A preemption costs the preempted job one reload: the model's reload work
+//!   at its longest time per ns of work (and requests).
+//! - MemGuard, per-core budgets Q per synchronous period P: a core stalls
+//!   only after issuing its budget within a period, until that period ends,
+//!   so a window in which the core's jobs issue N requests holds at most
+//!   ⌊N/Q⌋ + 1 stalls (the first period may have been spent before the
+//!   window), each at most P. Stalled cores issue nothing, so the others'
+//!   interference is no larger than unregulated.
+
+use crate::model::{Level, TaskSystem};
+use crate::sim::memory::fluid::Fluid;
+
+/// Worst-case cost of one job of a task.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JobCost {
+    /// Longest execution time of a job, preemptions aside (ns).
+    pub time_ns: u64,
+    /// Most requests of a job.
+    pub requests: f64,
+    /// Longest time a resumption after a preemption adds (ns).
+    pub reload_ns: u64,
+    /// Most requests of that reload.
+    pub reload_requests: f64,
+}
+
+/// Per task of `system`, the worst-case job cost under the fluid model.
+pub fn job_costs(system: &TaskSystem) -> Vec<JobCost> {
+    let pets: Vec<u64> = system.tasks.iter().map(|t| t.pet_at(Level::C)).collect();
+    Fluid::new(system)
+        .worst_case(&pets, system.platform.cores)
+        .iter()
+        .map(|w| {
+            let time: f64 = w.phases.iter().map(|p| p.work_ns as f64 * p.time_per_work).sum();
+            let requests: f64 = w.phases.iter().map(|p| p.work_ns as f64 * p.requests_per_work).sum();
+            let slowest = w.phases.iter().map(|p| p.time_per_work).fold(0.0, f64::max);
+            let busiest = w.phases.iter().map(|p| p.requests_per_work).fold(0.0, f64::max);
+            // Rounded up, plus a nanosecond per phase for the engine's rounding of rates.
+            JobCost {
+                time_ns: time.ceil() as u64 + w.phases.len() as u64,
+                requests,
+                reload_ns: (w.reload_work_ns as f64 * slowest).ceil() as u64,
+                reload_requests: w.reload_work_ns as f64 * busiest,
+            }
+        })
+        .collect()
+}
+
+/// MemGuard's stall in a window whose jobs issue `requests` on a core with
+/// budget `budget` per `period_ns`.
+pub fn memguard_stall_ns(requests: f64, budget: u64, period_ns: u64) -> u64 {
+    if budget == 0 {
+        return u64::MAX / 4;
+    }
+    ((requests / budget as f64).floor() as u64 + 1).saturating_mul(period_ns)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_jobs_worst_cost_by_hand() {
+        // Default i.MX6 platform: 1 MiB LLC shared by all (no allocation), 32 B lines,
+        // S = 32 B / 2.02 GB/s = 15.8416 ns, L = 120 ns, R = 30 ns, round robin.
+        // Task a: 10 ms of work, 1,000 references per ms, random over 4 MiB, reads only.
+        // Alone it misses 1 − 1/4 = 0.75 (compute share 1 − 0.001·0.75·120 = 0.91);
+        // beside b's 4 MiB it may keep only 1·4/8 = 0.5 MiB: misses 0.875, each
+        // 120 + W (one other core: 1·S) + R = 165.8416 ns. τ = 0.91 + 0.001·0.875·165.8416
+        // = 1.0551114 → 10 ms take 10,551,114 ns, + 1 ns of rounding = 10,551,115;
+        // 0.001·0.875·10⁷ = 8,750 requests. Reload: 1 MiB / 32 B = 32,768 lines × 120 ns
+        // = 3,932,160 ns of work, × τ = 4,148,867 ns.
+        let text = "[platform]\ncores = 2\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"20ms\"\npet = \"10ms\"\n\
+            memory = { wss = \"4MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
+            [[task]]\nname = \"b\"\ncore = 1\nperiod = \"20ms\"\npet = \"1ms\"\n\
+            memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 1 }\n";
+        let system = crate::model::parse_task_system(text, crate::model::Format::Toml, "t.toml").unwrap();
+        let a = job_costs(&system)[0];
+        assert_eq!(a.time_ns, 10_551_115);
+        assert!((a.requests - 8_750.0).abs() < 1e-6, "{}", a.requests);
+        assert_eq!(a.reload_ns, 4_148_867);
+    }
+
+    #[test]
+    fn stalls_by_hand() {
+        // 2,500 requests against 1,000 per 1 ms: at most 3 stalls (2 full budgets
+        // in the window plus a period already spent before it), 3 ms.
+        assert_eq!(memguard_stall_ns(2_500.0, 1_000, 1_000_000), 3_000_000);
+        assert_eq!(memguard_stall_ns(0.0, 1_000, 1_000_000), 1_000_000);
+    }
+}
