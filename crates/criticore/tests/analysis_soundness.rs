@@ -1,7 +1,7 @@
 //! Soundness of the classic tests against the simulator (issue 12): for random
 //! systems per analysis (CPU-only: pfp, pedf, gedf, gfp, periodic servers, CBS
 //! servers; with memory profiles under the fluid model: pfp unregulated and
-//! under MemGuard), no simulated response time exceeds the task's bound, and a
+//! under MemGuard, periodic servers unregulated and under MRS budgets), no simulated response time exceeds the task's bound, and a
 //! system the test calls schedulable misses no deadline in simulation.
 //! Jobs run for exactly their PET (what every bound charges), synchronously
 //! released; each system is simulated for two of its hyperperiods (200 ms).
@@ -121,4 +121,14 @@ fn fixed_priority_with_memory_stalls_bounds_hold() {
 fn fixed_priority_under_memguard_bounds_hold() {
     // Slower: every 1 ms regulation period is an event of the fluid model.
     run_with("pfp + memory + MemGuard", SchedulerKind::Pfp, 100, |seed| classic::system_with_memory(true, seed));
+}
+
+#[test]
+fn servers_with_memory_stalls_bounds_hold() {
+    run_with("servers + memory (fluid, unregulated)", SchedulerKind::Servers, 300, |seed| classic::servers_with_memory(false, seed));
+}
+
+#[test]
+fn servers_under_mrs_memory_budgets_bounds_hold() {
+    run_with("servers + memory + MRS budgets", SchedulerKind::Servers, 300, |seed| classic::servers_with_memory(true, seed));
 }

@@ -23,6 +23,7 @@ use super::edf_demand::{self, EdfTask};
 use super::fp_rta::{self, FpTask};
 use super::gfp_rta::{self, GfpTask};
 use super::memory::{self, job_costs, JobCost};
+use super::server_memory::{self, Demand, ServerView};
 use super::level_c::{restricted_supply_gedf, CoreSupply};
 use super::supply::Supply;
 use super::Charged;
@@ -119,20 +120,30 @@ struct Memory {
     costs: Vec<JobCost>,
     /// MemGuard per-core budgets and period; None = unregulated.
     memguard: Option<(Vec<u64>, u64)>,
+    /// MRS memory budgets apply (servers).
+    mrs: bool,
 }
 
-/// What the bounds must include: None when the simulator would run CPU-only.
-/// Err(reason) where no memory-aware bound is derived yet.
-fn memory_of(system: &TaskSystem) -> Result<Option<Memory>, String> {
+/// What the bounds of `kind` must include: None when the simulator would run
+/// CPU-only; Err(reason) where no memory-aware bound is derived yet (pfp
+/// unregulated or under per-core MemGuard budgets, periodic servers
+/// unregulated or under MRS are).
+fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>, String> {
     if !system.tasks.iter().any(|t| t.memory.is_some()) {
         return Ok(None);
     }
-    let memguard = match &system.regulation {
-        None => None,
-        Some(r) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && !r.budgets.is_empty() => Some((r.budgets.clone(), r.period_ns)),
-        Some(r) => return Err(format!("no memory-aware bound for {} regulation yet", format!("{:?}", r.kind).to_lowercase())),
-    };
-    Ok(Some(Memory { costs: job_costs(system), memguard }))
+    let regulation = system.regulation.as_ref().map(|r| r.kind);
+    let name = |k: RegulationKind| format!("{k:?}").to_lowercase();
+    let memory = |memguard, mrs| Ok(Some(Memory { costs: job_costs(system), memguard, mrs }));
+    match (kind, &system.regulation) {
+        (SchedulerKind::Pfp, None) => memory(None, false),
+        (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && !r.budgets.is_empty() => memory(Some((r.budgets.clone(), r.period_ns)), false),
+        (SchedulerKind::Servers, _) if system.servers.iter().any(|s| s.kind == ServerKind::Cbs) => Err("CPU only: no memory-aware bound for CBS servers yet".into()),
+        (SchedulerKind::Servers, None) => memory(None, false),
+        (SchedulerKind::Servers, Some(r)) if r.kind == RegulationKind::Mrs => memory(None, true),
+        (SchedulerKind::Pfp | SchedulerKind::Servers, _) => Err(format!("CPU only: no memory-aware bound under {} regulation yet", name(regulation.expect("matched above")))),
+        _ => Err("CPU only: memory stalls and regulation are not in these bounds".into()),
+    }
 }
 
 /// Fixed priority on one dedicated core with memory stalls: jobs cost their
@@ -276,13 +287,15 @@ fn global_fp(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>) {
     (rows, vec![GroupResult { name: format!("{m} cores"), utilization: utilization(system, &all), schedulable: ok, note: None }])
 }
 
-fn servers(system: &TaskSystem) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
+fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
     let of: Vec<usize> = crate::sim::sched::server_of_tasks(system)?;
     let n = system.servers.len();
     // Node level: is each server's budget sure in every one of its periods?
     let mut sure = vec![false; n];
     // Within how long of each period's start the budget is served (R_s ≤ P_s).
     let mut within: Vec<u64> = system.servers.iter().map(|sv| sv.period_ns).collect();
+    // Periods of the servers above each one on its core (fixed priority).
+    let mut above: Vec<Vec<u64>> = vec![Vec::new(); n];
     let mut groups = Vec::new();
     let mut notes = vec![None; n];
     for core in 0..system.platform.cores {
@@ -307,6 +320,7 @@ fn servers(system: &TaskSystem) -> Result<(Vec<TaskBound>, Vec<GroupResult>), Fi
             let mut ordered = on.clone();
             ordered.sort_by_key(|&s| (std::cmp::Reverse(system.servers[s].priority), s));
             for (k, &s) in ordered.iter().enumerate() {
+                above[s] = ordered[..k].iter().map(|&h| system.servers[h].period_ns).collect();
                 let task = |s: usize| FpTask { pet_ns: system.servers[s].budget_ns, period_ns: system.servers[s].period_ns };
                 let hp: Vec<FpTask> = ordered[..k].iter().map(|&h| task(h)).collect();
                 let r = fp_rta::response_time(task(s), &hp, Supply::Dedicated);
@@ -324,7 +338,29 @@ fn servers(system: &TaskSystem) -> Result<(Vec<TaskBound>, Vec<GroupResult>), Fi
     for (s, sv) in system.servers.iter().enumerate() {
         let tasks: Vec<usize> = (0..system.tasks.len()).filter(|&i| of[i] == s).collect();
         let ordered = by_rank(system, &tasks);
-        let server_rows: Vec<TaskBound> = if sure[s] {
+        let server_rows: Vec<TaskBound> = if sure[s] && mem.is_some() {
+            let mem = mem.expect("checked");
+            let view = ServerView {
+                period_ns: sv.period_ns,
+                budget_ns: sv.budget_ns,
+                within_ns: within[s],
+                // A budget that nothing in the server can spend never suspends it.
+                memory_budget: if mem.mrs && ordered.iter().any(|&i| mem.costs[i].requests > 0.0) { sv.memory_budget } else { None },
+                higher_periods_ns: above[s].clone(),
+            };
+            let demand = |i: usize| Demand { time_ns: mem.costs[i].time_ns, requests: mem.costs[i].requests, period_ns: system.tasks[i].period_ns };
+            (0..ordered.len())
+                .map(|k| {
+                    let i = ordered[k];
+                    let hp: Vec<Demand> = ordered[..k].iter().map(|&j| demand(j)).collect();
+                    // Any task of the window may be the one that loses the core.
+                    let reload = ordered[..=k].iter().map(|&j| (mem.costs[j].reload_ns, mem.costs[j].reload_requests)).fold((0u64, 0.0f64), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+                    let bound = server_memory::response_time(demand(i), &hp, reload, &view);
+                    let note = if bound.is_some() { "with memory stalls (fluid model)" } else { "demand with memory stalls outgrows the server" };
+                    row(system, i, sv.name.clone(), bound, Some(note.to_string()))
+                })
+                .collect()
+        } else if sure[s] {
             fp_over(system, &ordered, Supply::Periodic { period_ns: sv.period_ns, budget_ns: sv.budget_ns, within_ns: within[s] }, &sv.name)
         } else {
             ordered.iter().map(|&i| row(system, i, sv.name.clone(), None, Some(format!("server {}: {}", sv.name, notes[s].clone().unwrap_or_default())))).collect()
@@ -339,20 +375,17 @@ fn servers(system: &TaskSystem) -> Result<(Vec<TaskBound>, Vec<GroupResult>), Fi
 
 /// Analyze `system` as `kind` schedules it (not MC²: `analysis::report`).
 pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis, FieldError> {
-    let memory = memory_of(system);
+    let memory = memory_of(system, kind);
     let mut notes = Vec::new();
+    if let Err(reason) = &memory {
+        notes.push(reason.clone());
+    }
+    let mem = memory.as_ref().ok().and_then(Option::as_ref);
     let (tasks, groups, test) = match kind {
-        SchedulerKind::Pfp => match &memory {
-            Ok(mem) => {
-                let (t, g) = partitioned(system, false, mem.as_ref())?;
-                (t, g, if mem.is_some() { "response-time analysis per core with memory stalls" } else { "exact response-time analysis per core" })
-            }
-            Err(reason) => {
-                notes.push(reason.clone());
-                let (t, g) = partitioned(system, false, None)?;
-                (t, g, "exact response-time analysis per core")
-            }
-        },
+        SchedulerKind::Pfp => {
+            let (t, g) = partitioned(system, false, mem)?;
+            (t, g, if mem.is_some() { "response-time analysis per core with memory stalls" } else { "exact response-time analysis per core" })
+        }
         SchedulerKind::Pedf => {
             let (t, g) = partitioned(system, true, None)?;
             (t, g, "processor demand test per core")
@@ -363,15 +396,16 @@ pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis,
             (t, g, "Bertogna-Cirinei response-time test")
         }
         SchedulerKind::Servers => {
-            let (t, g) = servers(system)?;
-            (t, g, "server supply (periodic resource) with fixed priority inside")
+            let (t, g) = servers(system, mem)?;
+            let test = match mem {
+                Some(m) if m.mrs => "server supply (periodic resource) with fixed priority inside, memory stalls and MRS memory budgets",
+                Some(_) => "server supply (periodic resource) with fixed priority inside and memory stalls",
+                None => "server supply (periodic resource) with fixed priority inside",
+            };
+            (t, g, test)
         }
         SchedulerKind::Mc2 => return Err(FieldError::new("--scheduler", "the MC² analysis has its own report")),
     };
-    let memory_in = kind == SchedulerKind::Pfp && matches!(memory, Ok(Some(_)));
-    if system.tasks.iter().any(|t| t.memory.is_some()) && !memory_in {
-        notes.push("CPU only: memory stalls and regulation are not in these bounds".to_string());
-    }
     let schedulable = (!tasks.is_empty()).then(|| tasks.iter().all(|t| t.schedulable) && groups.iter().all(|g| g.schedulable));
     Ok(TaskAnalysis { scheduler: kind.name(), test, schedulable, tasks, groups, notes })
 }

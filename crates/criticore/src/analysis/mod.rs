@@ -20,6 +20,7 @@ pub mod level_c;
 pub mod mc2;
 pub mod memory;
 pub mod report;
+pub mod server_memory;
 pub mod supply;
 pub mod utilization;
 

@@ -89,7 +89,21 @@ pub fn global(rng: &mut Rng, constrained: bool) -> String {
 
 /// Two cores, 1-3 periodic or CBS servers each, 1-3 tasks per server (servers).
 pub fn servers(rng: &mut Rng, cbs: bool) -> String {
+    server_system(rng, cbs, false, false)
+}
+
+/// Periodic servers (as `servers`) whose tasks have memory profiles; with
+/// `mrs`, MRS regulation and memory budgets of 200-40,000 requests per
+/// server period on most servers.
+pub fn servers_memory(rng: &mut Rng, mrs: bool) -> String {
+    server_system(rng, false, true, mrs)
+}
+
+fn server_system(rng: &mut Rng, cbs: bool, memory: bool, mrs: bool) -> String {
     let mut text = String::from("[platform]\ncores = 2\n");
+    if mrs {
+        text.push_str("[regulation]\nkind = \"mrs\"\n");
+    }
     let mut tasks = String::new();
     let mut s = 0;
     for core in 0..2 {
@@ -101,13 +115,23 @@ pub fn servers(rng: &mut Rng, cbs: bool) -> String {
             let budget_ns = ((u * (period_ms * MS) as f64) as u64).clamp(100_000, period_ms * MS);
             let kind = if cbs { "cbs" } else { "periodic" };
             let _ = write!(text, "[[server]]\nname = \"s{s}\"\ncore = {core}\nkind = \"{kind}\"\npriority = {}\nperiod = \"{period_ms}ms\"\nbudget = \"{budget_ns}ns\"\n", rng.range(1, 5));
+            if mrs && rng.next() % 4 != 0 {
+                let _ = writeln!(text, "memory_budget = {}", rng.pick(&[200u64, 2_000, 10_000, 40_000]));
+            }
             let rate = budget_ns as f64 / (period_ms * MS) as f64;
             let k = rng.range(1, 3) as usize;
-            let load = rate * (0.1 + 0.8 * rng.unit());
+            let load = rate * (0.1 + if memory { 0.6 } else { 0.8 } * rng.unit());
             for (j, tu) in rng.uunifast(k, load).into_iter().enumerate() {
                 let p = rng.pick(&[40u64, 50, 100, 200]);
-                let (constrained, priority) = (rng.next() % 2 == 0, rng.next() % 2 == 0);
-                task(rng, &mut tasks, &format!("s{s}t{j}"), tu, p, &format!("server = \"s{s}\"\n"), constrained, priority);
+                let place = format!("server = \"s{s}\"\n");
+                if memory {
+                    let priority = rng.next() % 2 == 0;
+                    task(rng, &mut tasks, &format!("s{s}t{j}"), tu, p, &place, false, priority);
+                    memory_profile(rng, &mut tasks);
+                } else {
+                    let (constrained, priority) = (rng.next() % 2 == 0, rng.next() % 2 == 0);
+                    task(rng, &mut tasks, &format!("s{s}t{j}"), tu, p, &place, constrained, priority);
+                }
             }
             s += 1;
         }
@@ -132,14 +156,28 @@ pub fn partitioned_memory(rng: &mut Rng, memguard: bool) -> String {
             let p = rng.pick(&PERIODS_MS);
             let priority = rng.next() % 3 == 0;
             task(rng, &mut text, &format!("c{core}t{k}"), u, p, &format!("core = {core}\n"), false, priority);
-            if rng.next() % 4 != 0 {
-                let wss = rng.pick(&["16KiB", "64KiB", "256KiB", "1MiB", "4MiB"]);
-                let pattern = rng.pick(&["random", "stream"]);
-                let _ = writeln!(text, "memory = {{ wss = \"{wss}\", pattern = \"{pattern}\", read_fraction = {:.2}, accesses_per_ms = {} }}", rng.unit(), rng.range(0, 5_000));
-            }
+            memory_profile(rng, &mut text);
         }
     }
     text
+}
+
+/// Memory profiles for a task (the distributions of `partitioned_memory`), or none.
+fn memory_profile(rng: &mut Rng, text: &mut String) {
+    if rng.next() % 4 != 0 {
+        let wss = rng.pick(&["16KiB", "64KiB", "256KiB", "1MiB", "4MiB"]);
+        let pattern = rng.pick(&["random", "stream"]);
+        let _ = writeln!(text, "memory = {{ wss = \"{wss}\", pattern = \"{pattern}\", read_fraction = {:.2}, accesses_per_ms = {} }}", rng.unit(), rng.range(0, 5_000));
+    }
+}
+
+
+/// A server system with memory profiles, unregulated or under MRS.
+pub fn servers_with_memory(mrs: bool, seed: u64) -> (String, TaskSystem) {
+    let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x5e5 ^ (mrs as u64));
+    let text = servers_memory(&mut rng, mrs);
+    let system = parse_task_system(&text, Format::Toml, "generated.toml").unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+    (text, system)
 }
 
 /// A pfp system with memory profiles, unregulated or under MemGuard.

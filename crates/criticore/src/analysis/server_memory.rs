@@ -1,0 +1,131 @@
+//! A task inside an idling periodic server, with memory stalls and the
+//! server's MRS memory budget (mrs-multi-resource-server §III rules 4-5;
+//! docs/analysis.md, "Memory stalls").
+//!
+//! In every period in which the server has work pending it either runs its
+//! whole CPU budget Q or spends its memory budget M and is suspended until the
+//! next period (rule 5). So a window in which the server's jobs need W of
+//! processor time and issue N requests ends after at most
+//! k = ⌈W/Q⌉ + ⌈N/M⌉ + 1 of its periods' services (the + 1: a lower-priority
+//! task of the server may have spent the memory budget of the period the
+//! window opens in, before the job was released); each period's service lies
+//! within R_s of the period's start (the server's own response time), so k
+//! services fit in (P − Q) + (R_s − Q) + (k − 1)·P + Q (the worst case: the
+//! window opens just after a service at a period's start). Without a memory
+//! budget the window is the supply bound's `time_for(W)`.
+//!
+//! Every time the server loses its core to another (its budget or memory
+//! spent, or a higher-priority server released) the job resumes with a
+//! reload; a window holds at most ⌈w/P⌉ + 1 such losses of its own and
+//! ⌈w/P_h⌉ + 1 preemptions by each higher-priority server h on the core.
+
+use super::supply::Supply;
+
+/// One job's worst case: processor time and requests, every period.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Demand {
+    pub time_ns: u64,
+    pub requests: f64,
+    pub period_ns: u64,
+}
+
+/// The server as its tasks see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerView {
+    pub period_ns: u64,
+    pub budget_ns: u64,
+    /// R_s: its service ends within this of each period's start.
+    pub within_ns: u64,
+    /// M per period, if MRS regulates it and its tasks issue requests.
+    pub memory_budget: Option<u64>,
+    /// Periods of the higher-priority servers on its core.
+    pub higher_periods_ns: Vec<u64>,
+}
+
+/// Most jobs of one busy window examined.
+const MAX_JOBS: u64 = 10_000;
+
+/// Worst-case response time of `own` below `higher` (same server) with a
+/// reload of `reload` (time, requests) at every preemption; None if the
+/// window does not close.
+pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server: &ServerView) -> Option<u64> {
+    let (p, q) = (server.period_ns as f64, server.budget_ns as f64);
+    // Long-run demand on each of the server's two budgets.
+    let cpu_rate: f64 = (own.time_ns as f64 / own.period_ns as f64 + higher.iter().map(|h| h.time_ns as f64 / h.period_ns as f64).sum::<f64>()) * p / q;
+    let mem_rate: f64 = match server.memory_budget {
+        Some(m) => (own.requests / own.period_ns as f64 + higher.iter().map(|h| h.requests / h.period_ns as f64).sum::<f64>()) * p / m.max(1) as f64,
+        None => 0.0,
+    };
+    if cpu_rate + mem_rate >= 1.0 {
+        return None;
+    }
+    let supply = Supply::Periodic { period_ns: server.period_ns, budget_ns: server.budget_ns, within_ns: server.within_ns };
+    let losses = |w: u64| -> u64 { w.div_ceil(server.period_ns) + 1 + server.higher_periods_ns.iter().map(|&ph| w.div_ceil(ph) + 1).sum::<u64>() };
+    let window = |jobs: u64, w: u64| -> Option<u64> {
+        let releases: Vec<u64> = higher.iter().map(|h| w.div_ceil(h.period_ns)).collect();
+        let preemptions = losses(w) + releases.iter().sum::<u64>();
+        let time = jobs as u128 * own.time_ns as u128 + higher.iter().zip(&releases).map(|(h, &n)| n as u128 * h.time_ns as u128).sum::<u128>() + preemptions as u128 * reload.0 as u128;
+        let requests = jobs as f64 * own.requests + higher.iter().zip(&releases).map(|(h, &n)| n as f64 * h.requests).sum::<f64>() + preemptions as f64 * reload.1;
+        let time = u64::try_from(time).ok()?;
+        match server.memory_budget {
+            None => Some(supply.time_for(time)),
+            Some(m) => {
+                let k = time.div_ceil(server.budget_ns) + (requests / m.max(1) as f64).ceil() as u64 + 1;
+                Some((server.period_ns - server.budget_ns) + (server.within_ns - server.budget_ns) + (k - 1).checked_mul(server.period_ns)? + server.budget_ns)
+            }
+        }
+    };
+    let horizon = server.period_ns.saturating_mul(1_000_000);
+    let mut worst = 0u64;
+    let mut w = 0u64;
+    for jobs in 1..=MAX_JOBS {
+        loop {
+            let next = window(jobs, w)?;
+            if next <= w {
+                break;
+            }
+            if next > horizon {
+                return None;
+            }
+            w = next;
+        }
+        let release = (jobs - 1) * own.period_ns;
+        worst = worst.max(w - release);
+        if w <= release + own.period_ns {
+            return Some(worst);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(memory_budget: Option<u64>) -> ServerView {
+        ServerView { period_ns: 10, budget_ns: 4, within_ns: 4, memory_budget, higher_periods_ns: vec![] }
+    }
+
+    #[test]
+    fn without_memory_it_is_the_supply_bound() {
+        // Top server (served within 4 of each start), one task of 3 every 100, no
+        // reload: time_for(3) = 6 + 0 + 3 = 9.
+        let d = Demand { time_ns: 3, requests: 0.0, period_ns: 100 };
+        assert_eq!(response_time(d, &[], (0, 0.0), &server(None)), Some(9));
+    }
+
+    #[test]
+    fn a_spent_memory_budget_costs_whole_periods() {
+        // 3 of time and 250 requests against M = 100 per period: k = ⌈3/4⌉ + ⌈250/100⌉ + 1
+        // = 1 + 3 + 1 = 5 services: 6 + 0 + 4·10 + 4 = 50. With M = 1,000: k = 3 → 30.
+        let d = Demand { time_ns: 3, requests: 250.0, period_ns: 1_000 };
+        assert_eq!(response_time(d, &[], (0, 0.0), &server(Some(100))), Some(50));
+        assert_eq!(response_time(d, &[], (0, 0.0), &server(Some(1_000))), Some(30));
+        // A reload of 1 per loss of the core (⌈w/10⌉ + 1 of them): w = 0: 1 loss, time 4,
+        // k = 1 + 1 + 1 → 30; 4 losses, time 7, k = 2 + 1 + 1 → 40; 5 losses, time 8, k = 4 → 40.
+        assert_eq!(response_time(d, &[], (1, 0.0), &server(Some(1_000))), Some(40));
+        // More demand than the budgets give: no bound.
+        let heavy = Demand { time_ns: 3, requests: 250.0, period_ns: 20 };
+        assert_eq!(response_time(heavy, &[], (0, 0.0), &server(Some(100))), None);
+    }
+}
