@@ -163,3 +163,24 @@ def test_engine_equals_the_python_reference_on_random_systems(tmp_path, schedule
         assert bounds(got) == want, f"{f}\n{ref.to_toml(system)}"
         verdicts.add(got["schedulable"])
     assert verdicts == {True, False}
+
+
+def test_the_intensive_servers_memory_budget_lowers_the_others_bounds(tmp_path):
+    # examples/mrs-memory.toml: Server1 (core 0) holds the memory-intensive Task3.
+    # Under MRS its jobs can run at most min(Q, M / r) per period (r: Task3's least
+    # request rate), and the tasks on core 1 are slowed by it only that long: the
+    # smaller Server1's memory budget M, the lower their bounds. Core 0's tasks
+    # never run beside it, so theirs do not move.
+    text = (ROOT / "examples/mrs-memory.toml").read_text()
+    assert text.count("memory_budget = 47500") == 1
+    bounds_at = {}
+    for m in (47_500, 10_000, 5_000, 2_000):
+        f = tmp_path / f"m{m}.toml"
+        f.write_text(text.replace("memory_budget = 47500", f"memory_budget = {m}"))
+        bounds_at[m] = bounds(criticore.analyze(f))
+    for task in ("Task4", "Task7"):
+        seq = [bounds_at[m][task] for m in (47_500, 10_000, 5_000, 2_000)]
+        assert seq[0] is None and all(b is not None for b in seq[1:]), (task, seq)
+        assert seq[1] >= seq[2] >= seq[3] and seq[1] > seq[3], (task, seq)
+    for task in ("Task1", "Task2"):
+        assert len({bounds_at[m][task] for m in bounds_at}) == 1

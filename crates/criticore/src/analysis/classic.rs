@@ -115,6 +115,9 @@ fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str) -> 
         .collect()
 }
 
+/// Job costs in a server's analysis (those that leave capped co-runners out).
+struct JobCosts<'a>(&'a [JobCost]);
+
 /// Memory stalls as the simulator's fluid model makes them (`memory.rs`).
 struct Memory {
     costs: Vec<JobCost>,
@@ -334,27 +337,49 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
             }
         }
     }
+    // MRS: servers whose memory budget caps the time their jobs run per period.
+    let capped: Vec<Option<u64>> = system
+        .servers
+        .iter()
+        .enumerate()
+        .map(|(s, sv)| {
+            let mem = mem.filter(|m| m.mrs)?;
+            let tasks: Vec<usize> = (0..system.tasks.len()).filter(|&i| of[i] == s).collect();
+            let rate = tasks.iter().map(|&i| mem.costs[i].min_request_rate).fold(f64::INFINITY, f64::min);
+            let budget = sv.memory_budget?;
+            (rate > 0.0 && rate.is_finite()).then(|| sv.budget_ns.min((budget as f64 / rate).ceil() as u64))
+        })
+        .collect();
+    let in_capped: Vec<bool> = (0..system.tasks.len()).map(|i| capped[of[i]].is_some()).collect();
+    let costs_beside = mem.map(|_| memory::job_costs_beside(system, |_, j| !in_capped[j]));
     let mut rows = Vec::new();
     for (s, sv) in system.servers.iter().enumerate() {
         let tasks: Vec<usize> = (0..system.tasks.len()).filter(|&i| of[i] == s).collect();
         let ordered = by_rank(system, &tasks);
         let server_rows: Vec<TaskBound> = if sure[s] && mem.is_some() {
             let mem = mem.expect("checked");
+            let costs = costs_beside.as_ref().expect("with memory");
+            // Time beside the uncapped co-runners (the capped ones add their running
+            // time per window); requests at the worst of all co-runners (a capped one
+            // running beside the job shrinks its LLC share, so it misses more).
+            let full = &mem.costs;
             let view = ServerView {
                 period_ns: sv.period_ns,
                 budget_ns: sv.budget_ns,
                 within_ns: within[s],
                 // A budget that nothing in the server can spend never suspends it.
-                memory_budget: if mem.mrs && ordered.iter().any(|&i| mem.costs[i].requests > 0.0) { sv.memory_budget } else { None },
+                memory_budget: if mem.mrs && ordered.iter().any(|&i| full[i].requests > 0.0) { sv.memory_budget } else { None },
                 higher_periods_ns: above[s].clone(),
+                interference: (0..n).filter(|&k| system.servers[k].core != sv.core).filter_map(|k| capped[k].map(|a| (system.servers[k].period_ns, a))).collect(),
             };
-            let demand = |i: usize| Demand { time_ns: mem.costs[i].time_ns, requests: mem.costs[i].requests, period_ns: system.tasks[i].period_ns };
+            let mem = JobCosts(costs);
+            let demand = |i: usize| Demand { time_ns: mem.0[i].time_ns, requests: full[i].requests, period_ns: system.tasks[i].period_ns };
             (0..ordered.len())
                 .map(|k| {
                     let i = ordered[k];
                     let hp: Vec<Demand> = ordered[..k].iter().map(|&j| demand(j)).collect();
                     // Any task of the window may be the one that loses the core.
-                    let reload = ordered[..=k].iter().map(|&j| (mem.costs[j].reload_ns, mem.costs[j].reload_requests)).fold((0u64, 0.0f64), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+                    let reload = ordered[..=k].iter().map(|&j| (mem.0[j].reload_ns, full[j].reload_requests)).fold((0u64, 0.0f64), |a, b| (a.0.max(b.0), a.1.max(b.1)));
                     let bound = server_memory::response_time(demand(i), &hp, reload, &view);
                     let note = if bound.is_some() { "with memory stalls (fluid model)" } else { "demand with memory stalls outgrows the server" };
                     row(system, i, sv.name.clone(), bound, Some(note.to_string()))

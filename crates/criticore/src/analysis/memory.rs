@@ -3,7 +3,8 @@
 //! in the worst case, and the stall MemGuard's budgets add to a window.
 //!
 //! - A job's time: Σ over its phases of work × the model's longest time per
-//!   ns of work (`Fluid::worst_case`), and its requests likewise.
+//!   ns of work (`Fluid::worst_case`), and its requests likewise; only tasks
+//!   that may run on another core at the same time press on its LLC share.
 //! - A preemption costs the preempted job one reload: the model's reload work
 //!   at its longest time per ns of work (and requests).
 //! - MemGuard, per-core budgets Q per synchronous period P: a core stalls
@@ -27,13 +28,29 @@ pub struct JobCost {
     pub reload_ns: u64,
     /// Most requests of that reload.
     pub reload_requests: f64,
+    /// Fewest requests per ns while a job runs, over its phases (0: it may issue none).
+    pub min_request_rate: f64,
 }
 
-/// Per task of `system`, the worst-case job cost under the fluid model.
+/// The core a task runs on (its own, or its server's); None = any.
+pub fn task_core(system: &TaskSystem, i: usize) -> Option<usize> {
+    let t = &system.tasks[i];
+    t.core.or(t.server.map(|s| system.servers[s].core))
+}
+
+/// Per task of `system`, the worst-case job cost under the fluid model, with
+/// every task that may run on another core as a co-runner.
 pub fn job_costs(system: &TaskSystem) -> Vec<JobCost> {
+    job_costs_beside(system, |_, _| true)
+}
+
+/// As [`job_costs`], with only the tasks j that `also(i, j)` admits as co-runners of i.
+pub fn job_costs_beside(system: &TaskSystem, also: impl Fn(usize, usize) -> bool) -> Vec<JobCost> {
     let pets: Vec<u64> = system.tasks.iter().map(|t| t.pet_at(Level::C)).collect();
+    let cores: Vec<Option<usize>> = (0..system.tasks.len()).map(|i| task_core(system, i)).collect();
+    let corunner = |i: usize, j: usize| (cores[i].is_none() || cores[j].is_none() || cores[i] != cores[j]) && also(i, j);
     Fluid::new(system)
-        .worst_case(&pets, system.platform.cores)
+        .worst_case(&pets, system.platform.cores, corunner)
         .iter()
         .map(|w| {
             let time: f64 = w.phases.iter().map(|p| p.work_ns as f64 * p.time_per_work).sum();
@@ -46,6 +63,7 @@ pub fn job_costs(system: &TaskSystem) -> Vec<JobCost> {
                 requests,
                 reload_ns: (w.reload_work_ns as f64 * slowest).ceil() as u64,
                 reload_requests: w.reload_work_ns as f64 * busiest,
+                min_request_rate: w.phases.iter().map(|p| p.min_request_rate).fold(f64::INFINITY, f64::min),
             }
         })
         .collect()

@@ -14,6 +14,13 @@
 //! window opens just after a service at a period's start). Without a memory
 //! budget the window is the supply bound's `time_for(W)`.
 //!
+//! Co-runners held by their own MRS memory budgets (every phase of their
+//! jobs issues requests at some least rate r while it runs) run at most
+//! a = min(Q_k, M_k / r) per period of theirs: the costs leave them out, and a
+//! window adds the time they can run in it, (⌈w/P_k⌉ + 1)·a, since a job
+//! beside them is slowed at most while they run (its rate is still at least
+//! its worst-case rate then).
+//!
 //! Every time the server loses its core to another (its budget or memory
 //! spent, or a higher-priority server released) the job resumes with a
 //! reload; a window holds at most ⌈w/P⌉ + 1 such losses of its own and
@@ -40,6 +47,10 @@ pub struct ServerView {
     pub memory_budget: Option<u64>,
     /// Periods of the higher-priority servers on its core.
     pub higher_periods_ns: Vec<u64>,
+    /// Co-runners taken out of the jobs' costs: per server on another core,
+    /// (period, longest time its jobs can run in one period). A job is slowed
+    /// by them at most while they run, so a window adds Σ (⌈w/P⌉ + 1)·a.
+    pub interference: Vec<(u64, u64)>,
 }
 
 /// Most jobs of one busy window examined.
@@ -51,7 +62,8 @@ const MAX_JOBS: u64 = 10_000;
 pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server: &ServerView) -> Option<u64> {
     let (p, q) = (server.period_ns as f64, server.budget_ns as f64);
     // Long-run demand on each of the server's two budgets.
-    let cpu_rate: f64 = (own.time_ns as f64 / own.period_ns as f64 + higher.iter().map(|h| h.time_ns as f64 / h.period_ns as f64).sum::<f64>()) * p / q;
+    let interference_rate: f64 = server.interference.iter().map(|&(pk, a)| a as f64 / pk as f64).sum();
+    let cpu_rate: f64 = (own.time_ns as f64 / own.period_ns as f64 + higher.iter().map(|h| h.time_ns as f64 / h.period_ns as f64).sum::<f64>() + interference_rate) * p / q;
     let mem_rate: f64 = match server.memory_budget {
         Some(m) => (own.requests / own.period_ns as f64 + higher.iter().map(|h| h.requests / h.period_ns as f64).sum::<f64>()) * p / m.max(1) as f64,
         None => 0.0,
@@ -64,7 +76,8 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server:
     let window = |jobs: u64, w: u64| -> Option<u64> {
         let releases: Vec<u64> = higher.iter().map(|h| w.div_ceil(h.period_ns)).collect();
         let preemptions = losses(w) + releases.iter().sum::<u64>();
-        let time = jobs as u128 * own.time_ns as u128 + higher.iter().zip(&releases).map(|(h, &n)| n as u128 * h.time_ns as u128).sum::<u128>() + preemptions as u128 * reload.0 as u128;
+        let slowed: u128 = server.interference.iter().map(|&(pk, a)| (w.div_ceil(pk) + 1) as u128 * a as u128).sum();
+        let time = jobs as u128 * own.time_ns as u128 + higher.iter().zip(&releases).map(|(h, &n)| n as u128 * h.time_ns as u128).sum::<u128>() + preemptions as u128 * reload.0 as u128 + slowed;
         let requests = jobs as f64 * own.requests + higher.iter().zip(&releases).map(|(h, &n)| n as f64 * h.requests).sum::<f64>() + preemptions as f64 * reload.1;
         let time = u64::try_from(time).ok()?;
         match server.memory_budget {
@@ -103,7 +116,7 @@ mod tests {
     use super::*;
 
     fn server(memory_budget: Option<u64>) -> ServerView {
-        ServerView { period_ns: 10, budget_ns: 4, within_ns: 4, memory_budget, higher_periods_ns: vec![] }
+        ServerView { period_ns: 10, budget_ns: 4, within_ns: 4, memory_budget, higher_periods_ns: vec![], interference: vec![] }
     }
 
     #[test]

@@ -280,6 +280,9 @@ pub struct WorstPhase {
     pub work_ns: u64,
     pub time_per_work: f64,
     pub requests_per_work: f64,
+    /// Fewest requests per ns of wall time while the job runs (its isolated
+    /// miss ratio at its slowest rate): 0 for a phase that may issue none.
+    pub min_request_rate: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -292,12 +295,15 @@ pub struct WorstCase {
 impl Fluid {
     /// Bounds of every term of the per-miss time, taken one by one: the
     /// smallest LLC share (the m − 1 largest co-runners of its partition and,
-    /// without OS isolation, the m largest kernel footprints pressing on it),
+    /// without OS isolation, its own and the m − 1 largest co-runners' kernel
+    /// footprints pressing on it),
     /// the arbiter's longest wait (round robin, FCFS, aging: (n − 1)·S with
     /// n ≤ m + devices; TDMA m·S/2; fixed priority ρ ≤ 0.999 plus half a line),
     /// a row conflict on every request (p ≤ 1), and CPU 0's interrupt share
-    /// taken from every task. `pet_ns` per task is the work a job does.
-    pub fn worst_case(&self, pet_ns: &[u64], cores: usize) -> Vec<WorstCase> {
+    /// taken from every task. `pet_ns` per task is the work a job does;
+    /// `corunner(i, j)`: task j may run while task i does (on another core),
+    /// so only those press on i's LLC share.
+    pub fn worst_case(&self, pet_ns: &[u64], cores: usize, corunner: impl Fn(usize, usize) -> bool) -> Vec<WorstCase> {
         let s = self.service_ns;
         let n = cores + self.devices.len();
         let wait = match self.arbiter {
@@ -310,15 +316,20 @@ impl Fluid {
             v.sort_by(|a, b| b.total_cmp(a));
             v.iter().take(k).sum()
         };
-        let os = if self.os_isolation { 0.0 } else { largest(self.tasks.iter().map(|t| t.os_footprint).collect(), cores) };
         self.tasks
             .iter()
             .enumerate()
             .map(|(i, tm)| {
                 if tm.phases.is_empty() {
-                    return WorstCase { phases: vec![WorstPhase { work_ns: pet_ns[i], time_per_work: 1.0 / irq, requests_per_work: 0.0 }], reload_work_ns: 0 };
+                    return WorstCase { phases: vec![WorstPhase { work_ns: pet_ns[i], time_per_work: 1.0 / irq, requests_per_work: 0.0, min_request_rate: 0.0 }], reload_work_ns: 0 };
                 }
-                let others: Vec<f64> = self.tasks.iter().enumerate().filter(|(j, o)| *j != i && o.part == tm.part).map(|(_, o)| o.wss).collect();
+                let beside = |j: usize| j != i && corunner(i, j);
+                let others: Vec<f64> = self.tasks.iter().enumerate().filter(|&(j, o)| beside(j) && o.part == tm.part).map(|(_, o)| o.wss).collect();
+                let os = if self.os_isolation {
+                    0.0
+                } else {
+                    tm.os_footprint + largest(self.tasks.iter().enumerate().filter(|&(j, _)| beside(j)).map(|(_, o)| o.os_footprint).collect(), cores.saturating_sub(1))
+                };
                 let pressure = tm.wss + largest(others, cores.saturating_sub(1)) + os;
                 let share = if pressure <= tm.capacity { tm.wss } else { tm.capacity * tm.wss / pressure };
                 let miss = miss_ratio(tm.pattern, share, tm.wss);
@@ -336,7 +347,9 @@ impl Fluid {
                         let per_miss = rf * (self.read_latency_ns + wait) + (1.0 - rf) * (s + wait) + self.row_conflict_ns;
                         let per_extra = self.read_latency_ns + wait + self.row_conflict_ns;
                         let time = compute + ph.refs_per_ns * miss * per_miss + tm.extra_refs_per_ns * per_extra;
-                        WorstPhase { work_ns, time_per_work: time.max(1e-12) / irq, requests_per_work: ph.refs_per_ns * miss + tm.extra_refs_per_ns }
+                        let time_per_work = time.max(1e-12) / irq;
+                        let min_request_rate = (ph.refs_per_ns * m0 + tm.extra_refs_per_ns) / time_per_work;
+                        WorstPhase { work_ns, time_per_work, requests_per_work: ph.refs_per_ns * miss + tm.extra_refs_per_ns, min_request_rate }
                     })
                     .collect();
                 let reload = if tm.pattern == AccessPattern::Stream && tm.wss > tm.capacity {
