@@ -123,7 +123,7 @@ def test_rows_merge_both_sides():
     m = {"t": {"jobs": 3, "deadline_misses": 1, "response_ms_mean": 7.0, "response_ms_max": 11.0}}
     s = {"t": {"jobs": 4, "deadline_misses": 0, "response_ms_mean": math.nan, "response_ms_max": 4.0}}
     mg = [{"used_of_budget": 1.0, "exhausted_share": 0.5, "throttled_share": 0.25}]
-    rows = compare.rows(m, s, ["g"], mg, [None])
+    rows = compare.rows(m, s, ["g"], mg, [None], {"t": 12.5})
     assert [(r["kind"], r["name"], r["what"]) for r in rows] == [
         ("task", "t", "jobs"),
         ("task", "t", "deadline_misses"),
@@ -137,6 +137,8 @@ def test_rows_merge_both_sides():
     assert (rows[0]["measured"], rows[0]["simulated"]) == (3, 4)
     assert rows[2]["simulated"] is None  # NaN is not JSON
     assert (rows[-1]["measured"], rows[-1]["simulated"]) == (0.25, None)
+    # The analysis' bound sits on the task's response max row only.
+    assert [r["bound"] for r in rows] == [None, None, None, 12.5, None, None, None]
 
 
 def periodic_system(file: Path, tasks: dict[str, tuple[int, int, str]]) -> str:
@@ -183,6 +185,9 @@ def test_a_real_run_beside_its_simulation(tmp_path: Path):
         assert rows[("task", "t1", "response_ms_max")][side] > 300
     # Used of the budget: t1 at its budget in its exhausted periods, t0 far below 1.
     assert rows[("group", "g0", "used_of_budget")]["simulated"] < 0.5
+    # The analysis' bound beside them: group budgets are not in the bounds yet
+    # (CPU-only, docs/analysis.md), so t0's is its PET, 20 ms, each task alone on its core.
+    assert rows[("task", "t0", "response_ms_max")]["bound"] == 20.0
 
 
 def test_a_file_the_simulator_cannot_run_is_one_line_before_anything_starts(tmp_path: Path):

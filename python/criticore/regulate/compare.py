@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 #: The rows' keys: one row per task or group and quantity; None where a side has no value.
-ROW_KEYS = ("kind", "name", "what", "measured", "simulated")
+ROW_KEYS = ("kind", "name", "what", "measured", "simulated", "bound")
 TASK_QUANTITIES = ("jobs", "deadline_misses", "response_ms_mean", "response_ms_max")
 GROUP_QUANTITIES = ("used_of_budget", "exhausted_share", "throttled_share")
 #: The job-record columns read (the simulator's names, `simulate --jobs`),
@@ -99,8 +99,17 @@ def _value(v):
     return None if isinstance(v, float) and math.isnan(v) else v
 
 
-def rows(measured_tasks: dict[str, dict], simulated_tasks: dict[str, dict], group_names: list[str], measured_groups: list[dict], simulated_groups: list[dict | None]) -> list[dict]:
-    """Merge both sides into rows of ROW_KEYS: the tasks, then the groups."""
+def rows(
+    measured_tasks: dict[str, dict],
+    simulated_tasks: dict[str, dict],
+    group_names: list[str],
+    measured_groups: list[dict],
+    simulated_groups: list[dict | None],
+    bounds_ms: dict[str, float | None] | None = None,
+) -> list[dict]:
+    """Merge both sides into rows of ROW_KEYS: the tasks, then the groups.
+    `bound` is the analysis' response-time bound (ms), on a task's
+    response_ms_max row only (docs/analysis.md)."""
     out = []
     for kind, names, measured, simulated, quantities in (
         ("task", list(measured_tasks), list(measured_tasks.values()), [simulated_tasks.get(n) for n in measured_tasks], TASK_QUANTITIES),
@@ -108,8 +117,21 @@ def rows(measured_tasks: dict[str, dict], simulated_tasks: dict[str, dict], grou
     ):
         for name, m, s in zip(names, measured, simulated):
             for what in quantities:
-                out.append({"kind": kind, "name": name, "what": what, "measured": _value(m[what]), "simulated": _value((s or {}).get(what))})
+                bound = (bounds_ms or {}).get(name) if kind == "task" and what == "response_ms_max" else None
+                out.append({"kind": kind, "name": name, "what": what, "measured": _value(m[what]), "simulated": _value((s or {}).get(what)), "bound": bound})
     return out
+
+
+def analysis_bounds_ms(file: str | Path) -> dict[str, float | None]:
+    """Each task's response-time bound (ms) from `criticore analyze FILE`
+    (the scheduler the file implies); none under MC², which has no per-task
+    response bounds."""
+    import criticore
+
+    report = criticore.analyze(file)
+    if report["scheduler"] == "mc2":
+        return {}
+    return {t["task"]: None if t["bound_ns"] is None else t["bound_ns"] / 1e6 for t in report["tasks"]}
 
 
 def read_jobs(path: Path) -> dict[str, np.ndarray] | None:
@@ -187,4 +209,4 @@ def compare_with_simulation(file: str | Path, run, job_dir: Path, clock: RunCloc
     # The monitor's groups (its real-time task, the best-effort cores it
     # suspends) are no budgets the simulator keeps: its tasks only.
     names = run.group_names() if any(g is not None for g in simulated_groups) else []
-    return rows(measured, simulated, names, measured_group_stats(run.columns, budgets, elapsed), simulated_groups)
+    return rows(measured, simulated, names, measured_group_stats(run.columns, budgets, elapsed), simulated_groups, analysis_bounds_ms(file))

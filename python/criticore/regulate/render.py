@@ -87,14 +87,15 @@ def _cell(what: str, v) -> str:
 
 def render_compare(console: Console, rows: list[dict]) -> None:
     """`--compare-sim`: measured vs simulated, one line per task or group and quantity."""
-    t = Table(title="Measured vs simulated", title_justify="left")
-    for col in ("task / group", "", "measured", "simulated"):
+    t = Table(title="Measured vs simulated (and the analysis' response bound)", title_justify="left")
+    for col in ("task / group", "", "measured", "simulated", "bound"):
         t.add_column(col, justify="left" if col in ("task / group", "") else "right")
     for i, r in enumerate(rows):
         first = i == 0 or (rows[i - 1]["kind"], rows[i - 1]["name"]) != (r["kind"], r["name"])
         last = i == len(rows) - 1 or (rows[i + 1]["kind"], rows[i + 1]["name"]) != (r["kind"], r["name"])
         name = (f"group {r['name']}" if r["kind"] == "group" else r["name"]) if first else ""
-        t.add_row(name, COMPARE_LABELS[r["what"]][0], _cell(r["what"], r["measured"]), _cell(r["what"], r["simulated"]), end_section=last)
+        bound = _cell(r["what"], r["bound"]) if r["what"] == "response_ms_max" else ""
+        t.add_row(name, COMPARE_LABELS[r["what"]][0], _cell(r["what"], r["measured"]), _cell(r["what"], r["simulated"]), bound, end_section=last)
     console.print(t)
     if not any(r["kind"] == "task" for r in rows):
         console.print("  no task wrote job records: run tasks as `criticore load --file F --task T` to compare jobs")
