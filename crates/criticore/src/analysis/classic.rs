@@ -180,7 +180,17 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
                     _ => 0,
                 }
             };
-            let bound = fp_rta::response_time_with(own, &hp, Supply::Dedicated, stall);
+            // Long run: the processor share plus MemGuard's stalled share (each Q
+            // requests stall at most P) must stay below 1, or no window closes.
+            let stalled = match &mem.memguard {
+                Some((budgets, period)) if requesting => {
+                    let rate = mem.costs[i].requests / system.tasks[i].period_ns as f64 + hp_requests.iter().map(|&(r, t)| r / t as f64).sum::<f64>();
+                    rate * *period as f64 / budgets.get(core).copied().unwrap_or(0).max(1) as f64
+                }
+                _ => 0.0,
+            };
+            let busy = own.pet_ns as f64 / own.period_ns as f64 + hp.iter().map(|h| h.pet_ns as f64 / h.period_ns as f64).sum::<f64>();
+            let bound = if busy + stalled < 1.0 { fp_rta::response_time_with(own, &hp, Supply::Dedicated, stall) } else { None };
             let note = match bound {
                 None => Some("demand with memory stalls outgrows the core".to_string()),
                 Some(_) if mem.memguard.is_some() => Some("with memory stalls (fluid model) and MemGuard's".to_string()),

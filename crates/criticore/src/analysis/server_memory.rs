@@ -68,7 +68,11 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server:
         Some(m) => (own.requests / own.period_ns as f64 + higher.iter().map(|h| h.requests / h.period_ns as f64).sum::<f64>()) * p / m.max(1) as f64,
         None => 0.0,
     };
-    if cpu_rate + mem_rate >= 1.0 {
+    // Reloads: one per loss of the core (each own period, each higher server's
+    // release) and per release of a higher task, in the long run.
+    let losses_rate = 1.0 / p + server.higher_periods_ns.iter().map(|&ph| 1.0 / ph as f64).sum::<f64>() + higher.iter().map(|h| 1.0 / h.period_ns as f64).sum::<f64>();
+    let reload_rate = losses_rate * (reload.0 as f64 * p / q + reload.1 * server.memory_budget.map_or(0.0, |m| p / m.max(1) as f64));
+    if cpu_rate + mem_rate + reload_rate >= 1.0 {
         return None;
     }
     let supply = Supply::Periodic { period_ns: server.period_ns, budget_ns: server.budget_ns, within_ns: server.within_ns };
