@@ -184,3 +184,44 @@ def test_the_intensive_servers_memory_budget_lowers_the_others_bounds(tmp_path):
         assert seq[1] >= seq[2] >= seq[3] and seq[1] > seq[3], (task, seq)
     for task in ("Task1", "Task2"):
         assert len({bounds_at[m][task] for m in bounds_at}) == 1
+
+
+def gedf_file(tmp_path, tasks: list[tuple[int, int]]) -> Path:
+    f = tmp_path / "g.toml"
+    f.write_text("[platform]\ncores = 2\n" + "".join(f'[[task]]\nname = "t{i}"\nperiod = "{t}ms"\npet = "{c}ms"\n' for i, (c, t) in enumerate(tasks)))
+    return f
+
+
+def test_global_edf_by_hand_on_both_sides(tmp_path):
+    # (2, 10), (3, 10), (4, 10) on 2 cores: U = 0.9 ≤ m − (m−1)·u_max = 1.6: every deadline met.
+    r = criticore.analyze(gedf_file(tmp_path, [(2, 10), (3, 10), (4, 10)]), "gedf")
+    assert bounds(r) == {"t0": 10 * MS, "t1": 10 * MS, "t2": 10 * MS} and r["schedulable"] is True
+    # (9, 10), (9, 10), (1, 10): U = 1.9 > 2 − 0.9: GFB fails; bounded tardiness holds,
+    # 2 > 0.9 + U_L(1) = 1.8, x = E_L(1) / 0.2 = 9 / 0.2 = 45 ms: bounds T + x + C = 64, 64, 56 ms.
+    r = criticore.analyze(gedf_file(tmp_path, [(9, 10), (9, 10), (1, 10)]), "gedf")
+    assert bounds(r) == {"t0": 64 * MS, "t1": 64 * MS, "t2": 56 * MS} and r["schedulable"] is False
+    # (10, 10), (10, 10): 1 + 1 is not < 2: no bound.
+    r = criticore.analyze(gedf_file(tmp_path, [(10, 10), (10, 10)]), "gedf")
+    assert set(bounds(r).values()) == {None}
+
+
+def test_cbs_servers_by_hand_on_both_sides(tmp_path):
+    # A CBS reservation Q = 4 of P = 10 ms: EDF among reservations serves Q in
+    # every period when the core's bandwidth is at most 1, anywhere in it
+    # (R_s = P): blackout 2·(10 − 4) = 12 ms, so a 3 ms job every 40 ms ends by 15 ms.
+    def cbs(second_budget_ms: int) -> Path:
+        f = tmp_path / f"cbs{second_budget_ms}.toml"
+        f.write_text(
+            "[platform]\ncores = 1\n"
+            '[[server]]\nname = "a"\ncore = 0\nkind = "cbs"\nperiod = "10ms"\nbudget = "4ms"\n'
+            f'[[server]]\nname = "b"\ncore = 0\nkind = "cbs"\nperiod = "10ms"\nbudget = "{second_budget_ms}ms"\n'
+            '[[task]]\nname = "x"\nserver = "a"\nperiod = "40ms"\npet = "3ms"\n'
+            '[[task]]\nname = "y"\nserver = "b"\nperiod = "40ms"\npet = "1ms"\n'
+        )
+        return f
+
+    r = criticore.analyze(cbs(6))
+    assert bounds(r)["x"] == 15 * MS and r["schedulable"] is True
+    # 0.4 + 0.7 = 1.1 > 1: neither reservation is sure; no bounds.
+    r = criticore.analyze(cbs(7))
+    assert set(bounds(r).values()) == {None} and r["schedulable"] is False
