@@ -115,9 +115,6 @@ fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str) -> 
         .collect()
 }
 
-/// Job costs in a server's analysis (those that leave capped co-runners out).
-struct JobCosts<'a>(&'a [JobCost]);
-
 /// Memory stalls as the simulator's fluid model makes them (`memory.rs`).
 struct Memory {
     costs: Vec<JobCost>,
@@ -382,14 +379,13 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                 higher_periods_ns: above[s].clone(),
                 interference: (0..n).filter(|&k| system.servers[k].core != sv.core).filter_map(|k| capped[k].map(|a| (system.servers[k].period_ns, a))).collect(),
             };
-            let mem = JobCosts(costs);
-            let demand = |i: usize| Demand { time_ns: mem.0[i].time_ns, requests: full[i].requests, period_ns: system.tasks[i].period_ns };
+            let demand = |i: usize| Demand { time_ns: costs[i].time_ns, requests: full[i].requests, period_ns: system.tasks[i].period_ns };
             (0..ordered.len())
                 .map(|k| {
                     let i = ordered[k];
                     let hp: Vec<Demand> = ordered[..k].iter().map(|&j| demand(j)).collect();
                     // Any task of the window may be the one that loses the core.
-                    let reload = ordered[..=k].iter().map(|&j| (mem.0[j].reload_ns, full[j].reload_requests)).fold((0u64, 0.0f64), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+                    let reload = ordered[..=k].iter().map(|&j| (costs[j].reload_ns, full[j].reload_requests)).fold((0u64, 0.0f64), |a, b| (a.0.max(b.0), a.1.max(b.1)));
                     let bound = server_memory::response_time(demand(i), &hp, reload, &view);
                     let note = if bound.is_some() { "with memory stalls (fluid model)" } else { "demand with memory stalls outgrows the server" };
                     row(system, i, sv.name.clone(), bound, Some(note.to_string()))
