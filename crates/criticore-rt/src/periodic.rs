@@ -70,26 +70,31 @@ pub struct Calibration {
 }
 
 pub fn calibrate(walker: &mut Walker, read_nb: u32) -> Calibration {
-    // The least of several trials, each in this thread's CPU time: the cost
-    // undisturbed by preemption or by a server's stops (a task calibrates
-    // inside its server, often stopped mid-trial), so a job alone takes its
-    // PET and interference shows as a longer job.
-    let cpu_ns = crate::regulator::thread_cpu_ns;
-    let best = |walker: &mut Walker, write_nb: u32, read_nb: u32, delay: u64, n: u64| {
-        (0..7)
-            .map(|_| {
-                let t = cpu_ns();
-                for _ in 0..n {
-                    walker.iteration(write_nb, read_nb, delay);
-                }
-                (cpu_ns() - t) as f64 / n as f64
-            })
-            .fold(f64::INFINITY, f64::min)
-    };
+    // The least of several trials: the cost undisturbed by the machine, so a
+    // job alone takes its PET and interference shows as a longer job.
+    let best = |walker: &mut Walker, write_nb: u32, read_nb: u32, delay: u64, n: u64| trials(walker, write_nb, read_nb, delay, n, 7)[0];
     best(walker, LINES_PER_ITERATION - read_nb, read_nb, 0, 20_000); // warm-up
     let ns_per_iteration = best(walker, LINES_PER_ITERATION - read_nb, read_nb, 0, 20_000);
     let ns_per_delay = best(walker, 0, 0, 200_000, 1) / 200_000.0;
     Calibration { ns_per_iteration, ns_per_delay: ns_per_delay.max(0.01) }
+}
+
+/// CPU ns per iteration over `n` iterations, `count` times, sorted. In this
+/// thread's CPU time: a task calibrates inside its server, often stopped
+/// mid-trial, and neither that nor preemption may count.
+fn trials(walker: &mut Walker, write_nb: u32, read_nb: u32, delay_nb: u64, n: u64, count: usize) -> Vec<f64> {
+    let cpu_ns = crate::regulator::thread_cpu_ns;
+    let mut t: Vec<f64> = (0..count)
+        .map(|_| {
+            let start = cpu_ns();
+            for _ in 0..n {
+                walker.iteration(write_nb, read_nb, delay_nb);
+            }
+            (cpu_ns() - start) as f64 / n as f64
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t
 }
 
 /// Size a phase: `lines` accesses with `read_nb` of 10 read, to take `work_ns` alone.
@@ -116,7 +121,8 @@ pub fn fit_phase(walker: &mut Walker, work_ns: u64, lines: u64, read_nb: u32, ca
     let target = work_ns as f64 / w.iterations as f64;
     let n = w.iterations.clamp(1, 10_000);
     for _ in 0..6 {
-        let cost = per_iteration_ns(walker, LINES_PER_ITERATION - read_nb, read_nb, w.delay_nb, n);
+        // The median of 5: the phase as it will run, not its best case.
+        let cost = trials(walker, LINES_PER_ITERATION - read_nb, read_nb, w.delay_nb, n, 5)[2];
         let error = cost - target;
         if error.abs() <= 0.02 * target {
             break;
@@ -127,22 +133,6 @@ pub fn fit_phase(walker: &mut Walker, work_ns: u64, lines: u64, read_nb: u32, ca
         }
     }
     w
-}
-
-/// CPU ns per iteration of `n` iterations: the median of 5 trials (a trial
-/// in this thread's CPU time, so preemption and stops do not count).
-fn per_iteration_ns(walker: &mut Walker, write_nb: u32, read_nb: u32, delay_nb: u64, n: u64) -> f64 {
-    let mut trials: Vec<f64> = (0..5)
-        .map(|_| {
-            let t = crate::regulator::thread_cpu_ns();
-            for _ in 0..n {
-                walker.iteration(write_nb, read_nb, delay_nb);
-            }
-            (crate::regulator::thread_cpu_ns() - t) as f64 / n as f64
-        })
-        .collect();
-    trials.sort_by(f64::total_cmp);
-    trials[2]
 }
 
 fn sleep_until(t: u64) {

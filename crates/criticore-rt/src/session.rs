@@ -184,10 +184,6 @@ fn plan_servers(system: &TaskSystem) -> Result<Vec<GroupPlan>, SessionError> {
     Ok(groups)
 }
 
-pub fn mode_name(kind: RegulationKind) -> &'static str {
-    RegulationKind::NAMES.iter().find(|(_, k)| *k == kind).map(|(n, _)| *n).unwrap_or("?")
-}
-
 /// What the run did, for the CLI's tables and files.
 #[derive(Debug)]
 pub struct SessionReport {
@@ -647,7 +643,7 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     drop(throttler);
     let _ = watchdog.finish();
     let report = result.map_err(|e: CounterError| err("--counter", e))?;
-    Ok(SessionReport { report, groups: groups_plan, processes, counter: counter_name, throttle, period_ns, mode: mode_name(mode), monitor: monitor_log, notices })
+    Ok(SessionReport { report, groups: groups_plan, processes, counter: counter_name, throttle, period_ns, mode: mode.name(), monitor: monitor_log, notices })
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //! under MemGuard, periodic servers unregulated and under MRS budgets), no simulated response time exceeds the task's bound, and a
 //! system the test calls schedulable misses no deadline in simulation.
 //! Jobs run for exactly their PET (what every bound charges), synchronously
-//! released; each system is simulated for two of its hyperperiods (200 ms).
+//! released; each system is simulated for 400 ms, two of its hyperperiods
+//! (every period divides 200 ms).
 //! An unfinished job at the end counts with its age so far.
 //!
 //! `make test` runs 1,000 systems per analysis (100 under MemGuard, whose

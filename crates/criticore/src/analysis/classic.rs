@@ -5,7 +5,7 @@
 //!
 //! - pfp: exact response-time analysis per core (`fp_rta`);
 //! - pedf: the processor demand test per core (`edf_demand`); bound = deadline;
-//! - gedf: Goossens-Funk-Baker (bound = deadline), else the bounded-tardiness
+//! - gedf: Goossens-Funk-Baruah (bound = deadline), else the bounded-tardiness
 //!   bound of Level C with every core fully available (`level_c`);
 //! - gfp: Bertogna & Cirinei's response-time test (`gfp_rta`);
 //! - servers: per core, periodic servers by fixed priority (each a task of
@@ -16,17 +16,18 @@
 //!
 //! Tasks are charged their Level-C PET (their only one outside MC²), as
 //! `simulate` runs them by default. With memory profiles, pfp charges the
-//! fluid model's worst case and MemGuard's stalls (`memory`); the other
-//! tests are CPU-only and say so.
+//! fluid model's worst case and MemGuard's stalls (`memory`), periodic
+//! servers that and MRS memory budgets (`server_memory`); the other tests,
+//! and other regulation, are CPU-only and say so.
 
-use super::edf_demand::{self, EdfTask};
+use super::edf_demand;
 use super::fp_rta::{self, FpTask};
-use super::gfp_rta::{self, GfpTask};
+use super::gfp_rta;
 use super::memory::{self, job_costs, JobCost};
 use super::server_memory::{self, Demand, ServerView};
 use super::level_c::{restricted_supply_gedf, CoreSupply};
 use super::supply::Supply;
-use super::Charged;
+use super::{Charged, Sporadic};
 use crate::error::FieldError;
 use crate::model::{Level, RegulationKind, ServerKind, TaskSystem};
 use crate::sim::sched::priority::fixed_priority_ranks;
@@ -76,6 +77,10 @@ fn pet(system: &TaskSystem, i: usize) -> u64 {
     system.tasks[i].pet_at(Level::C)
 }
 
+fn sporadic(system: &TaskSystem, i: usize) -> Sporadic {
+    Sporadic { pet_ns: pet(system, i), period_ns: system.tasks[i].period_ns, deadline_ns: system.tasks[i].deadline_ns }
+}
+
 fn row(system: &TaskSystem, i: usize, on: String, bound_ns: Option<u64>, note: Option<String>) -> TaskBound {
     let t = &system.tasks[i];
     TaskBound {
@@ -92,6 +97,13 @@ fn row(system: &TaskSystem, i: usize, on: String, bound_ns: Option<u64>, note: O
 
 fn utilization(system: &TaskSystem, tasks: &[usize]) -> f64 {
     tasks.iter().map(|&i| pet(system, i) as f64 / system.tasks[i].period_ns as f64).sum()
+}
+
+/// Rows back in the file's task order.
+fn in_file_order(system: &TaskSystem, mut rows: Vec<TaskBound>) -> Vec<TaskBound> {
+    let index: std::collections::HashMap<&str, usize> = system.tasks.iter().enumerate().map(|(i, t)| (t.name.as_str(), i)).collect();
+    rows.sort_by_key(|r| index[r.task.as_str()]);
+    rows
 }
 
 /// Tasks in fixed-priority order (most important first), as the simulator ranks them.
@@ -132,8 +144,6 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
     if !system.tasks.iter().any(|t| t.memory.is_some()) {
         return Ok(None);
     }
-    let regulation = system.regulation.as_ref().map(|r| r.kind);
-    let name = |k: RegulationKind| format!("{k:?}").to_lowercase();
     let memory = |memguard, mrs| Ok(Some(Memory { costs: job_costs(system), memguard, mrs }));
     match (kind, &system.regulation) {
         (SchedulerKind::Pfp, None) => memory(None, false),
@@ -141,7 +151,7 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
         (SchedulerKind::Servers, _) if system.servers.iter().any(|s| s.kind == ServerKind::Cbs) => Err("CPU only: no memory-aware bound for CBS servers yet".into()),
         (SchedulerKind::Servers, None) => memory(None, false),
         (SchedulerKind::Servers, Some(r)) if r.kind == RegulationKind::Mrs => memory(None, true),
-        (SchedulerKind::Pfp | SchedulerKind::Servers, _) => Err(format!("CPU only: no memory-aware bound under {} regulation yet", name(regulation.expect("matched above")))),
+        (SchedulerKind::Pfp | SchedulerKind::Servers, Some(r)) => Err(format!("CPU only: no memory-aware bound under {} regulation yet", r.kind.name())),
         _ => Err("CPU only: memory stalls and regulation are not in these bounds".into()),
     }
 }
@@ -150,7 +160,11 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
 /// worst case, each higher-priority release one reload of the task it may
 /// preempt, and MemGuard its stalls in the window.
 fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str, mem: &Memory) -> Vec<TaskBound> {
-    let requesting = ordered.iter().any(|&i| mem.costs[i].requests > 0.0);
+    // MemGuard's budget for this core and its period, where its tasks can spend it.
+    let memguard = match &mem.memguard {
+        Some((budgets, period)) if ordered.iter().any(|&i| mem.costs[i].requests > 0.0) => Some((budgets.get(core).copied().unwrap_or(0), *period)),
+        _ => None,
+    };
     (0..ordered.len())
         .map(|k| {
             let i = ordered[k];
@@ -169,25 +183,16 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
                 .collect();
             let own = FpTask { pet_ns: mem.costs[i].time_ns, period_ns: system.tasks[i].period_ns };
             let stall = |q: u64, w: u64| -> u64 {
-                match &mem.memguard {
-                    Some((budgets, period)) if requesting => {
-                        let n = (q + 1) as f64 * mem.costs[i].requests + hp_requests.iter().map(|&(r, t)| w.div_ceil(t) as f64 * r).sum::<f64>();
-                        memory::memguard_stall_ns(n, budgets.get(core).copied().unwrap_or(0), *period)
-                    }
-                    _ => 0,
-                }
+                let Some((budget, period)) = memguard else { return 0 };
+                let n = (q + 1) as f64 * mem.costs[i].requests + hp_requests.iter().map(|&(r, t)| w.div_ceil(t) as f64 * r).sum::<f64>();
+                memory::memguard_stall_ns(n, budget, period)
             };
-            // Long run: the processor share plus MemGuard's stalled share (each Q
-            // requests stall at most P) must stay below 1, or no window closes.
-            let stalled = match &mem.memguard {
-                Some((budgets, period)) if requesting => {
-                    let rate = mem.costs[i].requests / system.tasks[i].period_ns as f64 + hp_requests.iter().map(|&(r, t)| r / t as f64).sum::<f64>();
-                    rate * *period as f64 / budgets.get(core).copied().unwrap_or(0).max(1) as f64
-                }
-                _ => 0.0,
-            };
-            let busy = own.pet_ns as f64 / own.period_ns as f64 + hp.iter().map(|h| h.pet_ns as f64 / h.period_ns as f64).sum::<f64>();
-            let bound = if busy + stalled < 1.0 { fp_rta::response_time_with(own, &hp, Supply::Dedicated, stall) } else { None };
+            // In the long run each Q requests stall the core at most P.
+            let stalled = memguard.map_or(0.0, |(budget, period)| {
+                let rate = mem.costs[i].requests / own.period_ns as f64 + hp_requests.iter().map(|&(r, t)| r / t as f64).sum::<f64>();
+                rate * period as f64 / budget.max(1) as f64
+            });
+            let bound = fp_rta::response_time_with(own, &hp, Supply::Dedicated, stalled, stall);
             let note = match bound {
                 None => Some("demand with memory stalls outgrows the core".to_string()),
                 Some(_) if mem.memguard.is_some() => Some("with memory stalls (fluid model) and MemGuard's".to_string()),
@@ -216,7 +221,7 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Resul
         }
         let name = format!("core {core}");
         let core_rows = if edf {
-            let tasks: Vec<EdfTask> = on.iter().map(|&i| EdfTask { pet_ns: pet(system, i), period_ns: system.tasks[i].period_ns, deadline_ns: system.tasks[i].deadline_ns }).collect();
+            let tasks: Vec<Sporadic> = on.iter().map(|&i| sporadic(system, i)).collect();
             let ok = edf_demand::schedulable(&tasks);
             on.iter()
                 .map(|&i| {
@@ -282,9 +287,9 @@ fn global_fp(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>) {
     let m = system.platform.cores;
     let all: Vec<usize> = (0..system.tasks.len()).collect();
     let ordered = by_rank(system, &all);
-    let tasks: Vec<GfpTask> = ordered.iter().map(|&i| GfpTask { pet_ns: pet(system, i), period_ns: system.tasks[i].period_ns, deadline_ns: system.tasks[i].deadline_ns }).collect();
+    let tasks: Vec<Sporadic> = ordered.iter().map(|&i| sporadic(system, i)).collect();
     let bounds = gfp_rta::response_times(&tasks, m);
-    let mut rows: Vec<TaskBound> = ordered
+    let rows = ordered
         .iter()
         .zip(bounds)
         .map(|(&i, b)| {
@@ -292,7 +297,7 @@ fn global_fp(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>) {
             row(system, i, "global".into(), b, note)
         })
         .collect();
-    rows.sort_by_key(|r| system.tasks.iter().position(|t| t.name == r.task));
+    let rows = in_file_order(system, rows);
     let ok = rows.iter().all(|r| r.schedulable);
     (rows, vec![GroupResult { name: format!("{m} cores"), utilization: utilization(system, &all), schedulable: ok, note: None }])
 }
@@ -300,6 +305,10 @@ fn global_fp(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>) {
 fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
     let of: Vec<usize> = crate::sim::sched::server_of_tasks(system)?;
     let n = system.servers.len();
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, &s) in of.iter().enumerate() {
+        members[s].push(i);
+    }
     // Node level: is each server's budget sure in every one of its periods?
     let mut sure = vec![false; n];
     // Within how long of each period's start the budget is served (R_s ≤ P_s).
@@ -351,21 +360,20 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
         .enumerate()
         .map(|(s, sv)| {
             let mem = mem.filter(|m| m.mrs)?;
-            let tasks: Vec<usize> = (0..system.tasks.len()).filter(|&i| of[i] == s).collect();
-            let rate = tasks.iter().map(|&i| mem.costs[i].min_request_rate).fold(f64::INFINITY, f64::min);
+            let rate = members[s].iter().map(|&i| mem.costs[i].min_request_rate).fold(f64::INFINITY, f64::min);
             let budget = sv.memory_budget?;
             (rate > 0.0 && rate.is_finite()).then(|| sv.budget_ns.min((budget as f64 / rate).ceil() as u64))
         })
         .collect();
     let in_capped: Vec<bool> = (0..system.tasks.len()).map(|i| capped[of[i]].is_some()).collect();
-    let costs_beside = mem.map(|_| memory::job_costs_beside(system, |_, j| !in_capped[j]));
+    // Costs beside the uncapped co-runners only (the full costs when none is capped).
+    let beside = in_capped.contains(&true).then(|| memory::job_costs_beside(system, |_, j| !in_capped[j]));
     let mut rows = Vec::new();
     for (s, sv) in system.servers.iter().enumerate() {
-        let tasks: Vec<usize> = (0..system.tasks.len()).filter(|&i| of[i] == s).collect();
-        let ordered = by_rank(system, &tasks);
+        let ordered = by_rank(system, &members[s]);
         let server_rows: Vec<TaskBound> = if sure[s] && mem.is_some() {
             let mem = mem.expect("checked");
-            let costs = costs_beside.as_ref().expect("with memory");
+            let costs = beside.as_deref().unwrap_or(&mem.costs);
             // Time beside the uncapped co-runners (the capped ones add their running
             // time per window); requests at the worst of all co-runners (a capped one
             // running beside the job shrinks its LLC share, so it misses more).
@@ -400,8 +408,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
         rows.extend(server_rows);
         groups.push(GroupResult { name: sv.name.clone(), utilization: sv.budget_ns as f64 / sv.period_ns as f64, schedulable: ok, note: notes[s].clone() });
     }
-    rows.sort_by_key(|r| system.tasks.iter().position(|t| t.name == r.task));
-    Ok((rows, groups))
+    Ok((in_file_order(system, rows), groups))
 }
 
 /// Analyze `system` as `kind` schedules it (not MC²: `analysis::report`).

@@ -5,13 +5,7 @@
 //! Offsets and sporadic separation only lower the demand, so "schedulable"
 //! holds for them too; a job then responds within its relative deadline.
 
-/// A task as charged: PET C, period T, relative deadline D.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EdfTask {
-    pub pet_ns: u64,
-    pub period_ns: u64,
-    pub deadline_ns: u64,
-}
+pub use super::Sporadic as EdfTask;
 
 /// Most deadlines examined before giving up (then: not shown schedulable).
 const MAX_POINTS: usize = 2_000_000;

@@ -33,15 +33,16 @@ const MAX_JOBS: u64 = 100_000;
 /// Worst-case response time of `task` below `higher` over `supply`; None if
 /// the demand outgrows the supply (no busy period ends).
 pub fn response_time(task: FpTask, higher: &[FpTask], supply: Supply) -> Option<u64> {
-    response_time_with(task, higher, supply, |_, _| 0)
+    response_time_with(task, higher, supply, 0.0, |_, _| 0)
 }
 
 /// As [`response_time`], with `extra(q, w)` more demand in a window of length
 /// w that ends with job q (e.g. the stalls of a memory regulator; it must not
-/// decrease as w or q grow).
-pub fn response_time_with(task: FpTask, higher: &[FpTask], supply: Supply, extra: impl Fn(u64, u64) -> u64) -> Option<u64> {
+/// decrease as w or q grow), whose long-run share of the time is `extra_share`:
+/// with it the utilization must stay below the supply's rate, or no window closes.
+pub fn response_time_with(task: FpTask, higher: &[FpTask], supply: Supply, extra_share: f64, extra: impl Fn(u64, u64) -> u64) -> Option<u64> {
     let u: f64 = task.utilization() + higher.iter().map(FpTask::utilization).sum::<f64>();
-    if u > supply.rate() * (1.0 + 1e-12) {
+    if u > supply.rate() * (1.0 + 1e-12) || (extra_share > 0.0 && u + extra_share >= supply.rate()) {
         return None;
     }
     let demand = |q: u64, w: u64| -> u128 {

@@ -16,13 +16,8 @@
 //! deadline (at least 1 ns), capped at the deadline: the bound is within
 //! 0.1% of the deadline above the least fixed point.
 
-/// A task as charged: PET C, period T, relative deadline D ≤ T.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GfpTask {
-    pub pet_ns: u64,
-    pub period_ns: u64,
-    pub deadline_ns: u64,
-}
+/// A task as charged (deadline D ≤ T, or it gets no bound).
+pub use super::Sporadic as GfpTask;
 
 /// Work of a higher-priority task in a window of length `l`, given its bound `r`.
 fn workload(h: &GfpTask, r: u64, l: u64) -> u128 {

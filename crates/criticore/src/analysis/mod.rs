@@ -57,6 +57,15 @@ impl Provisioning {
     }
 }
 
+/// A task as the classic tests charge it: PET C, period (least inter-arrival
+/// time) T, relative deadline D.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sporadic {
+    pub pet_ns: u64,
+    pub period_ns: u64,
+    pub deadline_ns: u64,
+}
+
 /// A task's (PET, period) pair as charged in one test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Charged {

@@ -174,30 +174,30 @@ fn memory_profile(rng: &mut Rng, text: &mut String) {
 
 /// A server system with memory profiles, unregulated or under MRS.
 pub fn servers_with_memory(mrs: bool, seed: u64) -> (String, TaskSystem) {
-    let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x5e5 ^ (mrs as u64));
-    let text = servers_memory(&mut rng, mrs);
-    let system = parse_task_system(&text, Format::Toml, "generated.toml").unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
-    (text, system)
+    generated(seed, 0x5e5 ^ mrs as u64, |rng| servers_memory(rng, mrs))
 }
 
 /// A pfp system with memory profiles, unregulated or under MemGuard.
 pub fn system_with_memory(memguard: bool, seed: u64) -> (String, TaskSystem) {
-    let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x3e3 ^ (memguard as u64));
-    let text = partitioned_memory(&mut rng, memguard);
+    generated(seed, 0x3e3 ^ memguard as u64, |rng| partitioned_memory(rng, memguard))
+}
+
+/// The text `make` writes from `seed` (mixed with `salt`, one per family of
+/// systems), and the system parsed from it.
+fn generated(seed: u64, salt: u64, make: impl FnOnce(&mut Rng) -> String) -> (String, TaskSystem) {
+    let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ salt);
+    let text = make(&mut rng);
     let system = parse_task_system(&text, Format::Toml, "generated.toml").unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
     (text, system)
 }
 
 /// The file text and system for `kind` (servers: periodic, or CBS when `cbs`) and `seed`.
 pub fn system(kind: SchedulerKind, cbs: bool, seed: u64) -> (String, TaskSystem) {
-    let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ (kind as u64 + 1) ^ ((cbs as u64) << 8));
-    let text = match kind {
-        SchedulerKind::Pfp | SchedulerKind::Pedf => partitioned(&mut rng),
-        SchedulerKind::Gedf => global(&mut rng, false),
-        SchedulerKind::Gfp => global(&mut rng, true),
-        SchedulerKind::Servers => servers(&mut rng, cbs),
+    generated(seed, (kind as u64 + 1) ^ ((cbs as u64) << 8), |rng| match kind {
+        SchedulerKind::Pfp | SchedulerKind::Pedf => partitioned(rng),
+        SchedulerKind::Gedf => global(rng, false),
+        SchedulerKind::Gfp => global(rng, true),
+        SchedulerKind::Servers => servers(rng, cbs),
         SchedulerKind::Mc2 => panic!("MC² systems come from generate::mc2_uniform"),
-    };
-    let system = parse_task_system(&text, Format::Toml, "generated.toml").unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
-    (text, system)
+    })
 }

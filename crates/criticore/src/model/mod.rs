@@ -545,6 +545,10 @@ impl RegulationKind {
     pub fn parse(name: &str) -> Option<Self> {
         Self::NAMES.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
     }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|(_, k)| *k == self).map(|(n, _)| *n).unwrap_or("?")
+    }
 }
 
 /// Settings of the bandwidth monitor (blin-bandwidth-monitor §3.3).
