@@ -111,6 +111,9 @@ struct CoreMem {
     irq: f64,
 }
 
+/// Steps of the fixed point the Anderson acceleration combines.
+const WINDOW: usize = 4;
+
 /// Solved inputs kept at most (then the memo starts over): about 4 MB with 4 cores.
 const MEMO_CAPACITY: usize = 1 << 14;
 
@@ -183,9 +186,14 @@ pub struct Fluid {
     dma_extra: Vec<f64>,
     main_r: Vec<f64>,
     extra_r: Vec<f64>,
-    next_main: Vec<f64>,
-    next_extra: Vec<f64>,
     load: Vec<f64>,
+    /// Fixed point: the rates x, the last G(x) and G(x) − x, and the differences
+    /// of the last WINDOW steps (`d_f[j * m + c]`).
+    x: Vec<f64>,
+    g_prev: Vec<f64>,
+    f_prev: Vec<f64>,
+    d_f: Vec<f64>,
+    d_g: Vec<f64>,
 }
 
 fn miss_ratio(pattern: AccessPattern, cache: f64, wss: f64) -> f64 {
@@ -196,6 +204,50 @@ fn miss_ratio(pattern: AccessPattern, cache: f64, wss: f64) -> f64 {
         AccessPattern::Random => 1.0 - cache / wss,
         AccessPattern::Stream => 1.0,
     }
+}
+
+/// Least-squares weights γ of the Anderson step over the first `columns`
+/// stored differences (normal equations, Gaussian elimination with partial
+/// pivoting); None if they are (nearly) dependent.
+fn anderson_weights(active: &[usize], d_f: &[f64], f: &[f64], m: usize, columns: usize) -> Option<[f64; WINDOW]> {
+    let mut gamma = [0.0; WINDOW];
+    if columns == 0 {
+        return Some(gamma);
+    }
+    let mut a = [[0.0; WINDOW + 1]; WINDOW];
+    for i in 0..columns {
+        for j in 0..=i {
+            let v: f64 = active.iter().map(|&c| d_f[i * m + c] * d_f[j * m + c]).sum();
+            (a[i][j], a[j][i]) = (v, v);
+        }
+        a[i][columns] = active.iter().map(|&c| d_f[i * m + c] * f[c]).sum();
+    }
+    let scale = (0..columns).map(|i| a[i][i]).fold(0.0, f64::max);
+    if !scale.is_finite() || scale <= 0.0 {
+        return None;
+    }
+    for k in 0..columns {
+        let p = (k..columns).max_by(|&i, &j| a[i][k].abs().total_cmp(&a[j][k].abs())).unwrap();
+        if a[p][k].abs() <= 1e-12 * scale {
+            return None;
+        }
+        a.swap(k, p);
+        for i in k + 1..columns {
+            let factor = a[i][k] / a[k][k];
+            let pivot_row = a[k];
+            for (x, p) in a[i].iter_mut().zip(pivot_row).skip(k).take(columns + 1 - k) {
+                *x -= factor * p;
+            }
+        }
+    }
+    for k in (0..columns).rev() {
+        let mut v = a[k][columns];
+        for j in k + 1..columns {
+            v -= a[k][j] * gamma[j];
+        }
+        gamma[k] = v / a[k][k];
+    }
+    gamma.iter().all(|g| g.is_finite()).then_some(gamma)
 }
 
 fn bank_set(banks: &[u32], total: u32) -> (Vec<u64>, u32) {
@@ -352,9 +404,12 @@ impl Fluid {
             dma_extra: vec![0.0; m],
             main_r: vec![0.0; m],
             extra_r: vec![0.0; m],
-            next_main: vec![0.0; m],
-            next_extra: vec![0.0; m],
             load: vec![0.0; m],
+            x: vec![0.0; m],
+            g_prev: vec![0.0; m],
+            f_prev: vec![0.0; m],
+            d_f: vec![0.0; WINDOW * m],
+            d_g: vec![0.0; WINDOW * m],
         };
         // Isolated compute share of every phase (per job it only depends on the phase).
         for i in 0..fluid.tasks.len() {
@@ -504,8 +559,8 @@ impl Fluid {
             }
         }
         self.key.push(word);
-        for c in 0..running.len() {
-            let code = match running[c] {
+        for (c, &on) in running.iter().enumerate() {
+            let code = match on {
                 None => 0,
                 Some(_) if !ctx.allowed[c] => 1,
                 Some(id) => {
@@ -614,12 +669,26 @@ impl Fluid {
             self.extra_r[c] = self.core[c].extra;
         }
         // Inactive cores issue nothing (their terms in the sums below would be 0).
+        //
+        // The unknowns are the rates x; a core's request rates are x·a·m and x·(extra).
+        // The model's iteration is the damped map G(x) = (x + F(x))/2 from x = 1, stopped
+        // when G changes every core's requests by less than 1e-9 (relative). It is run
+        // here with Anderson acceleration (the next x mixes the last WINDOW steps of G so
+        // as to cancel their residuals), and the same stopping rule; the result is F(x)
+        // at the last x, as before.
         let n_dma = self.dma.len();
         let tdma_wait = 0.5 * m as f64 * s;
-        for _ in 0..60 {
+        for &c in &self.active {
+            self.x[c] = 1.0;
+        }
+        let (mut columns, mut slot) = (0usize, 0usize);
+        for iteration in 0..60 {
             let mut total_load = 0.0;
             let mut requesting = 0;
             for &c in &self.active {
+                let cm = &self.core[c];
+                self.main_r[c] = self.x[c] * (cm.refs * cm.miss);
+                self.extra_r[c] = self.x[c] * cm.extra;
                 let l = (self.main_r[c] + self.extra_r[c]) * s;
                 self.load[c] = l;
                 total_load += l;
@@ -664,15 +733,46 @@ impl Fluid {
                 let rc = cm.irq / (cm.compute + cm.refs * cm.miss * per_miss + cm.extra * per_extra).max(1e-12);
                 rate_out[c] = rc;
                 let (new_main, new_extra) = (rc * cm.refs * cm.miss, rc * cm.extra);
-                self.next_main[c] = 0.5 * (self.main_r[c] + new_main);
-                self.next_extra[c] = 0.5 * (self.extra_r[c] + new_extra);
                 let before = self.main_r[c] + self.extra_r[c];
-                max_change = max_change.max((self.next_main[c] + self.next_extra[c] - before).abs() / before.max(1e-9));
+                let next = 0.5 * (self.main_r[c] + new_main) + 0.5 * (self.extra_r[c] + new_extra);
+                max_change = max_change.max((next - before).abs() / before.max(1e-9));
             }
-            std::mem::swap(&mut self.main_r, &mut self.next_main);
-            std::mem::swap(&mut self.extra_r, &mut self.next_extra);
             if max_change < 1e-9 {
                 break;
+            }
+            // Anderson step: g = G(x), f = g − x; with the differences ΔF, ΔG of the
+            // last steps, γ = argmin |f − ΔF·γ| and x ← g − ΔG·γ.
+            for &c in &self.active {
+                let g = 0.5 * (self.x[c] + rate_out[c]);
+                let f = g - self.x[c];
+                if iteration > 0 {
+                    self.d_f[slot * m + c] = f - self.f_prev[c];
+                    self.d_g[slot * m + c] = g - self.g_prev[c];
+                }
+                (self.f_prev[c], self.g_prev[c]) = (f, g);
+            }
+            if iteration > 0 {
+                slot = (slot + 1) % WINDOW;
+                columns = (columns + 1).min(WINDOW);
+            }
+            let gamma = anderson_weights(&self.active, &self.d_f, &self.f_prev, m, columns);
+            let mut ok = gamma.is_some();
+            if let Some(gamma) = gamma {
+                for &c in &self.active {
+                    let mut x = self.g_prev[c];
+                    for (j, w) in gamma.iter().enumerate().take(columns) {
+                        x -= w * self.d_g[j * m + c];
+                    }
+                    ok &= x.is_finite() && x > 0.0;
+                    self.x[c] = x;
+                }
+            }
+            if !ok {
+                // Ill-conditioned or out of range: a plain damped step, history forgotten.
+                for &c in &self.active {
+                    self.x[c] = self.g_prev[c];
+                }
+                (columns, slot) = (0, 0);
             }
         }
         // 4. Results.
@@ -705,8 +805,8 @@ impl MemoryModel for Fluid {
         flows.requests_per_ns.copy_from_slice(&self.solved[m..2 * m]);
         flows.stall.copy_from_slice(&self.solved[2 * m..]);
         // The next phase boundary.
-        for c in 0..m {
-            let Some(id) = running[c] else { continue };
+        for (c, &on) in running.iter().enumerate() {
+            let Some(id) = on else { continue };
             let rc = flows.rate[c];
             let job = jobs.get(id);
             let tm = &self.tasks[job.task as usize];
