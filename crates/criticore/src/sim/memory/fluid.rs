@@ -114,8 +114,8 @@ struct CoreMem {
 /// Steps of the fixed point the Anderson acceleration combines.
 const WINDOW: usize = 4;
 
-/// Solved inputs kept at most (then the memo starts over): about 4 MB with 4 cores.
-const MEMO_CAPACITY: usize = 1 << 14;
+/// Numbers (key and flows) the memo keeps at most, 4 MB; then it starts over.
+const MEMO_WORDS: usize = 1 << 19;
 
 /// FxHash-style hasher for the memo's keys (short slices of u64; no need for DoS resistance).
 #[derive(Default)]
@@ -795,7 +795,7 @@ impl MemoryModel for Fluid {
             Some(v) => self.solved.copy_from_slice(v),
             None => {
                 self.solve(m, ctx.bus_priority);
-                if self.memo.len() >= MEMO_CAPACITY {
+                if self.memo.len() * (self.key.len() + self.solved.len()) >= MEMO_WORDS {
                     self.memo.clear();
                 }
                 self.memo.insert(self.key.clone().into_boxed_slice(), self.solved.clone().into_boxed_slice());
