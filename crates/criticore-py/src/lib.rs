@@ -18,6 +18,7 @@ mod load;
 mod profile;
 mod runtime;
 mod study;
+mod transaction;
 
 create_exception!(_core, InputError, PyValueError, "A task-system file is malformed: (message, file, field, reason).");
 
@@ -358,6 +359,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(solve_llc_ways, m)?)?;
+    m.add_function(wrap_pyfunction!(transaction::mc2_ub, m)?)?;
+    m.add_function(wrap_pyfunction!(transaction::mc2_os, m)?)?;
+    m.add_function(wrap_pyfunction!(transaction::dram_replay, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_categories, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_schemes, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_points, m)?)?;

@@ -6,6 +6,7 @@
 //! [`fluid::Fluid`] is the default model of docs/memory-model.md.
 
 pub mod fluid;
+pub mod transaction;
 
 use crate::sim::job::{Job, JobId, Jobs, NONE_U64};
 
