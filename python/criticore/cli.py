@@ -19,6 +19,7 @@ from criticore.outputs import distinct, writable, write_table, write_text
 from criticore.profile.cli import tables_app
 from criticore.profile.command import profile_command
 from criticore.profile.experiment import experiment_app
+from criticore.calibrate import command as _calibrate
 from criticore.calibrate import mc2_ub as _mc2_ub
 from criticore.profile.plot import add_table_plot
 from criticore.render import render_analysis, render_simulation, render_task_bounds
@@ -83,6 +84,7 @@ app.add_typer(plot_app, name="plot")
 add_table_plot(plot_app)
 app.add_typer(tables_app, name="tables")
 experiment_app.command("mc2-ub")(_mc2_ub.command)
+app.command("calibrate")(_calibrate.command)
 app.add_typer(experiment_app, name="experiment")
 
 

@@ -176,16 +176,35 @@ impl Platform {
                 dram: Dram { banks: 16, bank_size_bytes: 256 << 20, read_latency_ns: 110, row_conflict_ns: 28 },
                 bus: Bus { arbiter: Arbiter::RoundRobin, bandwidth_bytes_per_s: 4_000_000_000 },
             }),
+            // The i.MX6 with the fluid model's DRAM constants fitted to the
+            // transaction model by `criticore calibrate` (docs/calibration.md).
+            "imx6-transaction" => {
+                let (read_latency_ns, row_conflict_ns) = fitted_dram(IMX6_TRANSACTION);
+                Some(Platform { dram: Dram { read_latency_ns, row_conflict_ns, ..Dram::default() }, ..Platform::preset("imx6")? })
+            }
             _ => None,
         }
     }
 
-    pub const PRESETS: [&'static str; 3] = ["imx6", "sabre-lite", "zcu102"];
+    pub const PRESETS: [&'static str; 4] = ["imx6", "sabre-lite", "zcu102", "imx6-transaction"];
 
     /// Bus time to move one LLC line, in ns.
     pub fn line_service_ns(&self) -> f64 {
         self.llc.line_bytes as f64 * 1e9 / self.bus.bandwidth_bytes_per_s as f64
     }
+}
+
+/// The parameter set `criticore calibrate` writes (params/imx6-transaction.toml).
+pub const IMX6_TRANSACTION: &str = include_str!("params/imx6-transaction.toml");
+
+/// `[platform.dram] read_latency` and `row_conflict` (whole ns) of a parameter set.
+fn fitted_dram(text: &str) -> (u64, u64) {
+    let v: toml::Value = text.parse().expect("built-in parameter set is TOML");
+    let get = |k: &str| {
+        let s = v["platform"]["dram"][k].as_str().expect("built-in parameter set names its DRAM constants");
+        s.trim_end_matches("ns").parse::<u64>().expect("whole ns")
+    };
+    (get("read_latency"), get("row_conflict"))
 }
 
 /// How a task walks its working set (sets the LLC miss curve, docs/memory-model.md).
