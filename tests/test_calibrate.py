@@ -25,6 +25,7 @@ def test_fit_reproduces_the_built_in_set_and_beats_the_assumed_constants(tmp_pat
     new, built_in = tomllib.loads(out.read_text()), tomllib.loads(BUILT_IN.read_text())
     # Deterministic: the committed set is what the fit gives today.
     assert new["platform"]["dram"] == built_in["platform"]["dram"]
+    assert new["study"] == built_in["study"]
     fit = new["fit"]
     assert fit["points"] == 36
     # The stated tolerance (docs/calibration.md): after calibration 33 of 36 points within ±10%

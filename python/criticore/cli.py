@@ -314,6 +314,7 @@ def study_run(
     workers: int = typer.Option(None, "--workers", help="Worker processes of --dask local (default: one per core)."),
     chunk: int = typer.Option(None, "--chunk", help="Points per chunk (kernel call or Dask task); does not change results."),
     no_report: bool = typer.Option(False, "--no-report", help="Do not write report.md and the plots at the end."),
+    preset: str = typer.Option("imx6", "--preset", help="Platform of the generated systems: imx6 (the study's assumed cost constants) or imx6-transaction (fitted by `criticore calibrate`)."),
     force: bool = typer.Option(False, "--force", help="Replace a study with other parameters (or other files) in the output folder."),
 ) -> None:
     """Run or resume a schedulability study: scenarios × utilization sweep × nine schemes, to Parquet."""
@@ -337,6 +338,7 @@ def study_run(
         z=base.z,
         batch=base.batch if batch is None else batch,
         max_systems=base.max_systems if max_systems is None else max_systems,
+        preset=preset,
     )
     console = Console(stderr=True)
     try:

@@ -276,9 +276,12 @@ class StudyParams:
     z: float = 1.96
     batch: int = 50
     max_systems: int = 400
+    #: Platform preset of the generated systems: `imx6` (assumed cost constants)
+    #: or `imx6-transaction` (calibrated by `criticore calibrate`).
+    preset: str = "imx6"
 
     def identity(self) -> dict:
-        return {
+        out = {
             "seed": self.seed,
             "scenario_ids": list(self.scenario_ids),
             "points": list(self.points),
@@ -287,6 +290,10 @@ class StudyParams:
             "batch": self.batch,
             "max_systems": self.max_systems,
         }
+        # Only a non-default preset is recorded, so folders from before it existed still resume.
+        if self.preset != "imx6":
+            out["preset"] = self.preset
+        return out
 
     def check(self) -> None:
         """Raise ValueError(field, reason) for an invalid parameter."""
@@ -304,6 +311,12 @@ class StudyParams:
             raise _ParamError("--batch", "must be at least 1")
         if self.max_systems < 1:
             raise _ParamError("--max-systems", "must be at least 1")
+        if self.preset not in PRESETS:
+            raise _ParamError("--preset", f"unknown preset {self.preset!r} (one of: {', '.join(PRESETS)})")
+
+
+#: Platforms a study can run on (`[platform] preset` names with study cost constants).
+PRESETS = ("imx6", "imx6-transaction")
 
 
 #: ``--quick``: six scenarios, U = 0.5, 1.0, …, 16.0, the paper's precision (±0.05 at 95%,
@@ -340,12 +353,12 @@ def _input_error(out: Path, field: str, reason: str) -> InputError:
 # --------------------------------------------------------------------------- kernel and results
 
 
-def evaluate_chunk(points_json: str, seed: int, half_width: float, z: float, batch: int, max_systems: int):
+def evaluate_chunk(points_json: str, seed: int, half_width: float, z: float, batch: int, max_systems: int, preset: str = "imx6"):
     """One chunk through the kernel; what a Dask task runs. Returns (criticore version, columns)."""
     from criticore import _core as core
     from criticore import __version__
 
-    return __version__, core.study_points(points_json, seed, half_width, z, batch, max_systems)
+    return __version__, core.study_points(points_json, seed, half_width, z, batch, max_systems, preset)
 
 
 def columns_to_table(raw: dict[str, bytes], scheme_names: list[str]):
@@ -480,6 +493,7 @@ def params_of(meta: dict) -> StudyParams:
         z=float(p["z"]),
         batch=int(p["batch"]),
         max_systems=int(p["max_systems"]),
+        preset=str(p.get("preset", "imx6")),
     )
 
 
@@ -517,7 +531,7 @@ class _LocalBackend:
     def run(self, chunks: list[str], params: StudyParams) -> Iterator[tuple[int, dict]]:
         from concurrent.futures import ThreadPoolExecutor, as_completed
 
-        args = (params.seed, params.half_width, params.z, params.batch, params.max_systems)
+        args = (params.seed, params.half_width, params.z, params.batch, params.max_systems, params.preset)
 
         def result(get):
             try:
@@ -601,7 +615,7 @@ class _DaskBackend:
         futures = {}
         for i, c in enumerate(chunks):
             f = self.client.submit(
-                evaluate_chunk, c, params.seed, params.half_width, params.z, params.batch, params.max_systems, pure=False
+                evaluate_chunk, c, params.seed, params.half_width, params.z, params.batch, params.max_systems, params.preset, pure=False
             )
             futures[f] = i
         try:

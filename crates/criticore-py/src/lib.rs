@@ -362,6 +362,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(transaction::mc2_ub, m)?)?;
     m.add_function(wrap_pyfunction!(transaction::mc2_os, m)?)?;
     m.add_function(wrap_pyfunction!(transaction::dram_replay, m)?)?;
+    m.add_function(wrap_pyfunction!(transaction::mc2_io_ipc, m)?)?;
+    m.add_function(wrap_pyfunction!(transaction::mc2_io_dma, m)?)?;
+    m.add_function(wrap_pyfunction!(transaction::mc2_io_cross_core, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_categories, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_schemes, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_points, m)?)?;

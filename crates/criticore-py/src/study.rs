@@ -45,7 +45,8 @@ fn column<'py, T: Copy>(py: Python<'py>, values: impl Iterator<Item = T>, bytes:
 /// `[{"scenario_id", "scenario": {key: choice}, "point", "utilization"}, …]`.
 /// Returns little-endian columns, one row per system × scheme.
 #[pyfunction]
-#[pyo3(signature = (points_json, seed, half_width=0.05, z=1.96, batch=50, max_systems=400))]
+#[pyo3(signature = (points_json, seed, half_width=0.05, z=1.96, batch=50, max_systems=400, preset="imx6"))]
+#[allow(clippy::too_many_arguments)]
 pub fn study_points<'py>(
     py: Python<'py>,
     points_json: &str,
@@ -54,7 +55,9 @@ pub fn study_points<'py>(
     z: f64,
     batch: u32,
     max_systems: u32,
+    preset: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let platform = criticore::model::Platform::preset(preset).ok_or_else(|| PyValueError::new_err(format!("preset: unknown platform preset \"{preset}\" (imx6 or imx6-transaction)")))?;
     let items: Vec<Value> = serde_json::from_str(points_json).map_err(|e| PyValueError::new_err(format!("points: not JSON: {e}")))?;
     if !(half_width > 0.0 && z > 0.0 && batch > 0 && max_systems > 0) {
         return Err(PyValueError::new_err("half_width, z, batch and max_systems must be positive"));
@@ -74,7 +77,7 @@ pub fn study_points<'py>(
         ids.push(id as u32);
     }
     let sampling = Sampling { half_width, z, batch, max_systems };
-    let results = py.allow_threads(|| evaluate_points(&points, seed, sampling));
+    let results = py.allow_threads(|| evaluate_points(&platform, &points, seed, sampling));
     let rows = || points.iter().zip(&ids).zip(&results).flat_map(|((p, id), rows)| rows.iter().map(move |r| (p, *id, r)));
     let d = PyDict::new(py);
     d.set_item("scenario_id", column(py, rows().map(|(_, id, _)| id), |v: u32| v.to_le_bytes().to_vec()))?;

@@ -8,7 +8,9 @@ use crate::option_error;
 use criticore::sim::memory::transaction::address::AddressMap;
 use criticore::sim::memory::transaction::cache::Replacement;
 use criticore::sim::memory::transaction::dram::{Scheduler, Timing};
+use criticore::sim::memory::transaction::mc2_io::{self, DmaBuffers, Placement};
 use criticore::sim::memory::transaction::mc2_ub::{os_isolation, sweep, Isolation, UbPoint, UbSettings};
+use criticore::sim::memory::transaction::system::Machine;
 use criticore::sim::memory::transaction::system::replay_closed_loop;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -138,4 +140,42 @@ pub fn dram_replay<'py>(py: Python<'py>, trace_path: &str, timing: &str, schedul
     d.set_item("simulated_ns", end as f64 / 1000.0)?;
     d.set_item("wall_s", wall)?;
     Ok(d)
+}
+
+/// mc2-io §5.1 (Fig. 8): mean ns of one send (`load_msg`) and one receive
+/// (`do_msg_fill`) of `bytes` with the message buffer placed by `placement`
+/// (sbp, ce, cl), on the i.MX6 model with a Level-C background load.
+#[pyfunction]
+#[pyo3(signature = (bytes, placement, messages=20, seed=1))]
+pub fn mc2_io_ipc(py: Python<'_>, bytes: u64, placement: &str, messages: u64, seed: u64) -> PyResult<(f64, f64)> {
+    let p = Placement::ALL.into_iter().find(|p| p.name() == placement).ok_or_else(|| option_error("mc2_io_ipc", "placement", format!("unknown placement {placement:?} (sbp, ce or cl)")))?;
+    if bytes == 0 || bytes > 65536 {
+        return Err(option_error("mc2_io_ipc", "bytes", "must be 1 B–64 KiB"));
+    }
+    let m = Machine::imx6(false);
+    Ok(py.allow_threads(|| mc2_io::ipc(&m, bytes, p, messages.max(1), seed)))
+}
+
+/// mc2-io §5.3 (Figs. 13–14): Synthetic's ns per pass over 256 KiB with an
+/// LLC region of `colours` × `ways`, beside DMA of `bytes_per_s` in total into
+/// buffers in its own bank (`level_ab`) or the Level-C banks.
+#[pyfunction]
+#[pyo3(signature = (colours, ways, bytes_per_s, level_ab, iterations=4, seed=1))]
+pub fn mc2_io_dma(py: Python<'_>, colours: u32, ways: u32, bytes_per_s: f64, level_ab: bool, iterations: u64, seed: u64) -> PyResult<f64> {
+    if !(bytes_per_s >= 0.0 && bytes_per_s.is_finite()) {
+        return Err(option_error("mc2_io_dma", "bytes_per_s", "must be a non-negative number"));
+    }
+    let m = Machine::imx6(false);
+    let b = if level_ab { DmaBuffers::LevelAB } else { DmaBuffers::LevelC };
+    Ok(py.allow_threads(|| mc2_io::dma(&m, colours, ways, bytes_per_s, b, iterations.max(2), seed)))
+}
+
+/// mc2-io §5.2 (Obs. 3): a Level-C task's ns per pass (random reads over
+/// `wss`, `ways` of Level C) beside a frame copy whose buffer shares its bank
+/// (`shared`) or not; `copy = False` runs it alone.
+#[pyfunction]
+#[pyo3(signature = (wss, ways, shared, copy=true, iterations=4, seed=1))]
+pub fn mc2_io_cross_core(py: Python<'_>, wss: u64, ways: u32, shared: bool, copy: bool, iterations: u64, seed: u64) -> PyResult<f64> {
+    let m = Machine::imx6(false);
+    Ok(py.allow_threads(|| mc2_io::cross_core(&m, wss, ways, shared, copy, iterations.max(2), seed)))
 }

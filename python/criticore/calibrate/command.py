@@ -15,8 +15,12 @@ from rich.console import Console
 
 import criticore
 from criticore.calibrate import fit as F
+from criticore.calibrate import fit_study as FS
 from criticore.errors import bad, fail
 from criticore.outputs import writable, write_text
+
+#: Obs. 1's ranges of CE and CL times as shares of SBP.
+PAPER_RANGE = {"ce_send": "9.2–12.9%", "ce_receive": "29.2–40.5%", "cl_send": "2.7–5.4%", "cl_receive": "10.6–15.9%"}
 
 #: The fluid model's assumed constants before calibration (docs/calibration.md A1, A2).
 ASSUMED = (120.0, 30.0)
@@ -26,7 +30,7 @@ def _rms(errs: list[float]) -> float:
     return math.sqrt(sum(math.log1p(e) ** 2 for e in errs) / len(errs))
 
 
-def parameter_set(name: str, iterations: int, runs: int, points, before, after, fitted) -> str:
+def parameter_set(name: str, iterations: int, runs: int, points, before, after, fitted, study: dict) -> str:
     l, r, _ = fitted
     within = lambda errs, tol: sum(abs(e) <= tol for e in errs)
     lines = [
@@ -50,6 +54,21 @@ def parameter_set(name: str, iterations: int, runs: int, points, before, after, 
         f"within_10_percent_after = {within(after, 0.10)}",
         f"within_20_percent_after = {within(after, 0.20)}",
         f"max_abs_error_after = {max(abs(e) for e in after):.4f}",
+        "",
+        "# The study cost model's constants (docs/study-model.md), fitted to the transaction",
+        "# model's versions of mc2-io-ipc-os-isolation §5 (criticore/calibrate/fit_study.py).",
+        "[study]",
+        f"sbp_fixed_ns = {study['sbp_fixed_ns']:.1f}  # SBP message time, Fig. 8 (assumed before: 1000)",
+        f"sbp_ns_per_byte = {study['sbp_ns_per_byte']:.3f}  # (assumed before: 4)",
+        f"dma_bus = {study['dma_bus']:.4f}  # Figs. 13-14, DMA elsewhere (assumed before: 0.15)",
+        f"dma_bank = {study['dma_bank']:.4f}  # DMA into the task's bank (assumed before: 0.30)",
+        f"dma_scale_bytes_per_s = {study['dma_scale_bytes_per_s']:.0f}  # D0 (assumed before: 1e8)",
+        f"cpu_sourced_bank = {study['cross_core']['a_cpu']:.4f}  # Obs. 3, per miss (paper's 6% MOET used before)",
+        "",
+        "# What the model gives beside the paper's numbers (not used by the cost model, which keeps Obs. 1's midpoints).",
+        "[study.check]",
+        *[f"{k} = {v:.4f}  # paper {PAPER_RANGE[k]}" for k, v in study["ratios"].items()],
+        f"dma_rms = {study['dma_rms']:.4f}",
     ]
     for p, b, a in zip(points, before, after):
         lines += [
@@ -108,20 +127,22 @@ def command(
             fitted = F.fit(points)
             before = F.errors(points, *ASSUMED)
             after = F.errors(points, fitted[0], fitted[1])
+        with err.status("transaction model: IPC, DMA and cross-core runs (mc2-io §5)", spinner="dots") if err.is_terminal else _null():
+            study = FS.study_constants()
     except KeyboardInterrupt:
         print("interrupted; nothing written", file=sys.stderr)
         raise SystemExit(130)
     except criticore.InputError as e:
         fail(e)
     try:
-        write_text(output, parameter_set(name, iterations, runs, points, before, after, fitted), "--output")
+        write_text(output, parameter_set(name, iterations, runs, points, before, after, fitted, study), "--output")
         if plot_file is not None:
             plot(points, before, after, plot_file)
     except criticore.InputError as e:
         fail(e)
     except OSError as e:
         bad(plot_file or output, "--plot", f"cannot write: {e.strerror or e}")
-    render(Console(), points, before, after, fitted, time.perf_counter() - started, output)
+    render(Console(), points, before, after, fitted, time.perf_counter() - started, output, study)
 
 
 class _null:
@@ -132,7 +153,7 @@ class _null:
         return False
 
 
-def render(console: Console, points, before, after, fitted, seconds: float, output: Path) -> None:
+def render(console: Console, points, before, after, fitted, seconds: float, output: Path, study: dict) -> None:
     from rich import box
     from rich.table import Table
 
@@ -148,4 +169,9 @@ def render(console: Console, points, before, after, fitted, seconds: float, outp
     worst = max(zip(points, after), key=lambda x: abs(x[1]))
     console.print("  L: DRAM read latency, R: row-conflict penalty (docs/memory-model.md); errors: fluid / transaction − 1")
     console.print(f"  worst point after: {worst[0].colours} colours × {worst[0].ways} ways, {worst[0].isolation} ({100 * worst[1]:+.0f}%)")
+    s = study
+    console.print(
+        f"  study constants: SBP {s['sbp_fixed_ns']:.0f} ns + {s['sbp_ns_per_byte']:.2f} ns/B (was 1000 + 4), DMA a_bus {s['dma_bus']:.2f} "
+        f"a_bank {s['dma_bank']:.2f} D0 {s['dma_scale_bytes_per_s'] / 1e6:.0f} MB/s (was 0.15, 0.30, 100), cross-core {100 * s['cross_core']['a_cpu']:.1f}% (was 6%)"
+    )
     console.print(f"  parameter set: {output}")

@@ -178,8 +178,14 @@ fn uniform(rng: &mut impl Rng, (lo, hi): (f64, f64)) -> f64 {
 
 /// Generate one system of total generated utilization `utilization` from `seed`.
 pub fn generate(scenario: Scenario, utilization: f64, seed: u64) -> (TaskSystem, Draws) {
+    generate_on(&Platform::preset("imx6").expect("built-in preset"), scenario, utilization, seed)
+}
+
+/// [`generate`] on another platform (e.g. `imx6-transaction`, whose study
+/// cost constants are calibrated); the draws do not depend on it.
+pub fn generate_on(platform: &Platform, scenario: Scenario, utilization: f64, seed: u64) -> (TaskSystem, Draws) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let platform = Platform::preset("imx6").expect("built-in preset");
+    let platform = platform.clone();
     let ways = platform.llc.ways;
     let raw: [f64; 3] = scenario.share_ranges().map(|r| uniform(&mut rng, r));
     let total: f64 = raw.iter().sum();

@@ -155,12 +155,46 @@ impl Default for Bus {
     }
 }
 
+/// The study cost model's interference constants (docs/study-model.md): how
+/// much IPC, DMA and other cores' buffers cost on this board. The defaults are
+/// the assumed values; `criticore calibrate` fits them to the transaction
+/// model (preset `imx6-transaction`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct StudyCosts {
+    /// SBP time of one message: fixed part and per byte (mc2-io Fig. 8).
+    pub sbp_fixed_ns: f64,
+    pub sbp_ns_per_byte: f64,
+    /// DMA amplitudes a_bus, a_bank and their saturation scale D₀ (Figs. 13–14).
+    pub dma_bus: f64,
+    pub dma_bank: f64,
+    pub dma_scale_bytes_per_s: f64,
+    /// Cross-core bank interference on misses (Obs. 3: Matrix +6%).
+    pub cpu_sourced_bank: f64,
+}
+
+// The constants are finite numbers, so equality is an equivalence.
+impl Eq for StudyCosts {}
+
+impl StudyCosts {
+    /// The assumed values (docs/study-model.md) and Obs. 3's 6%.
+    pub const ASSUMED: StudyCosts = StudyCosts { sbp_fixed_ns: 1_000.0, sbp_ns_per_byte: 4.0, dma_bus: 0.15, dma_bank: 0.30, dma_scale_bytes_per_s: 100e6, cpu_sourced_bank: 0.06 };
+}
+
+impl Default for StudyCosts {
+    fn default() -> Self {
+        StudyCosts::ASSUMED
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Platform {
     pub cores: usize,
     pub llc: Llc,
     pub dram: Dram,
     pub bus: Bus,
+    /// Constants of the study's cost model (not read from files; set by the preset).
+    #[serde(skip)]
+    pub costs: StudyCosts,
 }
 
 impl Platform {
@@ -169,18 +203,19 @@ impl Platform {
     /// `zcu102`: Xilinx ZCU102 of MCTI (docs/calibration.md).
     pub fn preset(name: &str) -> Option<Platform> {
         match name {
-            "imx6" | "sabre-lite" => Some(Platform { cores: 4, llc: Llc::default(), dram: Dram::default(), bus: Bus::default() }),
+            "imx6" | "sabre-lite" => Some(Platform { cores: 4, llc: Llc::default(), dram: Dram::default(), bus: Bus::default(), costs: StudyCosts::ASSUMED }),
             "zcu102" => Some(Platform {
                 cores: 4,
                 llc: Llc { size_bytes: 1 << 20, ways: 16, colors: 16, line_bytes: 64 },
                 dram: Dram { banks: 16, bank_size_bytes: 256 << 20, read_latency_ns: 110, row_conflict_ns: 28 },
                 bus: Bus { arbiter: Arbiter::RoundRobin, bandwidth_bytes_per_s: 4_000_000_000 },
+                costs: StudyCosts::ASSUMED,
             }),
             // The i.MX6 with the fluid model's DRAM constants fitted to the
             // transaction model by `criticore calibrate` (docs/calibration.md).
             "imx6-transaction" => {
-                let (read_latency_ns, row_conflict_ns) = fitted_dram(IMX6_TRANSACTION);
-                Some(Platform { dram: Dram { read_latency_ns, row_conflict_ns, ..Dram::default() }, ..Platform::preset("imx6")? })
+                let (read_latency_ns, row_conflict_ns, costs) = fitted(IMX6_TRANSACTION);
+                Some(Platform { dram: Dram { read_latency_ns, row_conflict_ns, ..Dram::default() }, costs, ..Platform::preset("imx6")? })
             }
             _ => None,
         }
@@ -197,14 +232,25 @@ impl Platform {
 /// The parameter set `criticore calibrate` writes (params/imx6-transaction.toml).
 pub const IMX6_TRANSACTION: &str = include_str!("params/imx6-transaction.toml");
 
-/// `[platform.dram] read_latency` and `row_conflict` (whole ns) of a parameter set.
-fn fitted_dram(text: &str) -> (u64, u64) {
+/// `[platform.dram] read_latency` and `row_conflict` (whole ns) and the
+/// `[study]` constants of a parameter set (missing ones: the assumed values).
+fn fitted(text: &str) -> (u64, u64, StudyCosts) {
     let v: toml::Value = text.parse().expect("built-in parameter set is TOML");
     let get = |k: &str| {
         let s = v["platform"]["dram"][k].as_str().expect("built-in parameter set names its DRAM constants");
         s.trim_end_matches("ns").parse::<u64>().expect("whole ns")
     };
-    (get("read_latency"), get("row_conflict"))
+    let a = StudyCosts::ASSUMED;
+    let study = |k: &str, d: f64| v.get("study").and_then(|s| s.get(k)).and_then(|x| x.as_float().or(x.as_integer().map(|i| i as f64))).unwrap_or(d);
+    let costs = StudyCosts {
+        sbp_fixed_ns: study("sbp_fixed_ns", a.sbp_fixed_ns),
+        sbp_ns_per_byte: study("sbp_ns_per_byte", a.sbp_ns_per_byte),
+        dma_bus: study("dma_bus", a.dma_bus),
+        dma_bank: study("dma_bank", a.dma_bank),
+        dma_scale_bytes_per_s: study("dma_scale_bytes_per_s", a.dma_scale_bytes_per_s),
+        cpu_sourced_bank: study("cpu_sourced_bank", a.cpu_sourced_bank),
+    };
+    (get("read_latency"), get("row_conflict"), costs)
 }
 
 /// How a task walks its working set (sets the LLC miss curve, docs/memory-model.md).
@@ -643,5 +689,24 @@ impl TaskSystem {
     /// Indices of the tasks of `level`.
     pub fn at_level(&self, level: Level) -> impl Iterator<Item = usize> + '_ {
         self.tasks.iter().enumerate().filter(move |(_, t)| t.level == Some(level)).map(|(i, _)| i)
+    }
+}
+
+#[cfg(test)]
+mod preset_tests {
+    use super::*;
+
+    #[test]
+    fn imx6_transaction_reads_the_parameter_set_and_keeps_the_rest_of_the_imx6() {
+        let p = Platform::preset("imx6-transaction").unwrap();
+        let v: toml::Value = IMX6_TRANSACTION.parse().unwrap();
+        let num = |k: &str| v["study"][k].as_float().or(v["study"][k].as_integer().map(|i| i as f64)).unwrap();
+        assert_eq!(p.costs.dma_scale_bytes_per_s, num("dma_scale_bytes_per_s"));
+        assert_eq!(p.costs.sbp_ns_per_byte, num("sbp_ns_per_byte"));
+        assert_eq!(p.costs.cpu_sourced_bank, num("cpu_sourced_bank"));
+        assert_eq!(format!("{}ns", p.dram.read_latency_ns), v["platform"]["dram"]["read_latency"].as_str().unwrap());
+        let imx6 = Platform::preset("imx6").unwrap();
+        assert_eq!((p.cores, &p.llc, &p.bus), (imx6.cores, &imx6.llc, &imx6.bus));
+        assert_eq!(imx6.costs, StudyCosts::ASSUMED);
     }
 }

@@ -62,8 +62,9 @@ fn llc_ways(allocation: &super::Allocation) -> Value {
 pub fn study_system_toml(system: &TaskSystem) -> String {
     use super::units::format_duration_ns;
     use super::Platform;
-    let platform = if Platform::preset("imx6").as_ref() == Some(&system.platform) {
-        json!({ "preset": "imx6", "cores": system.platform.cores })
+    let preset = ["imx6", "imx6-transaction"].into_iter().find(|n| Platform::preset(n).map(|p| Platform { cores: system.platform.cores, ..p }).as_ref() == Some(&system.platform));
+    let platform = if let Some(name) = preset {
+        json!({ "preset": name, "cores": system.platform.cores })
     } else {
         let p = &system.platform;
         json!({

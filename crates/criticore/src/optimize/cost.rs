@@ -26,7 +26,7 @@
 //!   CPU, so each is charged the same way (the task-centric method of
 //!   Brandenburg et al. 2011, the simplest of the techniques §6.1 cites).
 
-use crate::model::{IoKind, IpcMethod, Level, Partition, Task, TaskSystem};
+use crate::model::{IoKind, IpcMethod, Level, Partition, StudyCosts, Task, TaskSystem};
 
 /// ε of the cost-vs-ways curve: the cost is within ε of its floor at the WSS (notes).
 pub const CURVE_EPS: f64 = 1e-6;
@@ -37,9 +37,10 @@ pub const LEVEL_A_INFLATION: f64 = 1.5;
 /// Sender sends 100 per run; the study's rate is not given (docs/study-model.md).
 pub const IPC_MESSAGES_PER_JOB: f64 = 10.0;
 /// SBP time to send or receive one message: fixed part and per byte. Assumed
-/// from Fig. 8's magnitude (uncached 32-byte lines at ≈ 120 ns each).
-pub const SBP_FIXED_NS: f64 = 1_000.0;
-pub const SBP_NS_PER_BYTE: f64 = 4.0;
+/// from Fig. 8's magnitude (uncached 32-byte lines at ≈ 120 ns each); the
+/// platform's `costs` may replace them (`imx6-transaction`, fitted).
+pub const SBP_FIXED_NS: f64 = StudyCosts::ASSUMED.sbp_fixed_ns;
+pub const SBP_NS_PER_BYTE: f64 = StudyCosts::ASSUMED.sbp_ns_per_byte;
 /// Obs. 1: CE and CL times as fractions of SBP, midpoints of the ranges
 /// (CE send 9.2–12.9%, receive 29.2–40.5%; CL send 2.7–5.4%, receive 10.6–15.9%).
 pub const CE_SEND: f64 = (0.092 + 0.129) / 2.0;
@@ -54,13 +55,13 @@ pub const COPY_BYTES_PER_S: f64 = 614_400.0 / 2_925.67e-6;
 pub const CPU_SOURCED_COPY: f64 = 5_321.33 / 2_925.67 - 1.0;
 /// Obs. 3: CPU-sourced interference from another core's buffer accesses
 /// inflated Matrix's MOET by 6%.
-pub const CPU_SOURCED_BANK: f64 = 0.06;
+pub const CPU_SOURCED_BANK: f64 = StudyCosts::ASSUMED.cpu_sourced_bank;
 /// DMA-sourced interference (Obs. 4–6; Figs. 13–14 are figures only, so the
 /// amplitudes are assumed): bus contention for every task, row-buffer
 /// conflicts for tasks whose banks receive the DMA, both saturating in D₀.
-pub const DMA_BUS: f64 = 0.15;
-pub const DMA_BANK: f64 = 0.30;
-pub const DMA_SCALE_BYTES_PER_S: f64 = 100e6;
+pub const DMA_BUS: f64 = StudyCosts::ASSUMED.dma_bus;
+pub const DMA_BANK: f64 = StudyCosts::ASSUMED.dma_bank;
+pub const DMA_SCALE_BYTES_PER_S: f64 = StudyCosts::ASSUMED.dma_scale_bytes_per_s;
 /// Interrupt handling per I/O transfer (measured in §6.1 but not reported; assumed).
 pub const IRQ_DIRECT_NS: f64 = 2_000.0;
 /// The camera's transfer raises one interrupt per USB packet (assumed total).
@@ -70,7 +71,11 @@ pub const IRQ_CPU: usize = 0;
 
 /// φ(x) = 1 − e^(−x/D₀): DMA interference saturates with bandwidth (§6.1).
 pub fn saturation(bytes_per_s: f64) -> f64 {
-    1.0 - (-bytes_per_s / DMA_SCALE_BYTES_PER_S).exp()
+    saturation_at(bytes_per_s, DMA_SCALE_BYTES_PER_S)
+}
+
+fn saturation_at(bytes_per_s: f64, scale: f64) -> f64 {
+    1.0 - (-bytes_per_s / scale).exp()
 }
 
 /// r of the cost-vs-ways curve: (s − 1)·e^(−r·wss) = ε.
@@ -83,8 +88,8 @@ pub fn decay_rate(slowdown: f64, wss_ways: u32) -> f64 {
 }
 
 /// SBP time for one message of `bytes`.
-fn sbp_message_ns(bytes: u64) -> f64 {
-    SBP_FIXED_NS + SBP_NS_PER_BYTE * bytes as f64
+fn sbp_message_ns(k: &StudyCosts, bytes: u64) -> f64 {
+    k.sbp_fixed_ns + k.sbp_ns_per_byte * bytes as f64
 }
 
 /// Where an IPC buffer is and how it is treated, resolved from the link.
@@ -192,7 +197,9 @@ impl CostModel {
             }
         }
         let any_cl = tasks.iter().zip(&places).any(|(t, p)| is_ab(t) && *p == Some(IpcPlace::Cl));
-        let bus = 1.0 + DMA_BUS * saturation(dma_total);
+        let k = &system.platform.costs;
+        let sat = |d: f64| saturation_at(d, k.dma_scale_bytes_per_s);
+        let bus = 1.0 + k.dma_bus * sat(dma_total);
         let mut terms: Vec<TaskTerms> = tasks
             .iter()
             .map(|t| {
@@ -207,12 +214,12 @@ impl CostModel {
                     (0.0, 0.0)
                 } else if is_ab(t) {
                     let q = t.core.unwrap_or(0);
-                    (DMA_BANK * saturation(dma_core[q]) + if foreign_users[q] { CPU_SOURCED_BANK } else { 0.0 }, 0.0)
+                    (k.dma_bank * sat(dma_core[q]) + if foreign_users[q] { k.cpu_sourced_bank } else { 0.0 }, 0.0)
                 } else if level_c_users {
-                    (DMA_BANK * saturation(dma_level_c) + CPU_SOURCED_BANK, 0.0)
+                    (k.dma_bank * sat(dma_level_c) + k.cpu_sourced_bank, 0.0)
                 } else {
                     // Unlocked CL buffers fall back to SBP in the Level-C banks.
-                    (DMA_BANK * saturation(dma_level_c), if any_cl { CPU_SOURCED_BANK } else { 0.0 })
+                    (k.dma_bank * sat(dma_level_c), if any_cl { k.cpu_sourced_bank } else { 0.0 })
                 };
                 let charged = (is_ab(t) && t.core == Some(IRQ_CPU)) || t.level == Some(Level::C);
                 let irq_ns = if modeled && charged {
@@ -242,7 +249,7 @@ impl CostModel {
             if t.cost.is_none() || !is_ab(t) {
                 continue; // Level-C buffers are always in Level-C banks: in the idle cost
             }
-            let msg = IPC_MESSAGES_PER_JOB * sbp_message_ns(link.bytes);
+            let msg = IPC_MESSAGES_PER_JOB * sbp_message_ns(&system.platform.costs, link.bytes);
             let receiver = link.to;
             // Δ relative to CE (the buffer in the tasks' own bank, §6.1).
             let (send, recv) = match place {

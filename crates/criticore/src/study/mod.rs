@@ -5,7 +5,8 @@
 //! every system's seed depends only on (seed, scenario, point, index), so any
 //! grouping of points (local rayon, Dask chunks) gives the same rows.
 
-use crate::generate::mc2_io::{generate, system_seed, Scenario};
+use crate::generate::mc2_io::{generate_on, system_seed, Scenario};
+use crate::model::Platform;
 use crate::optimize::framework::optimize_all;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -57,8 +58,8 @@ pub struct Row {
 }
 
 /// Every scheme on one generated system (R schemes draw from the system's seed).
-pub fn evaluate_system(scenario: Scenario, utilization: f64, seed: u64) -> [(bool, f64); 9] {
-    let (system, _) = generate(scenario, utilization, seed);
+pub fn evaluate_system(platform: &Platform, scenario: Scenario, utilization: f64, seed: u64) -> [(bool, f64); 9] {
+    let (system, _) = generate_on(platform, scenario, utilization, seed);
     let mut out = [(false, f64::NAN); 9];
     for (k, o) in optimize_all(&system, seed ^ 0x5EED_0F_B4_4B5).into_iter().enumerate() {
         if let Ok(s) = o.outcome {
@@ -69,7 +70,7 @@ pub fn evaluate_system(scenario: Scenario, utilization: f64, seed: u64) -> [(boo
 }
 
 /// All rows of one point, systems in order, stopping by `sampling`.
-pub fn evaluate_point(p: &Point, seed: u64, sampling: Sampling) -> Vec<Row> {
+pub fn evaluate_point(platform: &Platform, p: &Point, seed: u64, sampling: Sampling) -> Vec<Row> {
     let mut rows = Vec::new();
     let mut ok = [0u32; 9];
     let mut n = 0u32;
@@ -78,7 +79,7 @@ pub fn evaluate_point(p: &Point, seed: u64, sampling: Sampling) -> Vec<Row> {
         let count = batch.min(sampling.max_systems - n);
         for index in n..n + count {
             let s = system_seed(seed, p.scenario.id() as u64, p.point as u64, index as u64);
-            for (k, (schedulable, objective)) in evaluate_system(p.scenario, p.utilization, s).into_iter().enumerate() {
+            for (k, (schedulable, objective)) in evaluate_system(platform, p.scenario, p.utilization, s).into_iter().enumerate() {
                 ok[k] += schedulable as u32;
                 rows.push(Row { system: index, scheme: k as u8, schedulable, objective });
             }
@@ -92,8 +93,9 @@ pub fn evaluate_point(p: &Point, seed: u64, sampling: Sampling) -> Vec<Row> {
 }
 
 /// Many points in parallel (rayon); results in input order.
-pub fn evaluate_points(points: &[Point], seed: u64, sampling: Sampling) -> Vec<Vec<Row>> {
-    points.par_iter().map(|p| evaluate_point(p, seed, sampling)).collect()
+/// `platform`: the study's board (`imx6`, or `imx6-transaction` for the calibrated costs).
+pub fn evaluate_points(platform: &Platform, points: &[Point], seed: u64, sampling: Sampling) -> Vec<Vec<Row>> {
+    points.par_iter().map(|p| evaluate_point(platform, p, seed, sampling)).collect()
 }
 
 #[cfg(test)]

@@ -8,8 +8,9 @@
 //! picked as soon as the previous one's column command is placed, so one
 //! bank's PRE/ACT overlaps another's data transfer (bank-level parallelism).
 //! Open-page policy. FR-FCFS picks the oldest row hit among the requests
-//! that have arrived, else the oldest request; FCFS the oldest. This is the
-//! scheduling rule of Ramulator 2, DRAMSim3 and gem5 (notes/runtime-anchors.md §5).
+//! that have arrived, else the oldest whose bank is ready for its first
+//! command, else the oldest; FCFS the oldest. This is the scheduling rule of
+//! Ramulator 2, DRAMSim3 and gem5 (notes/runtime-anchors.md §5).
 //!
 //! Times are picoseconds.
 
@@ -177,7 +178,7 @@ pub struct Controller {
     act_k: usize,
     data_free: u64,
     last_write: bool,
-    /// Time the last column command was placed: the next pick happens then.
+    /// One command slot after the last request's first command: the next pick.
     next_pick: u64,
     next_refresh: u64,
     pub stats: DramStats,
@@ -265,11 +266,22 @@ impl Controller {
     }
 
     fn pick(&self, now: u64) -> Option<usize> {
-        if self.scheduler == Scheduler::FrFcfs && self.total_hits > 0 {
-            // The oldest arrived row hit (arrivals are a prefix of the queue).
-            let hit = self.queue.iter().take_while(|r| r.arrival <= now).position(|r| self.banks[r.bank as usize].open_row == Some(r.row));
-            if hit.is_some() {
-                return hit;
+        if self.scheduler == Scheduler::FrFcfs {
+            // First ready: the oldest arrived row hit, else the oldest arrived
+            // request whose bank can take its first command now (PRE or ACT),
+            // else the oldest (Ramulator 2's "ready first, oldest second").
+            // Arrivals are a prefix of the queue.
+            let arrived = || self.queue.iter().take_while(|r| r.arrival <= now);
+            if self.total_hits > 0 {
+                if let Some(i) = arrived().position(|r| self.banks[r.bank as usize].open_row == Some(r.row)) {
+                    return Some(i);
+                }
+            }
+            if let Some(i) = arrived().position(|r| {
+                let b = &self.banks[r.bank as usize];
+                if b.open_row.is_some() { b.pre_ready <= now } else { b.act_ready <= now }
+            }) {
+                return Some(i);
             }
         }
         self.queue.front().filter(|r| r.arrival <= now).map(|_| 0)
@@ -284,11 +296,13 @@ impl Controller {
             None => RowOutcome::Miss,
         };
         let mut col = now.max(bank.col_ready);
+        let mut first_cmd = None;
         if outcome != RowOutcome::Hit {
             let mut act = now.max(bank.act_ready);
             if outcome == RowOutcome::Conflict {
                 let pre = now.max(bank.pre_ready);
                 act = act.max(pre + t.t_rp);
+                first_cmd = Some(pre);
             }
             // NEVER + anything saturates: no constraint before the first ACTs.
             let after = |a: u64, d: u64| if a == NEVER { 0 } else { a + d };
@@ -300,6 +314,7 @@ impl Controller {
             bank.pre_ready = act + t.t_ras;
             bank.col_ready = act + t.t_rcd;
             col = col.max(bank.col_ready);
+            first_cmd = first_cmd.or(Some(act));
         }
         let latency = if r.write { t.cwl } else { t.cl };
         // Data-bus turnaround: a read after a write waits tWTR after the write data.
@@ -310,7 +325,9 @@ impl Controller {
         bank.pre_ready = bank.pre_ready.max(if r.write { done + t.t_wr } else { col + t.t_rtp });
         self.data_free = done;
         self.last_write = r.write;
-        self.next_pick = col;
+        // The next pick follows this request's first command on the command
+        // bus, so other banks' PRE/ACT overlap this one's (bank parallelism).
+        self.next_pick = first_cmd.unwrap_or(col) + t.t_ck;
         match outcome {
             RowOutcome::Hit => self.stats.hits += 1,
             RowOutcome::Miss => self.stats.misses += 1,

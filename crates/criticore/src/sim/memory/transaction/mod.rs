@@ -10,7 +10,10 @@
 pub mod address;
 pub mod arbiter;
 pub mod cache;
+pub mod dma;
 pub mod dram;
+pub mod ipc;
+pub mod mc2_io;
 pub mod mc2_ub;
 pub mod page_alloc;
 pub mod system;

@@ -8,7 +8,8 @@
 //!
 //! Events are kept in time order, so the shared LLC, the bus and the banks
 //! see references in the order they happen. A core runs ahead inline while
-//! its references hit and its clock is not past the next pending event.
+//! its references hit and the next one starts no later than the next pending
+//! event (a reference's own hit path, ≤ L1 + LLC latency, may overlap one).
 //! Pending events are few (one per core, its outstanding reads, the bus and
 //! the controller), so they live in small arrays scanned for the minimum
 //! instead of a heap; ties go controller, bus, read completions, cores.
@@ -107,6 +108,8 @@ struct Core {
     l1: Option<Cache>,
     blocked_since: Option<u64>,
     outstanding: u32,
+    /// A reference whose start was past the horizon: it runs at the next step.
+    pending: Option<Access>,
     /// The workload ended with reads still outstanding.
     draining: bool,
     stats: CoreStats,
@@ -170,6 +173,7 @@ impl System {
                 l1: machine.l1.map(|(b, w)| Cache::new(b, w, machine.line_bytes, Replacement::Lru, seed + c as u64)),
                 blocked_since: None,
                 outstanding: 0,
+                pending: None,
                 draining: false,
                 stats: CoreStats::default(),
             })
@@ -204,10 +208,13 @@ impl System {
     /// `measured` core's end ends the run.
     pub fn run_on(&mut self, core: usize, workload: Box<dyn Workload>, user_mask: u32, kernel_mask: u32, measured: bool) {
         let c = &mut self.cores[core];
+        assert!(c.workload.is_none() && !c.draining, "core {core} is still running a workload");
         c.workload = Some(workload);
         c.user_mask = user_mask;
         c.kernel_mask = kernel_mask;
-        if measured && !self.measured[core] {
+        c.stats.finished_ps = None;
+        c.stats.first_iteration_ps = None;
+        if measured {
             self.unfinished += 1;
         }
         self.measured[core] = measured;
@@ -318,25 +325,38 @@ impl System {
         let mut horizon = self.horizon();
         loop {
             let core = &mut self.cores[c];
-            let Some(w) = core.workload.as_mut() else { return };
-            let Some(a) = w.next() else {
-                core.workload = None;
-                if core.outstanding > 0 {
-                    core.draining = true;
-                } else {
-                    core.stats.finished_ps = Some(t);
-                    core.stats.first_iteration_ps.get_or_insert(t);
-                    if self.measured[c] {
-                        self.unfinished -= 1;
+            // A reference deferred at the horizon starts now; else take the next one.
+            let a = match core.pending.take() {
+                Some(a) => a,
+                None => {
+                    let Some(w) = core.workload.as_mut() else { return };
+                    let Some(a) = w.next() else {
+                        core.workload = None;
+                        if core.outstanding > 0 {
+                            core.draining = true;
+                        } else {
+                            core.stats.finished_ps = Some(t);
+                            core.stats.first_iteration_ps.get_or_insert(t);
+                            if self.measured[c] {
+                                self.unfinished -= 1;
+                            }
+                        }
+                        return;
+                    };
+                    if core.stats.first_iteration_ps.is_none() && w.iterations() > 0 {
+                        core.stats.first_iteration_ps = Some(t);
                     }
+                    t += a.compute_ps;
+                    // Start no reference after another pending event: it might use the LLC or bus first.
+                    if t > horizon {
+                        core.pending = Some(a);
+                        self.core_at[c] = t;
+                        return;
+                    }
+                    a
                 }
-                return;
             };
-            if core.stats.first_iteration_ps.is_none() && w.iterations() > 0 {
-                core.stats.first_iteration_ps = Some(t);
-            }
-            t += a.compute_ps;
-            core.stats.references += 1;
+            self.cores[c].stats.references += 1;
             if let Some(read) = self.reference(c, a, &mut t) {
                 // Anything sent to memory may be served before this core's next reference.
                 horizon = horizon.min(t);
@@ -349,10 +369,6 @@ impl System {
                     }
                 }
             }
-            if t > horizon {
-                self.core_at[c] = t;
-                return;
-            }
         }
     }
 
@@ -363,7 +379,7 @@ impl System {
         let m = &self.machine;
         let (l1_hit, llc_hit) = (m.l1_hit_ps, m.llc_hit_ps);
         if a.uncached {
-            return Some(self.memory(c, a.addr, a.write, !a.write, *t));
+            return Some(self.memory(c, a.addr, a.write, !a.posted, *t));
         }
         let core = &mut self.cores[c];
         let mask = if a.kernel { core.kernel_mask } else { core.user_mask };
@@ -394,12 +410,13 @@ impl System {
                 if let Some(wb) = writeback {
                     self.memory(c, wb, true, false, *t);
                 }
-                // A store miss fills the line in the background (store buffer).
-                Some(self.memory(c, a.addr, false, !a.write, *t))
+                // A store miss waits for its line fill like a load (write-allocate;
+                // the A9's store buffer is a few entries, so random stores stall).
+                Some(self.memory(c, a.addr, false, true, *t))
             }
             Lookup::Bypass => {
                 self.cores[c].stats.llc_misses += 1;
-                Some(self.memory(c, a.addr, a.write, !a.write, *t))
+                Some(self.memory(c, a.addr, a.write, !a.posted, *t))
             }
         }
     }
@@ -569,7 +586,7 @@ mod tests {
     }
 
     fn reads(addrs: &[u64], compute_ps: u64) -> Box<dyn Workload> {
-        Box::new(Trace::new(addrs.iter().map(|&addr| Access { addr, write: false, compute_ps, kernel: false, uncached: false }).collect()))
+        Box::new(Trace::new(addrs.iter().map(|&addr| Access::user(addr, false, compute_ps)).collect()))
     }
 
     #[test]

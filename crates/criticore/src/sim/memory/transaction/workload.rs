@@ -35,7 +35,17 @@ pub struct Access {
     /// Kernel code (system calls): uses the OS's LLC ways under OS isolation.
     pub kernel: bool,
     /// An uncacheable page (SBP buffers, DMA buffers): straight to memory.
+    /// The core waits for an uncached write too (strongly-ordered memory), unless `posted`.
     pub uncached: bool,
+    /// A write nobody waits for (a DMA engine's).
+    pub posted: bool,
+}
+
+impl Access {
+    /// A cacheable user-mode reference.
+    pub fn user(addr: u64, write: bool, compute_ps: u64) -> Access {
+        Access { addr, write, compute_ps, kernel: false, uncached: false, posted: false }
+    }
 }
 
 pub trait Workload: Send {
@@ -65,6 +75,9 @@ pub struct MicroBenchmark {
     syscall_lines: Vec<u64>,
     syscall_pos: usize,
     in_syscall: bool,
+    write: bool,
+    sequential: bool,
+    uncached: bool,
 }
 
 impl MicroBenchmark {
@@ -87,6 +100,9 @@ impl MicroBenchmark {
             syscall_lines: Vec::new(),
             syscall_pos: 0,
             in_syscall: false,
+            write: false,
+            sequential: false,
+            uncached: false,
         };
         mb.shuffle();
         mb
@@ -98,7 +114,29 @@ impl MicroBenchmark {
         self
     }
 
+    /// Stores instead of loads (mc2-io's Synthetic task).
+    pub fn writing(mut self) -> MicroBenchmark {
+        self.write = true;
+        self
+    }
+
+    /// Lines in address order every iteration (a copy loop).
+    pub fn sequential(mut self) -> MicroBenchmark {
+        self.sequential = true;
+        self.order.sort_unstable();
+        self
+    }
+
+    /// An uncacheable buffer (a frame buffer the camera writes by DMA).
+    pub fn uncached(mut self) -> MicroBenchmark {
+        self.uncached = true;
+        self
+    }
+
     fn shuffle(&mut self) {
+        if self.sequential {
+            return;
+        }
         // Fisher–Yates.
         for i in (1..self.order.len()).rev() {
             let j = self.rng.below(i as u64 + 1) as usize;
@@ -120,7 +158,7 @@ impl Workload for MicroBenchmark {
                 self.in_syscall = false;
                 self.done += 1;
             }
-            return Some(Access { addr, write: false, compute_ps: self.compute_ps, kernel: true, uncached: false });
+            return Some(Access { kernel: true, ..Access::user(addr, false, self.compute_ps) });
         }
         let k = self.order[self.pos] as u64;
         let addr = self.pages[(k >> self.per_page_shift) as usize] + ((k & ((1 << self.per_page_shift) - 1)) << self.line_shift);
@@ -134,7 +172,7 @@ impl Workload for MicroBenchmark {
                 self.in_syscall = true;
             }
         }
-        Some(Access { addr, write: false, compute_ps: self.compute_ps, kernel: false, uncached: false })
+        Some(Access { uncached: self.uncached, ..Access::user(addr, self.write, self.compute_ps) })
     }
 
     fn iterations(&self) -> u64 {
