@@ -12,6 +12,7 @@ pub mod arbiter;
 pub mod cache;
 pub mod dram;
 pub mod mc2_ub;
+pub mod model;
 pub mod page_alloc;
 pub mod system;
 pub mod workload;
