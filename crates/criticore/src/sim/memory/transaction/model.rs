@@ -136,6 +136,9 @@ struct TaskTx {
     stream: bool,
     mask: u32,
     kernel_mask: u32,
+    /// Kernel ways of the calibration run: the OS partition's, as under OS
+    /// isolation (the PET does not include the OS's pressure on the partition).
+    isolated_kernel_mask: u32,
     /// No phases: runs CPU-only.
     phases: Vec<PhaseTx>,
 }
@@ -234,9 +237,10 @@ impl TransactionModel {
                 _ => List::LevelC,
             };
             let mask = mask_of(partition);
-            let kernel_mask = if os_isolation { mask_of(os_part) } else { mask };
+            let isolated_kernel_mask = mask_of(os_part);
+            let kernel_mask = if os_isolation { isolated_kernel_mask } else { mask };
             let Some(mem) = &t.memory else {
-                tasks.push(TaskTx { pages: Arc::from(Vec::new()), lines: 0, stream: false, mask, kernel_mask, phases: Vec::new() });
+                tasks.push(TaskTx { pages: Arc::from(Vec::new()), lines: 0, stream: false, mask, kernel_mask, isolated_kernel_mask, phases: Vec::new() });
                 continue;
             };
             let colours = colours_of(partition);
@@ -287,6 +291,7 @@ impl TransactionModel {
                 stream: mem.pattern == AccessPattern::Stream,
                 mask,
                 kernel_mask,
+                isolated_kernel_mask,
                 phases,
             });
         }
@@ -386,14 +391,14 @@ fn calibrate(machine: &Machine, t: &TaskTx, k: usize, page_bytes: u64, seed: u64
     let llc_lines = machine.llc_bytes / machine.line_bytes;
     let warm = t.lines.min(2 * llc_lines);
     let sweep = Profile::new(t.pages.clone(), page_bytes, machine.line_bytes, t.lines, true, ph.read_fraction, 0, 0, seed, &ph.extras, Some(warm));
-    sys.run_on(0, Box::new(sweep), t.mask, t.kernel_mask, true);
+    sys.run_on(0, Box::new(sweep), t.mask, t.isolated_kernel_mask, true);
     sys.run(u64::MAX);
     let mut compute = 0.0f64;
     for round in 0..4 {
         let start = sys.now_ps();
         let w = Profile::new(t.pages.clone(), page_bytes, machine.line_bytes, t.lines, t.stream, ph.read_fraction, compute.round() as u64, warm + round * CALIBRATION_REFS, seed + round + 1, &ph.extras, Some(CALIBRATION_REFS));
-        sys.switch(0, None, t.mask, t.kernel_mask);
-        sys.run_on(0, Box::new(w), t.mask, t.kernel_mask, true);
+        sys.switch(0, None, t.mask, t.isolated_kernel_mask);
+        sys.run_on(0, Box::new(w), t.mask, t.isolated_kernel_mask, true);
         sys.run(u64::MAX);
         let end = sys.core_stats(0).finished_ps.unwrap_or(sys.now_ps());
         let per = (end - start) as f64 / CALIBRATION_REFS as f64;
