@@ -413,6 +413,7 @@ fn calibrate(machine: &Machine, t: &TaskTx, k: usize, page_bytes: u64, seed: u64
 }
 
 impl MemoryModel for TransactionModel {
+    #[allow(clippy::needless_range_loop)]
     fn flows(&mut self, now: u64, running: &[Option<JobId>], jobs: &Jobs, ctx: &MemoryContext, flows: &mut Flows) {
         let m = running.len();
         let mut changed = false;

@@ -154,6 +154,9 @@ pub struct Extra {
     pub uncached: bool,
 }
 
+/// (draw threshold, line addresses, next index, kernel, uncached).
+type ExtraState = (u64, std::sync::Arc<[u64]>, usize, bool, bool);
+
 /// A task's memory profile as a reference stream (the transaction model of
 /// `criticore simulate --memory transaction`, docs/memory-model.md): each
 /// reference is a line of the working set, uniformly at random (`random`)
@@ -171,8 +174,7 @@ pub struct Profile {
     compute_ps: u64,
     /// A reference is a store if a 32-bit draw is below this.
     store_below: u64,
-    /// (draw threshold, line addresses, next index, kernel, uncached).
-    extras: Vec<(u64, std::sync::Arc<[u64]>, usize, bool, bool)>,
+    extras: Vec<ExtraState>,
     taken: u64,
     limit: Option<u64>,
 }
