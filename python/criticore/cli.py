@@ -106,6 +106,8 @@ def simulate(
     best_case: float = typer.Option(None, "--best-case", help="Draw execution times uniformly in [f·PET, PET] (0 ≤ f ≤ 1)."),
     regulator: str = typer.Option(None, "--regulator", "-r", help="none, memguard, mcti, mrs or monitor; default: the file's \\[regulation]."),
     no_memory: bool = typer.Option(False, "--no-memory", help="Ignore memory profiles (CPU-only simulation)."),
+    memory_model: str = typer.Option("fluid", "--memory", help="Memory model: fluid (rates solved per event, fast) or transaction (every request through LLC, bus and DRAM banks; docs/memory-model.md)."),
+    quantum: str = typer.Option(None, "--quantum", help="--memory transaction: simulated time per quantum (default 20us)."),
     trace: Path = typer.Option(None, "--trace", help="Write a Perfetto/Chrome trace (JSON)."),
     jobs: Path = typer.Option(None, "--jobs", help="Write job records (.parquet or .csv)."),
     bandwidth: Path = typer.Option(None, "--bandwidth", help="Write the per-core bandwidth series (.parquet or .csv, MB/s)."),
@@ -116,6 +118,10 @@ def simulate(
     """Simulate a task system over time: deadline misses, response times, tardiness, memory stalls, regulation."""
     duration_ns = _duration(duration, "--duration", file)
     bin_ns = _duration(bin_width, "--bin", file) if (bandwidth is not None or trace is not None) else None
+    if memory_model not in ("fluid", "transaction"):
+        reason = f"unknown memory model {memory_model!r} (expected fluid or transaction)"
+        fail(criticore.InputError(f"{file}: --memory: {reason}", str(file), "--memory", reason))
+    quantum_ns = _duration(quantum, "--quantum", file) if quantum is not None else None
     if seed < 0:
         fail(criticore.InputError(f"{file}: --seed: must not be negative", str(file), "--seed", "must not be negative"))
     if bin_ns is not None and duration_ns // bin_ns > MAX_BINS:
@@ -139,6 +145,8 @@ def simulate(
             regulator=regulator,
             memory=not no_memory,
             bin_ns=bin_ns,
+            memory_model=memory_model,
+            quantum_ns=quantum_ns,
         )
         if trace is not None:
             write_text(trace, run.trace, "--trace")

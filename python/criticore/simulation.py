@@ -51,11 +51,15 @@ def simulate(
     regulator: str | None = None,
     memory: bool = True,
     bin_ns: int | None = None,
+    memory_model: str | None = None,
+    quantum_ns: int | None = None,
 ) -> SimRun:
     """Simulate a task-system file; see docs/simulator.md and docs/memory-model.md.
 
     ``regulator`` overrides the file's [regulation] ("none" switches it off);
-    ``memory=False`` runs CPU-only; ``bin_ns`` keeps a per-core bandwidth series.
+    ``memory=False`` runs CPU-only; ``memory_model`` is "fluid" (default) or
+    "transaction" (request-level, run in quanta of ``quantum_ns``, default
+    20 µs); ``bin_ns`` keeps a per-core bandwidth series.
     """
     outline = json.loads(_core.check(read_input(path), str(path)))
     table_text = table_file = None
@@ -80,6 +84,8 @@ def simulate(
         bandwidth_bin_ns=bin_ns,
         overhead_table=table_text,
         overhead_file=None if table_file is None else str(table_file),
+        memory_model=memory_model,
+        quantum_ns=quantum_ns,
     )
     series = None
     if bandwidth is not None:

@@ -6,7 +6,8 @@ use criticore::model::units::parse_duration_ns;
 use criticore::model::overhead::parse_overhead_table;
 use criticore::model::{Level, RegulationKind};
 use criticore::sim::sched::SchedulerKind;
-use criticore::sim::{self, ExecModel, SimConfig};
+use criticore::sim::memory::transaction::model::DEFAULT_QUANTUM_NS;
+use criticore::sim::{self, ExecModel, MemoryKind, SimConfig};
 use pyo3::types::{PyBytes, PyDict};
 use criticore::model::parse::parse_task_system_bytes;
 use criticore::{Format, InputError as EngineInputError, TaskSystem};
@@ -156,7 +157,7 @@ fn bandwidth_bytes_per_s(text: &str) -> PyResult<u64> {
 /// Simulate a task-system file. Returns (report JSON, job columns or None,
 /// Perfetto trace JSON or None, segment columns or None, bandwidth bytes or None).
 #[pyfunction]
-#[pyo3(signature = (data, file, duration_ns, scheduler=None, seed=0, exec_level="C", best_case_fraction=None, jobs=false, trace=false, segments=false, format=None, regulator=None, memory=true, bandwidth_bin_ns=None, overhead_table=None, overhead_file=None))]
+#[pyo3(signature = (data, file, duration_ns, scheduler=None, seed=0, exec_level="C", best_case_fraction=None, jobs=false, trace=false, segments=false, format=None, regulator=None, memory=true, bandwidth_bin_ns=None, overhead_table=None, overhead_file=None, memory_model=None, quantum_ns=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -176,6 +177,8 @@ fn simulate<'py>(
     bandwidth_bin_ns: Option<u64>,
     overhead_table: Option<&str>,
     overhead_file: Option<&str>,
+    memory_model: Option<&str>,
+    quantum_ns: Option<u64>,
 ) -> PyResult<(String, Option<Bound<'py, PyDict>>, Option<String>, Option<Bound<'py, PyDict>>, Option<Bound<'py, PyBytes>>)> {
     let system = parse_conditioned(data, file, format)?;
     let level = Level::parse(exec_level)
@@ -201,6 +204,19 @@ fn simulate<'py>(
         None => None,
         Some(text) => Some(parse_overhead_table(text, overhead_file.unwrap_or("(overhead table)")).map_err(to_py)?),
     };
+    if quantum_ns == Some(0) {
+        return Err(option_error(file, "--quantum", "must be positive"));
+    }
+    let memory_kind = match memory_model.unwrap_or("fluid") {
+        "fluid" => {
+            if quantum_ns.is_some() {
+                return Err(option_error(file, "--quantum", "only the transaction model runs in quanta (add --memory transaction)"));
+            }
+            MemoryKind::Fluid
+        }
+        "transaction" => MemoryKind::Transaction { quantum_ns: quantum_ns.unwrap_or(DEFAULT_QUANTUM_NS) },
+        other => return Err(option_error(file, "--memory", format!("unknown memory model \"{other}\" (expected {})", MemoryKind::NAMES.join(" or ")))),
+    };
     let config = SimConfig {
         duration_ns,
         seed,
@@ -209,6 +225,7 @@ fn simulate<'py>(
         record_segments: trace || segments,
         bandwidth_bin_ns,
         memory,
+        memory_kind,
         regulation,
         overhead_table,
     };

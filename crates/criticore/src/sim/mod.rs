@@ -21,6 +21,19 @@ use crate::model::{Level, TaskSystem};
 use job::JobRecord;
 use sched::SchedulerKind;
 
+/// Which memory model runs when tasks have memory profiles (docs/memory-model.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryKind {
+    /// Rates solved at each event (the default).
+    Fluid,
+    /// Request-level: the transaction model run ahead in quanta of this many ns.
+    Transaction { quantum_ns: u64 },
+}
+
+impl MemoryKind {
+    pub const NAMES: [&'static str; 2] = ["fluid", "transaction"];
+}
+
 /// How long each job runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ExecModel {
@@ -43,6 +56,8 @@ pub struct SimConfig {
     pub bandwidth_bin_ns: Option<u64>,
     /// Memory model: the fluid model when tasks have memory profiles, unless false.
     pub memory: bool,
+    /// Which model `memory` selects.
+    pub memory_kind: MemoryKind,
     /// Regulation: None = the file's `[regulation]`; Some(None) = none; Some(Some(kind)) = that kind.
     pub regulation: Option<Option<crate::model::RegulationKind>>,
     /// The bandwidth monitor's overhead table (read by the front end).
@@ -59,6 +74,7 @@ impl SimConfig {
             record_segments: false,
             bandwidth_bin_ns: None,
             memory: true,
+            memory_kind: MemoryKind::Fluid,
             regulation: None,
             overhead_table: None,
         }
@@ -167,12 +183,14 @@ impl SimResult {
     }
 }
 
-fn memory_model(system: &TaskSystem, config: &SimConfig) -> Box<dyn memory::MemoryModel> {
-    if config.memory && (system.tasks.iter().any(|t| t.memory.is_some()) || !system.devices.is_empty()) {
-        Box::new(memory::fluid::Fluid::new(system))
-    } else {
-        Box::new(memory::CpuOnly)
-    }
+fn memory_model(system: &TaskSystem, config: &SimConfig) -> Result<Box<dyn memory::MemoryModel>, FieldError> {
+    Ok(match config.memory_kind {
+        _ if !config.memory => Box::new(memory::CpuOnly),
+        // Asked for explicitly: the transaction model even for CPU-only systems.
+        MemoryKind::Transaction { quantum_ns } => Box::new(memory::transaction::model::TransactionModel::new(system, quantum_ns, config.seed)?),
+        MemoryKind::Fluid if system.tasks.iter().any(|t| t.memory.is_some()) || !system.devices.is_empty() => Box::new(memory::fluid::Fluid::new(system)),
+        MemoryKind::Fluid => Box::new(memory::CpuOnly),
+    })
 }
 
 fn regulator(system: &TaskSystem, config: &SimConfig) -> Result<Box<dyn regulate::Regulator>, FieldError> {
@@ -238,7 +256,7 @@ fn regulator(system: &TaskSystem, config: &SimConfig) -> Result<Box<dyn regulate
 /// Simulate a task system under a scheduler, with the fluid memory model when
 /// tasks have memory profiles and the file's (or the config's) regulator.
 pub fn simulate(system: &TaskSystem, kind: SchedulerKind, config: &SimConfig) -> Result<SimResult, FieldError> {
-    let mut mem = memory_model(system, config);
+    let mut mem = memory_model(system, config)?;
     let mut reg = regulator(system, config)?;
     let (mem, reg) = (mem.as_mut(), reg.as_mut());
     let mut result = match kind {

@@ -15,6 +15,7 @@ pub mod dram;
 pub mod ipc;
 pub mod mc2_io;
 pub mod mc2_ub;
+pub mod model;
 pub mod page_alloc;
 pub mod system;
 pub mod workload;

@@ -51,6 +51,10 @@ pub struct Machine {
     pub priority_switch_ps: u64,
     /// Read misses a core may have outstanding before it stalls.
     pub mlp: u32,
+    /// Posted requests (store fills, write-backs) a core may have on their
+    /// way to the controller before it stalls (store and eviction buffers);
+    /// 0 = unbounded.
+    pub write_buffer: u32,
 }
 
 impl Machine {
@@ -79,6 +83,8 @@ impl Machine {
             map: AddressMap::imx6(interleaved_banks),
             priority_switch_ps: 40 * 1_250, // 40 cycles at 800 MHz (mcti-task-isolation)
             mlp: 1,
+            // The A9's store buffer and the PL310's line-fill and eviction buffers.
+            write_buffer: 8,
         }
     }
 }
@@ -112,6 +118,10 @@ struct Core {
     pending: Option<Access>,
     /// The workload ended with reads still outstanding.
     draining: bool,
+    /// Posted requests not yet picked by the controller, and since when the
+    /// core waits for its full write buffer.
+    posted: u32,
+    write_blocked_since: Option<u64>,
     stats: CoreStats,
 }
 
@@ -158,9 +168,13 @@ pub struct System {
     base_arbiter: Arbiter,
     /// Cores whose end stops the run.
     measured: Vec<bool>,
+    /// End of the current `run`: cores run inline no further.
+    limit: u64,
 }
 
 const IDLE: u64 = u64::MAX;
+/// Request id bit of a posted request whose core counts it in its write buffer.
+const POSTED: u64 = 1 << 63;
 
 impl System {
     pub fn new(machine: Machine, seed: u64) -> System {
@@ -175,6 +189,8 @@ impl System {
                 outstanding: 0,
                 pending: None,
                 draining: false,
+                posted: 0,
+                write_blocked_since: None,
                 stats: CoreStats::default(),
             })
             .collect();
@@ -200,6 +216,7 @@ impl System {
             scratch_idx: Vec::new(),
             scratch_w: Vec::new(),
             switch: None,
+            limit: IDLE,
         }
     }
 
@@ -219,6 +236,29 @@ impl System {
         }
         self.measured[core] = measured;
         self.core_at[core] = self.now;
+    }
+
+    /// A context switch on `core`: it runs `workload` (None: nothing) from
+    /// now with these way masks, or, if it waits for a read, from when the
+    /// read returns. Not measured.
+    pub fn switch(&mut self, core: usize, workload: Option<Box<dyn Workload>>, user_mask: u32, kernel_mask: u32) {
+        let c = &mut self.cores[core];
+        if self.measured[core] {
+            // Still counted as unfinished unless its workload (and its reads) ended.
+            if c.workload.is_some() || c.draining {
+                self.unfinished -= 1;
+            }
+            self.measured[core] = false;
+        }
+        let runs = workload.is_some();
+        c.workload = workload;
+        // A reference deferred at the horizon belonged to the job switched out.
+        c.pending = None;
+        c.user_mask = user_mask;
+        c.kernel_mask = kernel_mask;
+        c.draining = false;
+        let waits = c.blocked_since.is_some() || c.write_blocked_since.is_some();
+        self.core_at[core] = if runs && !waits { self.now } else { IDLE };
     }
 
     /// Load `addr` into the LLC, locked in one of `way_mask`'s ways (CL buffers).
@@ -276,9 +316,17 @@ impl System {
         self.ctrl_at.min(self.bus_at).min(w).min(c)
     }
 
-    /// Run until every measured core's workload has ended (or `limit_ps`).
+    /// Run until every measured core's workload has ended (or `limit_ps`;
+    /// then the clock stands at `limit_ps` and cores stop inline there).
     pub fn run(&mut self, limit_ps: u64) {
-        while let Some((t, ev)) = self.next_event() {
+        self.limit = limit_ps;
+        loop {
+            let Some((t, ev)) = self.next_event() else {
+                if limit_ps != IDLE {
+                    self.now = self.now.max(limit_ps);
+                }
+                return;
+            };
             if t > limit_ps {
                 self.now = limit_ps;
                 return;
@@ -322,9 +370,14 @@ impl System {
     }
 
     fn step_core(&mut self, c: usize, mut t: u64) {
-        let mut horizon = self.horizon();
+        let mut horizon = self.horizon().min(self.limit);
         loop {
             let core = &mut self.cores[c];
+            if self.machine.write_buffer > 0 && core.posted >= self.machine.write_buffer && (core.workload.is_some() || core.pending.is_some()) {
+                // The store and eviction buffers are full: wait until one drains.
+                core.write_blocked_since = Some(t);
+                return;
+            }
             // A reference deferred at the horizon starts now; else take the next one.
             let a = match core.pending.take() {
                 Some(a) => a,
@@ -410,13 +463,14 @@ impl System {
                 if let Some(wb) = writeback {
                     self.memory(c, wb, true, false, *t);
                 }
-                // A store miss waits for its line fill like a load (write-allocate;
-                // the A9's store buffer is a few entries, so random stores stall).
-                Some(self.memory(c, a.addr, false, true, *t))
+                // A store miss fills its line through the write buffer (posted; the
+                // core waits only when the buffer is full): write streams reach the
+                // bus peak, as blin's load does (P7).
+                Some(self.memory(c, a.addr, false, !a.write, *t))
             }
             Lookup::Bypass => {
                 self.cores[c].stats.llc_misses += 1;
-                Some(self.memory(c, a.addr, a.write, !a.posted, *t))
+                Some(self.memory(c, a.addr, a.write, !a.write, *t))
             }
         }
     }
@@ -424,6 +478,9 @@ impl System {
     /// A request from core `c` to memory at `t`. Returns `blocking`.
     fn memory(&mut self, c: usize, addr: u64, write: bool, blocking: bool, t: u64) -> bool {
         self.cores[c].stats.requests += 1;
+        if !blocking && self.machine.write_buffer > 0 {
+            self.cores[c].posted += 1;
+        }
         let p = Pending { waiting: Waiting { core: c, since: t }, addr, write, blocking };
         // Fast path: a free bus and nobody else waiting. No core issues before
         // `t` any more (cores run inline only up to the next event), so the
@@ -522,7 +579,13 @@ impl System {
         let m = &self.machine;
         self.bus_free = t + m.line_transfer_ps;
         let arrival = self.bus_free + m.frontend_ps;
-        let id = if p.blocking { p.waiting.core as u64 + 1 } else { 0 };
+        let id = if p.blocking {
+            p.waiting.core as u64 + 1
+        } else if m.write_buffer > 0 {
+            POSTED | (p.waiting.core as u64 + 1)
+        } else {
+            0
+        };
         self.ctrl.push(Request { id, bank: m.map.bank(p.addr), row: m.map.row(p.addr), write: p.write, arrival });
         let at = self.ctrl.next_pick_at();
         if self.ctrl.queued() == 1 && at == arrival && self.ctrl_at == IDLE {
@@ -536,7 +599,19 @@ impl System {
 
     fn serve_dram(&mut self, t: u64) {
         if let Some(s) = self.ctrl.serve_one(t) {
-            if s.id > 0 {
+            if s.id & POSTED != 0 {
+                // A posted request left the controller's queue: its buffer entry is free.
+                let c = (s.id & !POSTED) as usize - 1;
+                let core = &mut self.cores[c];
+                core.posted -= 1;
+                if let Some(since) = core.write_blocked_since.take() {
+                    let at = t.max(since);
+                    core.stats.stall_ps += at - since;
+                    if core.blocked_since.is_none() {
+                        self.core_at[c] = self.core_at[c].min(at);
+                    }
+                }
+            } else if s.id > 0 {
                 self.wakes.push((s.done + self.machine.frontend_ps, s.id as usize - 1));
             }
         }

@@ -180,6 +180,129 @@ impl Workload for MicroBenchmark {
     }
 }
 
+/// Extra references mixed into a [`Profile`]: kernel lines of system calls,
+/// or an uncacheable buffer (SBP IPC), walked cyclically.
+#[derive(Debug, Clone)]
+pub struct Extra {
+    /// Line addresses.
+    pub lines: std::sync::Arc<[u64]>,
+    /// Share of all references that go here.
+    pub share: f64,
+    pub kernel: bool,
+    pub uncached: bool,
+}
+
+/// (draw threshold, line addresses, next index, kernel, uncached).
+type ExtraState = (u64, std::sync::Arc<[u64]>, usize, bool, bool);
+
+/// A task's memory profile as a reference stream (the transaction model of
+/// `criticore simulate --memory transaction`, docs/memory-model.md): each
+/// reference is a line of the working set, uniformly at random (`random`)
+/// or the next line of a cyclic sweep (`stream`), a store with probability
+/// 1 − `read_fraction`, after `compute_ps` of work; a share of the
+/// references goes to the `extras` instead. Endless unless `limit` is given.
+pub struct Profile {
+    pages: std::sync::Arc<[u64]>,
+    per_page_shift: u32,
+    line_shift: u32,
+    lines: u64,
+    stream: bool,
+    pos: u64,
+    rng: SplitMix,
+    compute_ps: u64,
+    /// A reference is a store if a 32-bit draw is below this.
+    store_below: u64,
+    extras: Vec<ExtraState>,
+    taken: u64,
+    limit: Option<u64>,
+}
+
+impl Profile {
+    /// `pages`: physical pages of the working set of `lines` lines; `start`:
+    /// the sweep's first line (stream).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        pages: std::sync::Arc<[u64]>,
+        page_bytes: u64,
+        line_bytes: u64,
+        lines: u64,
+        stream: bool,
+        read_fraction: f64,
+        compute_ps: u64,
+        start: u64,
+        seed: u64,
+        extras: &[Extra],
+        limit: Option<u64>,
+    ) -> Profile {
+        let per_page = page_bytes / line_bytes;
+        assert!(per_page.is_power_of_two() && lines >= 1 && lines.div_ceil(per_page) <= pages.len() as u64);
+        let scale = (1u64 << 32) as f64;
+        let mut cumulative = 0.0;
+        let extras = extras
+            .iter()
+            .filter(|e| e.share > 0.0 && !e.lines.is_empty())
+            .map(|e| {
+                cumulative += e.share;
+                ((cumulative.min(1.0) * scale) as u64, e.lines.clone(), 0, e.kernel, e.uncached)
+            })
+            .collect();
+        Profile {
+            pages,
+            per_page_shift: per_page.trailing_zeros(),
+            line_shift: line_bytes.trailing_zeros(),
+            lines,
+            stream,
+            pos: start % lines,
+            rng: SplitMix::new(seed),
+            compute_ps,
+            store_below: ((1.0 - read_fraction).clamp(0.0, 1.0) * scale) as u64,
+            extras,
+            taken: 0,
+            limit,
+        }
+    }
+
+    #[inline]
+    fn line_addr(&self, k: u64) -> u64 {
+        self.pages[(k >> self.per_page_shift) as usize] + ((k & ((1 << self.per_page_shift) - 1)) << self.line_shift)
+    }
+}
+
+impl Workload for Profile {
+    #[inline]
+    fn next(&mut self) -> Option<Access> {
+        if self.limit.is_some_and(|l| self.taken >= l) {
+            return None;
+        }
+        self.taken += 1;
+        if !self.extras.is_empty() {
+            let draw = self.rng.next_u64() >> 32;
+            if let Some(e) = self.extras.iter_mut().find(|e| draw < e.0) {
+                let addr = e.1[e.2];
+                e.2 = (e.2 + 1) % e.1.len();
+                return Some(Access { addr, write: false, compute_ps: self.compute_ps, kernel: e.3, uncached: e.4, posted: false });
+            }
+        }
+        let k = if self.stream {
+            let k = self.pos;
+            self.pos = if k + 1 == self.lines { 0 } else { k + 1 };
+            k
+        } else {
+            self.rng.below(self.lines)
+        };
+        let write = self.store_below > 0 && (self.store_below >= 1 << 32 || (self.rng.next_u64() >> 32) < self.store_below);
+        Some(Access::user(self.line_addr(k), write, self.compute_ps))
+    }
+
+    fn iterations(&self) -> u64 {
+        if self.stream {
+            self.taken / self.lines
+        } else {
+            0
+        }
+    }
+}
+
 /// A fixed list of references (trace replay, tests).
 pub struct Trace {
     accesses: std::vec::IntoIter<Access>,
