@@ -23,6 +23,7 @@
 
 use std::sync::Arc;
 
+use super::dma::DmaStream;
 use super::address::AddressMap;
 use super::dram::Timing;
 use super::page_alloc::{List, ListBanks, PageAllocator};
@@ -178,9 +179,6 @@ impl TransactionModel {
         if quantum_ns == 0 {
             return Err(FieldError::new("--quantum", "must be positive"));
         }
-        if !system.devices.is_empty() {
-            return Err(FieldError::new("device", "the transaction model does not model DMA devices yet; use --memory fluid"));
-        }
         let machine = machine_for(&system.platform)?;
         let p = &system.platform;
         let m = p.cores;
@@ -304,8 +302,25 @@ impl TransactionModel {
                 tasks[i].phases[k].compute_ps = c;
             }
         }
+        // DMA devices: bus masters of their own after the cores, writing their
+        // buffers (in the banks of their `buffer` partition) from time 0.
+        // Their interrupt handlers are not modelled here (fluid charges CPU 0).
+        let mut full = machine.clone();
+        full.cores += system.devices.len();
+        let mut sys = System::new(full, seed ^ 0x7a5c);
+        for (k, d) in system.devices.iter().enumerate() {
+            let list = match d.buffer {
+                Partition::Core(c) if c < m => List::LevelAB(c),
+                _ => List::LevelC,
+            };
+            let buf = pages
+                .alloc(list, &all_colours, d.bytes.max(line))
+                .map_err(|e| FieldError::new(format!("device[{k}].buffer"), format!("the transaction model cannot place the buffer: {e}")))?;
+            let stream = DmaStream::periodic(&buf, page_bytes, line, d.bandwidth_bytes_per_s as f64, d.bytes, d.period_ns * 1000);
+            sys.run_on(m + k, Box::new(stream), 0, 0, false);
+        }
         Ok(TransactionModel {
-            sys: System::new(machine, seed ^ 0x7a5c),
+            sys,
             page_bytes,
             quantum_ns,
             tasks,
@@ -610,6 +625,19 @@ memory = { wss = "256KiB", pattern = "random", read_fraction = 0.8, accesses_per
         assert!((alone / 10.0 - 1.0).abs() < 0.03, "alone {alone} ms");
         assert!(part > 1.05 * alone, "partitioned {part} ms vs alone {alone} ms");
         assert!(unmanaged > 1.1 * part, "unmanaged {unmanaged} ms vs partitioned {part} ms");
+    }
+
+    #[test]
+    fn dma_into_a_tasks_bank_slows_it_more_than_dma_elsewhere() {
+        // mc2-io Obs. 4–5 under --memory transaction: 400 KB every 1 ms at 400 MB/s.
+        let ub = UB.replace("256KiB", "1MiB");
+        let device = |buffer: &str| format!("\n[[device]]\nname = \"ssd\"\nperiod = \"1ms\"\nbytes = \"400KB\"\nbandwidth = \"400MB/s\"\nbuffer = \"{buffer}\"\n");
+        let run_with = |extra: &str| warm_response_ms(&run(&system(&format!("{}{ub}{extra}", platform(PARTITIONED))), TX, 200 * MS, None, None));
+        let alone = run_with("");
+        let elsewhere = run_with(&device("core3"));
+        let own = run_with(&device("core0"));
+        assert!(own > 1.05 * elsewhere, "own bank {own} ms, elsewhere {elsewhere} ms");
+        assert!(elsewhere >= 0.99 * alone, "elsewhere {elsewhere} ms, alone {alone} ms");
     }
 
     #[test]
