@@ -391,6 +391,7 @@ def test_other_parameters_are_refused_unless_force(tmp_path):
         (["--workers", "2"], "--workers"),
         (["--dask", "nonsense"], "--dask"),
         (["--dask", "tcp://127.0.0.1:9", "--workers", "2"], "--workers"),
+        (["--preset", "zcu102"], "--preset"),
     ],
 )
 def test_study_run_bad_options(tmp_path, args, field):
@@ -462,3 +463,21 @@ def test_optimize_unschedulable_writes_nothing(tmp_path):
 
 def test_optimize_output_type_must_match(tmp_path, generated):
     assert_one_error_line(run("optimize", generated, "-o", tmp_path / "x.json"), "--output")
+
+
+def test_calibrated_preset_is_recorded_and_changes_the_costs(tmp_path):
+    """`--preset imx6-transaction` runs the same systems with the calibrated cost
+    constants (docs/calibration.md): recorded in study.json, and a separate study."""
+    import json
+    import pyarrow.parquet as pq
+
+    outs = {}
+    for preset in ("imx6", "imx6-transaction"):
+        out = tmp_path / preset
+        # Scenario 647: Heavy I/O, many links; every cost term is present.
+        p = run("study", "run", "-o", out, "--scenarios", "647", "--utilization", "3", "--half-width", "0.2", "--max-systems", "20", "--no-report", "--preset", preset)
+        assert p.returncode == 0, p.stderr
+        meta = json.loads((out / "study.json").read_text())
+        assert meta["parameters"].get("preset", "imx6") == preset
+        outs[preset] = pq.read_table(out / "results").to_pydict()["objective"]
+    assert outs["imx6"] != outs["imx6-transaction"]
