@@ -81,6 +81,66 @@ impl AddressMap {
     pub fn pages(&self) -> u64 {
         self.size_bytes >> self.page_shift
     }
+
+    /// A decoder for the hot path: bank and row without walking the bit lists.
+    pub fn decoder(&self) -> Decoder {
+        let plain = self.bank_bits.len() <= 8 && self.bank_bits.iter().all(|f| f.len() == 1);
+        let mut bits = [0u8; 8];
+        if plain {
+            for (k, f) in self.bank_bits.iter().enumerate() {
+                bits[k] = f[0] as u8;
+            }
+        }
+        Decoder { plain, n: self.bank_bits.len() as u8, bits, map: if plain { None } else { Some(Box::new(self.clone())) }, row_shift: self.row_shift }
+    }
+}
+
+/// [`AddressMap::bank`] and [`AddressMap::row`] with plain bank bits kept in
+/// a small array (XOR maps fall back to the map itself).
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    plain: bool,
+    n: u8,
+    bits: [u8; 8],
+    map: Option<Box<AddressMap>>,
+    row_shift: u32,
+}
+
+impl Decoder {
+    #[inline]
+    pub fn bank(&self, addr: u64) -> u32 {
+        match &self.map {
+            Some(m) => m.bank(addr),
+            None => {
+                let mut v = 0;
+                for k in 0..self.n as usize {
+                    v |= (((addr >> self.bits[k]) & 1) as u32) << k;
+                }
+                v
+            }
+        }
+    }
+
+    #[inline]
+    pub fn row(&self, addr: u64) -> u64 {
+        match &self.map {
+            Some(m) => m.row(addr),
+            None => {
+                debug_assert!(self.plain);
+                let mut a = addr >> self.row_shift;
+                let mut removed = 0;
+                for k in 0..self.n as usize {
+                    let b = self.bits[k] as u32;
+                    if b >= self.row_shift {
+                        let pos = b - self.row_shift - removed;
+                        a = (a & ((1 << pos) - 1)) | ((a >> (pos + 1)) << pos);
+                        removed += 1;
+                    }
+                }
+                a
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -116,6 +176,20 @@ mod tests {
         }
         // Successive page pairs go to different banks.
         assert_ne!(m.bank(0x2000), m.bank(0x4000));
+    }
+
+    #[test]
+    fn the_decoder_agrees_with_the_map() {
+        let xor = AddressMap { page_shift: 12, colour_bits: vec![], bank_bits: (0..4).map(|k| vec![13 + k, 17 + k]).collect(), row_shift: 18, size_bytes: 1 << 30 };
+        for m in [AddressMap::imx6(false), AddressMap::imx6(true), xor] {
+            let d = m.decoder();
+            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            for _ in 0..10_000 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let a = (x >> 20) & ((1 << 30) - 1);
+                assert_eq!((d.bank(a), d.row(a)), (m.bank(a), m.row(a)), "{a:#x}");
+            }
+        }
     }
 
     #[test]

@@ -140,7 +140,9 @@ impl Cache {
         self.tags[i] = tag;
         self.valid[set] |= bit;
         self.dirty[set] = (self.dirty[set] & !bit) | ((write as u32) << w);
-        self.touch(i);
+        if self.replacement == Replacement::Lru {
+            self.touch(i);
+        }
         Lookup::Miss { writeback }
     }
 

@@ -145,6 +145,7 @@ struct Pending {
 
 pub struct System {
     pub machine: Machine,
+    decoder: super::address::Decoder,
     llc: Cache,
     cores: Vec<Core>,
     ctrl: Controller,
@@ -198,6 +199,7 @@ impl System {
         let bus = BusArbiter::new(machine.arbiter, machine.cores, machine.line_transfer_ps);
         let machine_cores = machine.cores;
         System {
+            decoder: machine.map.decoder(),
             base_arbiter: machine.arbiter,
             measured: vec![false; machine.cores],
             machine,
@@ -586,7 +588,7 @@ impl System {
         } else {
             0
         };
-        self.ctrl.push(Request { id, bank: m.map.bank(p.addr), row: m.map.row(p.addr), write: p.write, arrival });
+        self.ctrl.push(Request { id, bank: self.decoder.bank(p.addr), row: self.decoder.row(p.addr), write: p.write, arrival });
         let at = self.ctrl.next_pick_at();
         if self.ctrl.queued() == 1 && at == arrival && self.ctrl_at == IDLE {
             // Alone in an idle controller: it is picked on arrival whatever
