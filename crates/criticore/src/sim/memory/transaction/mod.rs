@@ -13,6 +13,7 @@ pub mod cache;
 pub mod dma;
 pub mod dram;
 pub mod ipc;
+pub mod load;
 pub mod mc2_io;
 pub mod mc2_ub;
 pub mod model;
