@@ -245,6 +245,11 @@ impl Controller {
 
     /// Waiting requests to bank `b`'s open row, after its row changed.
     fn recount(&mut self, b: usize) {
+        if self.queue.is_empty() {
+            self.total_hits -= self.hits[b];
+            self.hits[b] = 0;
+            return;
+        }
         let open = self.banks[b].open_row;
         let n = self.queue.iter().filter(|q| q.bank as usize == b && Some(q.row) == open).count() as u32;
         self.total_hits = self.total_hits - self.hits[b] + n;
@@ -266,6 +271,10 @@ impl Controller {
     }
 
     fn pick(&self, now: u64) -> Option<usize> {
+        // One waiting request: nothing to choose.
+        if self.queue.len() == 1 || self.queue.get(1).is_some_and(|r| r.arrival > now) {
+            return self.queue.front().filter(|r| r.arrival <= now).map(|_| 0);
+        }
         if self.scheduler == Scheduler::FrFcfs {
             // First ready: the oldest arrived row hit, else the oldest arrived
             // request whose bank can take its first command now (PRE or ACT),
