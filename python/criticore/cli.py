@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import json
 import os
 import sys
@@ -682,8 +684,27 @@ def version() -> None:
     print(criticore.__version__)
 
 
+#: An unescaped "[" that Rich would read as a markup tag (a letter, #, / or @ after it).
+_TAG = re.compile(r"(?<!\\)\[(?=[A-Za-z#/@])")
+
+
+def escape_help(command) -> None:
+    """Escape Rich markup in every help text of the command tree, so that
+    "[regulation]" or "[f·PET, PET]" print as written (Typer renders help as
+    Rich markup)."""
+    if command.help:
+        command.help = _TAG.sub(r"\\[", command.help)
+    for p in command.params:
+        if getattr(p, "help", None):
+            p.help = _TAG.sub(r"\\[", p.help)
+    for sub in getattr(command, "commands", {}).values():
+        escape_help(sub)
+
+
 def main() -> None:
-    app()
+    command = typer.main.get_command(app)
+    escape_help(command)
+    command()
 
 
 if __name__ == "__main__":
