@@ -5,6 +5,7 @@ is crates/criticore/src/model/params/imx6-transaction.toml, used by
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 import time
@@ -121,13 +122,13 @@ def command(
         fail(e)
     err = Console(stderr=True)
     try:
-        with err.status("transaction model: µB grid", spinner="dots") if err.is_terminal else _null():
+        with err.status("transaction model: µB grid", spinner="dots") if err.is_terminal else contextlib.nullcontext():
             points = F.transaction_points(iterations=iterations, runs=runs)
-        with err.status("fitting the fluid model", spinner="dots") if err.is_terminal else _null():
+        with err.status("fitting the fluid model", spinner="dots") if err.is_terminal else contextlib.nullcontext():
             fitted = F.fit(points)
             before = F.errors(points, *ASSUMED)
             after = F.errors(points, fitted[0], fitted[1])
-        with err.status("transaction model: IPC, DMA and cross-core runs (mc2-io §5)", spinner="dots") if err.is_terminal else _null():
+        with err.status("transaction model: IPC, DMA and cross-core runs (mc2-io §5)", spinner="dots") if err.is_terminal else contextlib.nullcontext():
             study = FS.study_constants()
     except KeyboardInterrupt:
         print("interrupted; nothing written", file=sys.stderr)
@@ -143,14 +144,6 @@ def command(
     except OSError as e:
         bad(plot_file or output, "--plot", f"cannot write: {e.strerror or e}")
     render(Console(), points, before, after, fitted, time.perf_counter() - started, output, study)
-
-
-class _null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *a):
-        return False
 
 
 def render(console: Console, points, before, after, fitted, seconds: float, output: Path, study: dict) -> None:

@@ -24,9 +24,6 @@ BANDWIDTHS = (25e6, 50e6, 100e6, 200e6, 400e6)
 SMALL_REGION = (4, 2)
 #: The µB loop's time per reference when it hits the LLC (docs/transaction-model.md T1–T3).
 HIT_NS = 74.76
-PAPER = {
-    "ce_send": (0.092, 0.129), "ce_receive": (0.292, 0.405), "cl_send": (0.027, 0.054), "cl_receive": (0.106, 0.159),
-}
 
 
 def ipc_rows() -> list[dict]:

@@ -15,6 +15,7 @@
 
 use super::dma::DmaStream;
 use super::ipc::{Direction, MessageCopy};
+use super::mc2_ub::allocator;
 use super::page_alloc::{List, ListBanks, PageAllocator};
 use super::system::{Machine, System};
 use super::workload::MicroBenchmark;
@@ -64,7 +65,7 @@ fn level_c_background(sys: &mut System, alloc: &mut PageAllocator, m: &Machine, 
 pub fn ipc(machine: &Machine, bytes: u64, placement: Placement, messages: u64, seed: u64) -> (f64, f64) {
     let m = machine;
     let page = 1u64 << m.map.page_shift;
-    let mut alloc = PageAllocator::new(m.map.clone(), ListBanks::mc2_canonical(m.cores));
+    let mut alloc = allocator(m);
     let mut sys = System::new(m.clone(), seed);
     level_c_background(&mut sys, &mut alloc, m, seed, 34_060);
     let span = bytes.next_multiple_of(page);
@@ -115,7 +116,7 @@ pub fn dma(machine: &Machine, colours: u32, ways: u32, total_bytes_per_s: f64, b
     let devices = 3;
     m.cores += devices; // the DMA engines are bus masters of their own
     let page = 1u64 << m.map.page_shift;
-    let mut alloc = PageAllocator::new(m.map.clone(), ListBanks::mc2_canonical(machine.cores));
+    let mut alloc = allocator(machine);
     let mut sys = System::new(m.clone(), seed);
     let wss = 256 << 10;
     let region: Vec<u32> = (0..colours.clamp(1, 16)).collect();
@@ -146,7 +147,7 @@ pub fn dma(machine: &Machine, colours: u32, ways: u32, total_bytes_per_s: f64, b
 pub fn cross_core(machine: &Machine, wss: u64, ways: u32, shared_bank: bool, copy: bool, iterations: u64, seed: u64) -> f64 {
     let m = machine;
     let page = 1u64 << m.map.page_shift;
-    let mut alloc = PageAllocator::new(m.map.clone(), ListBanks::mc2_canonical(m.cores));
+    let mut alloc = allocator(m);
     let mut sys = System::new(m.clone(), seed);
     // Matrix's pages in one Level-C bank so that a frame buffer there shares it.
     let lists = ListBanks { level_ab: (0..m.cores).map(|p| vec![4 + p as u32]).collect(), level_c: vec![2] };

@@ -104,7 +104,7 @@ fn mask(ways: u32) -> u32 {
 /// Canonical lists: core p's A/B bank 4 + p; Level C / OS banks 0–3.
 /// Built once per machine and cloned per run (sorting 1 GiB of frames into
 /// pools costs more than a short run).
-fn allocator(m: &Machine) -> PageAllocator {
+pub(super) fn allocator(m: &Machine) -> PageAllocator {
     use std::sync::{Mutex, OnceLock};
     static CACHE: OnceLock<Mutex<Vec<(super::address::AddressMap, usize, PageAllocator)>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
