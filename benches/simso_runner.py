@@ -9,7 +9,8 @@ calls it as a subprocess:
     .venv-simso/bin/python benches/simso_runner.py IN.json OUT.json
 
 IN.json: {"systems": [{"name", "scheduler": "gedf" | "prm", "cores",
-"horizon_ns", "tasks": [{"period_us", "wcet_us", "deadline_us", "core"}]}],
+"horizon_ns", "tasks": [{"period_us", "wcet_us", "deadline_us", "core"}]}]
+(or period_ns, wcet_ns, deadline_ns),
 "repeats": 1, "finish_times": true}. OUT.json: per system the wall-clock seconds
 of every repeat (model construction + `run_model()`, which includes SimSo's
 own end-of-run `Results`), the number of jobs finished, and (with
@@ -64,14 +65,24 @@ CYCLES_PER_MS = 1_000_000  # one SimSo cycle = 1 ns
 
 def ms(us: int) -> float:
     """Milliseconds as SimSo takes them, such that int(x * CYCLES_PER_MS) is exactly `us` µs."""
-    target = us * (CYCLES_PER_MS // 1000)
-    x = us / 1000
+    return ms_ns(us * 1000)
+
+
+def ms_ns(ns: int) -> float:
+    """Milliseconds such that int(x * CYCLES_PER_MS) is exactly `ns` ns."""
+    target = ns * CYCLES_PER_MS // 1_000_000
+    x = ns / 1_000_000
     while int(x * CYCLES_PER_MS) < target:
         x = math.nextafter(x, math.inf)
     while int(x * CYCLES_PER_MS) > target:
         x = math.nextafter(x, -math.inf)
-    assert int(x * CYCLES_PER_MS) == target, us
+    assert int(x * CYCLES_PER_MS) == target, ns
     return x
+
+
+def param(task: dict, name: str) -> float:
+    """A task's `name`_ns, or else `name`_us, in SimSo's milliseconds."""
+    return ms_ns(task[f"{name}_ns"]) if f"{name}_ns" in task else ms(task[f"{name}_us"])
 
 
 def _fixed_mapping(scheduler) -> bool:
@@ -100,10 +111,10 @@ def configure(system: dict) -> Configuration:
             identifier=i + 1,
             task_type="Periodic",
             abort_on_miss=False,
-            period=ms(t["period_us"]),
+            period=param(t, "period"),
             activation_date=0,
-            wcet=ms(t["wcet_us"]),
-            deadline=ms(t["deadline_us"]),
+            wcet=param(t, "wcet"),
+            deadline=param(t, "deadline"),
             data={"core": t.get("core")},
         )
     for c in range(system["cores"]):
