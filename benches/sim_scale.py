@@ -4,7 +4,8 @@
 Every point of every sweep runs the SAME generated task systems through
   - criticore, summary only: `criticore._core.simulate(.., scheduler="gedf")`,
     timed with perf_counter around the call (TOML parse included; the parse
-    alone, timed with `_core.check`, is reported apart);
+    alone, timed with `_core.check` (parse, validation, a small outline), is
+    reported apart);
   - SchedCAT's native G-EDF simulator (GlobalScheduler<EarliestDeadlineFirst>,
     PeriodicJobSequence), through our driver benches/schedcat_peer/driver.cpp
     built by benches/schedcat_peer/build.sh from a SchedCAT checkout outside
@@ -298,7 +299,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer jobs and repeats (about a minute)")
     ap.add_argument("--sweeps", default="a,b,c", help="comma-separated subset of " + ",".join(SWEEPS))
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--target-jobs", type=float, default=2e6, help="jobs per generated run (sweeps b, c)")
     ap.add_argument("--max-horizon-s", type=float, default=3600, help="cap on simulated seconds")
     ap.add_argument("--tasks", default="20,100,1000,5000,20000,50000", help="sweep b's task counts")
@@ -312,7 +313,7 @@ def main() -> None:
     ap.add_argument("--simso-max-tasks", type=int, default=100, help="sweep b: SimSo runs systems up to this size")
     args = ap.parse_args()
     if args.quick:
-        args.repeats, args.target_jobs = 3, 3e5
+        args.repeats, args.target_jobs = 2, 3e5
         args.simso_systems, args.simso_repeats, args.simso_jobs, args.simso_max_tasks = 1, 1, 5000, 20
     args.target_jobs = int(args.target_jobs)
     args.tasks = [int(x) for x in args.tasks.split(",")]
@@ -322,7 +323,8 @@ def main() -> None:
     started = datetime.datetime.now(datetime.timezone.utc)
 
     schedcat = Path(args.schedcat_build) / "schedcat_gedf"
-    if not schedcat.exists():
+    driver = BUILD_SH.parent / "driver.cpp"
+    if not schedcat.exists() or schedcat.stat().st_mtime < max(driver.stat().st_mtime, BUILD_SH.stat().st_mtime):
         subprocess.run(["sh", str(BUILD_SH), args.schedcat_src, args.schedcat_build], check=True)
     sc_commit = subprocess.run(["git", "-C", args.schedcat_src, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     print(f"criticore: {_core.__file__}")

@@ -11,6 +11,15 @@
 // deadline misses (criticore's definition: finished late, or unfinished with
 // deadline <= horizon) and, per repeat, wall seconds of the simulation alone
 // and including construction (TaskSet, job sequences, scheduler) and teardown.
+//
+// SchedCAT's overload semantics (schedule_sim.h/.cpp): a task has one job
+// object (PeriodicJobSequence); at completion init_next() moves its release one
+// period on, and add_release() makes it ready at once if that release has
+// passed. So a task's jobs run strictly in order, a late job's successor
+// becomes ready when it finishes but keeps deadline = nominal release + D,
+// nothing is skipped or aborted, and the backlog is unbounded. criticore's
+// G-EDF does the same (jobs wait behind their task's running job), so the
+// counts must agree even when overloaded.
 
 #include "tasks.h"
 #include "schedule_sim.h"
