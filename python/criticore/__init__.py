@@ -40,3 +40,4 @@ def check(path: str | Path) -> dict:
 
 
 from criticore import simulation  # noqa: E402  (needs read_input above)
+from criticore import batch  # noqa: E402

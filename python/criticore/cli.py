@@ -93,85 +93,100 @@ app.add_typer(experiment_app, name="experiment")
 _duration = duration_option
 
 
-# A bandwidth series keeps one f64 per core and bin: keep it below ~80 MB per core.
-MAX_BINS = 10_000_000
 
 
 
 @app.command()
 def simulate(
-    file: Path = typer.Argument(..., help="Task-system file (TOML or JSON)."),
+    files: list[Path] = typer.Argument(..., help="Task-system file (TOML or JSON); or a folder, a glob (quoted) or several files: one summary row per system, simulated in parallel.", metavar="FILE..."),
     duration: str = typer.Option("10s", "--duration", "-d", help="Simulated time, e.g. 10s, 500ms."),
     scheduler: str = typer.Option(None, "--scheduler", "-s", help=SCHEDULER_HELP),
     seed: int = typer.Option(0, "--seed", help="Seed for sporadic jitter and random execution times."),
     exec_level: str = typer.Option("C", "--exec-level", help="Jobs run for their PET at this level (A, B, C, D)."),
     best_case: float = typer.Option(None, "--best-case", help="Draw execution times uniformly in [f·PET, PET] (0 ≤ f ≤ 1)."),
-    regulator: str = typer.Option(None, "--regulator", "-r", help="none, memguard, mcti, mrs or monitor; default: the file's \\[regulation]."),
+    regulator: str = typer.Option(None, "--regulator", "-r", help="none, memguard, mcti, mrs or monitor; default: the file's [regulation]."),
     no_memory: bool = typer.Option(False, "--no-memory", help="Ignore memory profiles (CPU-only simulation)."),
     memory_model: str = typer.Option("fluid", "--memory", help="Memory model: fluid (rates solved per event, fast) or transaction (every request through LLC, bus and DRAM banks; docs/memory-model.md)."),
     quantum: str = typer.Option(None, "--quantum", help="--memory transaction: simulated time per quantum (default 20us)."),
-    trace: Path = typer.Option(None, "--trace", help="Write a Perfetto/Chrome trace (JSON)."),
-    jobs: Path = typer.Option(None, "--jobs", help="Write job records (.parquet or .csv)."),
+    trace: Path = typer.Option(None, "--trace", help="Write a Perfetto/Chrome trace (JSON), streamed as the run goes."),
+    jobs: Path = typer.Option(None, "--jobs", help="Write job records (.parquet or .csv), streamed as the run goes."),
     bandwidth: Path = typer.Option(None, "--bandwidth", help="Write the per-core bandwidth series (.parquet or .csv, MB/s)."),
     bin_width: str = typer.Option("1ms", "--bin", help="Bin width of the bandwidth series and trace counters."),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
+    table: Path = typer.Option(None, "--table", help="Several systems: write one summary row per system (.parquet or .csv)."),
+    threads: int = typer.Option(None, "--threads", help="Several systems: worker threads (default: one per core)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
 ) -> None:
-    """Simulate a task system over time: deadline misses, response times, tardiness, memory stalls, regulation."""
-    duration_ns = _duration(duration, "--duration", file)
-    bin_ns = _duration(bin_width, "--bin", file) if (bandwidth is not None or trace is not None) else None
+    """Simulate a task system over time: deadline misses, response times, tardiness, memory stalls, regulation. Ctrl-C stops a run and prints what was simulated so far (exit 130)."""
+    from criticore.progress import ProgressBar
+    from criticore.simulation import Interrupted
+
+    first = files[0]
+    duration_ns = _duration(duration, "--duration", first)
     if memory_model not in ("fluid", "transaction"):
         reason = f"unknown memory model {memory_model!r} (expected fluid or transaction)"
-        fail(criticore.InputError(f"{file}: --memory: {reason}", str(file), "--memory", reason))
-    quantum_ns = _duration(quantum, "--quantum", file) if quantum is not None else None
+        fail(criticore.InputError(f"{first}: --memory: {reason}", str(first), "--memory", reason))
+    quantum_ns = _duration(quantum, "--quantum", first) if quantum is not None else None
     if seed < 0:
-        fail(criticore.InputError(f"{file}: --seed: must not be negative", str(file), "--seed", "must not be negative"))
-    if bin_ns is not None and duration_ns // bin_ns > MAX_BINS:
-        reason = f"{duration_ns // bin_ns:,} bins per core; use a bin of at least {duration_ns // MAX_BINS} ns"
-        fail(criticore.InputError(f"{file}: --bin: {reason}", str(file), "--bin", reason))
+        fail(criticore.InputError(f"{first}: --seed: must not be negative", str(first), "--seed", "must not be negative"))
+    batch = criticore.batch.expand(files)
+    if batch is not None:
+        criticore.batch.command(batch, duration_ns, scheduler=scheduler, seed=seed, exec_level=exec_level, best_case_fraction=best_case,
+                                regulator=regulator, memory=not no_memory, memory_model=memory_model, quantum_ns=quantum_ns,
+                                table=table, threads=threads, as_json=as_json, force=force,
+                                refused=[(trace, "--trace"), (jobs, "--jobs"), (bandwidth, "--bandwidth")])
+        return
+    file = first
+    for option, given in (("--table", table), ("--threads", threads)):
+        if given is not None:
+            fail(criticore.InputError(f"{file}: {option}: only for several systems", str(file), option, "only for several systems"))
+    bin_ns = _duration(bin_width, "--bin", file) if (bandwidth is not None or trace is not None) else None
+    interrupted = False
     try:
         outputs = [(trace, "--trace"), (jobs, "--jobs"), (bandwidth, "--bandwidth")]
         distinct(outputs)
         for path, option in outputs:
             if path is not None:
                 writable(path, force, option)
-        run = criticore.simulation.simulate(
-            file,
-            duration_ns,
-            scheduler=scheduler,
-            seed=seed,
-            exec_level=exec_level,
-            best_case_fraction=best_case,
-            jobs=jobs is not None,
-            trace=trace is not None,
-            regulator=regulator,
-            memory=not no_memory,
-            bin_ns=bin_ns,
-            memory_model=memory_model,
-            quantum_ns=quantum_ns,
-        )
-        if trace is not None:
-            write_text(trace, run.trace, "--trace")
-        outline = run.outline
-        if jobs is not None:
-            write_table(criticore.simulation.job_table(run, [t["name"] for t in outline["tasks"]]), jobs, "--jobs")
-        if bandwidth is not None:
-            import pyarrow as pa
-
-            mb_s = run.bandwidth_mb_s(outline["line_bytes"])
-            cols = {"start_ns": np.arange(mb_s.shape[1], dtype="u8") * bin_ns}
-            cols.update({f"core{c}_mb_s": mb_s[c] for c in range(mb_s.shape[0])})
-            write_table(pa.table(cols), bandwidth, "--bandwidth")
+        with ProgressBar(duration_ns, f"simulating {file.name}", scale=1e9, unit=" s") as bar:
+            try:
+                run = criticore.simulation.simulate(
+                    file,
+                    duration_ns,
+                    scheduler=scheduler,
+                    seed=seed,
+                    exec_level=exec_level,
+                    best_case_fraction=best_case,
+                    regulator=regulator,
+                    memory=not no_memory,
+                    bin_ns=bin_ns,
+                    memory_model=memory_model,
+                    quantum_ns=quantum_ns,
+                    jobs_file=jobs,
+                    trace_file=trace,
+                    bandwidth_file=bandwidth,
+                    progress=bar.update,
+                )
+            except Interrupted as stop:
+                run, interrupted = stop.partial, True
     except criticore.InputError as e:
         fail(e)
+    except OSError as e:
+        reason = f"cannot write: {e.strerror or e}"
+        where = e.filename or file
+        fail(criticore.InputError(f"{where}: (output): {reason}", str(where), "(output)", reason))
     if as_json:
         print(json.dumps(run.report, indent=2))
     else:
         console = Console()
         render_simulation(console, str(file), run.report)
+        if interrupted:
+            console.print(f"[bold yellow]partial[/]: stopped by Ctrl-C after {run.report['duration_ns'] / 1e9:g} s of {duration_ns / 1e9:g} s simulated")
         for label, path in (("trace", trace), ("job records", jobs), ("bandwidth series", bandwidth)):
             if path is not None:
                 console.print(f"  {label}: {path}")
+    if interrupted:
+        raise typer.Exit(130)
 
 
 @plot_app.command("gantt")

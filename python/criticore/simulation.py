@@ -1,11 +1,13 @@
 """Running the simulator from Python: the engine returns a JSON summary and
-columns of little-endian integers, turned here into numpy arrays."""
+streams columns of little-endian integers, kept here as numpy arrays or
+written to files batch by batch."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -32,10 +34,116 @@ class SimRun:
     #: The file's outline (cores, tasks, servers), as `criticore.check` returns it.
     outline: dict | None = None
 
+    @property
+    def partial(self) -> bool:
+        """Stopped by Ctrl-C before its duration: the report covers ``report["duration_ns"]``."""
+        return bool(self.report.get("partial"))
+
     def bandwidth_mb_s(self, line_bytes: int) -> np.ndarray:
         """The bandwidth series in MB/s (decimal) per core and bin."""
         assert self.bandwidth is not None and self.bin_ns
         return self.bandwidth * line_bytes / self.bin_ns * 1e3
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a simulation; ``partial`` holds what was simulated until
+    then (a :class:`SimRun` whose report is marked partial, or a batch's rows)
+    and the output files are complete up to it."""
+
+    def __init__(self, partial):
+        super().__init__("simulation interrupted")
+        self.partial = partial
+
+
+class _Kept:
+    """Batches the engine streams, kept in memory and joined at the end."""
+
+    def __init__(self, cores: int):
+        self.cores = cores
+        self.parts: dict[str, list] = {}
+
+    def __call__(self, kind: str, payload) -> None:
+        self.parts.setdefault(kind, []).append(payload)
+
+    def columns(self, kinds: tuple[str, ...]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for kind in kinds:
+            batches = [_columns(b) for b in self.parts.get(kind, [])]
+            for name in _NAMES[kind]:
+                dtype = "<u4" if name in _U32 else "<u8"
+                out[name] = np.concatenate([b[name] for b in batches]) if batches else np.zeros(0, dtype=dtype)
+        return out
+
+    def bandwidth(self) -> np.ndarray:
+        rows = [np.frombuffer(b, dtype="<f8") for _, b in self.parts.get("bandwidth", [])]
+        flat = np.concatenate(rows) if rows else np.zeros(0)
+        return flat.reshape(-1, self.cores).T.copy()
+
+    def trace(self) -> str:
+        return "".join(self.parts.get("trace", []))
+
+
+_NAMES = {
+    "jobs": ("task", "job", "core", "release_ns", "start_ns", "finish_ns", "deadline_ns", "exec_ns", "preemptions", "migrations", "memory_requests", "memory_stall_ns"),
+    "unfinished": ("unfinished_task", "unfinished_job", "unfinished_release_ns", "unfinished_deadline_ns"),
+    "segments": ("core", "task", "job", "start_ns", "end_ns"),
+    "server_segments": ("server_core", "server", "server_start_ns", "server_end_ns"),
+}
+
+
+class _Files:
+    """Batches the engine streams, written to their files as they come: job
+    records and the bandwidth series as Parquet row groups or CSV rows, the
+    trace as text. Files are complete (footer, closing bracket) once closed."""
+
+    def __init__(self, jobs: Path | None, trace: Path | None, bandwidth: Path | None, names: list[str], line_bytes: int, bin_ns: int | None, cores: int):
+        self.paths = {"jobs": jobs, "bandwidth": bandwidth}
+        self.writers: dict = {}
+        self.names, self.line_bytes, self.bin_ns, self.cores = names, line_bytes, bin_ns, cores
+        self.trace = None if trace is None else open(trace, "w", encoding="utf-8")
+
+    def __call__(self, kind: str, payload) -> None:
+        if kind == "trace":
+            self.trace.write(payload)
+        elif kind == "jobs":
+            self._write("jobs", _job_table(_columns(payload), self.names))
+        elif kind == "bandwidth":
+            first, raw = payload
+            self._write("bandwidth", self._bandwidth_table(first, np.frombuffer(raw, dtype="<f8").reshape(-1, self.cores)))
+
+    def _bandwidth_table(self, first: int, requests: np.ndarray):
+        import pyarrow as pa
+
+        mb_s = requests * self.line_bytes / self.bin_ns * 1e3
+        cols = {"start_ns": (np.arange(requests.shape[0], dtype="u8") + first) * self.bin_ns}
+        cols.update({f"core{c}_mb_s": mb_s[:, c] for c in range(self.cores)})
+        return pa.table(cols)
+
+    def _write(self, kind: str, table) -> None:
+        writer = self.writers.get(kind)
+        if writer is None:
+            path = self.paths[kind]
+            if path.suffix.lower() == ".parquet":
+                import pyarrow.parquet as pq
+
+                writer = pq.ParquetWriter(path, table.schema)
+            else:
+                import pyarrow.csv as pcsv
+
+                writer = pcsv.CSVWriter(path, table.schema)
+            self.writers[kind] = writer
+        writer.write_table(table)
+
+    def close(self) -> None:
+        # A run with no records still leaves a valid file with the columns.
+        if self.paths["jobs"] is not None and "jobs" not in self.writers:
+            self._write("jobs", _job_table({n: np.zeros(0, dtype="<u4" if n in _U32 else "<u8") for n in _NAMES["jobs"]}, self.names))
+        if self.paths["bandwidth"] is not None and "bandwidth" not in self.writers:
+            self._write("bandwidth", self._bandwidth_table(0, np.zeros((0, self.cores))))
+        for writer in self.writers.values():
+            writer.close()
+        if self.trace is not None:
+            self.trace.close()
 
 
 def simulate(
@@ -53,6 +161,10 @@ def simulate(
     bin_ns: int | None = None,
     memory_model: str | None = None,
     quantum_ns: int | None = None,
+    jobs_file: Path | None = None,
+    trace_file: Path | None = None,
+    bandwidth_file: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> SimRun:
     """Simulate a task-system file; see docs/simulator.md and docs/memory-model.md.
 
@@ -60,6 +172,13 @@ def simulate(
     ``memory=False`` runs CPU-only; ``memory_model`` is "fluid" (default) or
     "transaction" (request-level, run in quanta of ``quantum_ns``, default
     20 µs); ``bin_ns`` keeps a per-core bandwidth series.
+
+    ``jobs``, ``trace``, ``segments`` and ``bin_ns`` keep those records in the
+    returned run. ``jobs_file``, ``trace_file`` and ``bandwidth_file`` (with
+    ``bin_ns``) instead stream them to files as the engine produces them, so
+    memory stays flat however long the run. ``progress(simulated_ns, jobs)``
+    is called every 50 ms. Ctrl-C stops the run where it is: files are closed
+    complete and :class:`Interrupted` carries the partial run.
     """
     outline = json.loads(_core.check(read_input(path), str(path)))
     table_text = table_file = None
@@ -68,37 +187,67 @@ def simulate(
     if wants_monitor and reg.get("overhead_table"):
         table_file = Path(path).parent / reg["overhead_table"]
         table_text = read_input(table_file).decode("utf-8", errors="replace")
-    report, job_cols, trace_json, seg_cols, bandwidth = _core.simulate(
-        read_input(path),
-        str(path),
-        duration_ns,
-        scheduler=scheduler,
-        seed=seed,
-        exec_level=exec_level,
-        best_case_fraction=best_case_fraction,
-        jobs=jobs,
-        trace=trace,
-        segments=segments,
-        regulator=regulator,
-        memory=memory,
-        bandwidth_bin_ns=bin_ns,
-        overhead_table=table_text,
-        overhead_file=None if table_file is None else str(table_file),
-        memory_model=memory_model,
-        quantum_ns=quantum_ns,
+    cores = outline["cores"]
+    kept = _Kept(cores)
+    streaming = any(p is not None for p in (jobs_file, trace_file, bandwidth_file))
+    files = None
+    if streaming:
+        names = [t["name"] for t in outline["tasks"]]
+        files = _Files(jobs_file, trace_file, bandwidth_file, names, outline["line_bytes"], bin_ns, cores)
+    # Streaming to files keeps in memory only what the flags ask for.
+    keep_bandwidth = bin_ns is not None and not streaming
+    wanted = {"jobs": jobs, "unfinished": jobs, "trace": trace, "segments": segments, "server_segments": segments, "bandwidth": keep_bandwidth}
+    to_file = {"jobs": jobs_file, "trace": trace_file, "bandwidth": bandwidth_file}
+
+    def on_batch(kind: str, payload) -> None:
+        if files is not None and to_file.get(kind) is not None:
+            files(kind, payload)
+        if wanted[kind]:
+            kept(kind, payload)
+
+    try:
+        report, _partial = _core.simulate(
+            read_input(path),
+            str(path),
+            duration_ns,
+            scheduler=scheduler,
+            seed=seed,
+            exec_level=exec_level,
+            best_case_fraction=best_case_fraction,
+            jobs=jobs or jobs_file is not None,
+            trace=trace or trace_file is not None,
+            segments=segments,
+            regulator=regulator,
+            memory=memory,
+            bandwidth_bin_ns=bin_ns,
+            overhead_table=table_text,
+            overhead_file=None if table_file is None else str(table_file),
+            memory_model=memory_model,
+            quantum_ns=quantum_ns,
+            on_batch=on_batch,
+            on_progress=progress,
+        )
+    finally:
+        if files is not None:
+            files.close()
+    run = SimRun(
+        json.loads(report),
+        kept.columns(("jobs", "unfinished")) if jobs else None,
+        kept.trace() if trace else None,
+        kept.columns(("segments", "server_segments")) if segments else None,
+        kept.bandwidth() if keep_bandwidth else None,
+        bin_ns,
+        outline,
     )
-    series = None
-    if bandwidth is not None:
-        series = np.frombuffer(bandwidth, dtype="<f8").reshape(outline["cores"], -1)
-    return SimRun(json.loads(report), _columns(job_cols), trace_json, _columns(seg_cols), series, bin_ns, outline)
+    if run.partial:
+        raise Interrupted(run)
+    return run
 
 
-def job_table(run: SimRun, task_names: list[str]):
+def _job_table(cols: dict[str, np.ndarray], task_names: list[str]):
     """Job records as a pyarrow table with names and derived response/tardiness."""
     import pyarrow as pa
 
-    cols = run.jobs
-    assert cols is not None, "simulate(..., jobs=True) keeps job records"
     response = cols["finish_ns"] - cols["release_ns"]
     late = cols["finish_ns"] > cols["deadline_ns"]
     tardiness = np.where(late, cols["finish_ns"] - np.minimum(cols["finish_ns"], cols["deadline_ns"]), 0).astype("u8")
@@ -121,3 +270,9 @@ def job_table(run: SimRun, task_names: list[str]):
             "memory_stall_ns": cols["memory_stall_ns"],
         }
     )
+
+
+def job_table(run: SimRun, task_names: list[str]):
+    """Job records of a run as a pyarrow table with names and derived response/tardiness."""
+    assert run.jobs is not None, "simulate(..., jobs=True) keeps job records"
+    return _job_table(run.jobs, task_names)

@@ -3,11 +3,7 @@
 
 use criticore::analysis::report::report;
 use criticore::model::units::parse_duration_ns;
-use criticore::model::overhead::parse_overhead_table;
-use criticore::model::{Level, RegulationKind};
 use criticore::sim::sched::SchedulerKind;
-use criticore::sim::memory::transaction::model::DEFAULT_QUANTUM_NS;
-use criticore::sim::{self, ExecModel, MemoryKind, SimConfig};
 use pyo3::types::{PyBytes, PyDict};
 use criticore::model::parse::parse_task_system_bytes;
 use criticore::{Format, InputError as EngineInputError, TaskSystem};
@@ -18,6 +14,7 @@ use pyo3::prelude::*;
 mod load;
 mod profile;
 mod runtime;
+mod simulate;
 mod study;
 mod transaction;
 
@@ -154,133 +151,6 @@ fn bandwidth_bytes_per_s(text: &str) -> PyResult<u64> {
     criticore::model::units::parse_bandwidth_bytes_per_s(text).map_err(PyValueError::new_err)
 }
 
-/// Simulate a task-system file. Returns (report JSON, job columns or None,
-/// Perfetto trace JSON or None, segment columns or None, bandwidth bytes or None).
-#[pyfunction]
-#[pyo3(signature = (data, file, duration_ns, scheduler=None, seed=0, exec_level="C", best_case_fraction=None, jobs=false, trace=false, segments=false, format=None, regulator=None, memory=true, bandwidth_bin_ns=None, overhead_table=None, overhead_file=None, memory_model=None, quantum_ns=None))]
-#[allow(clippy::too_many_arguments)]
-fn simulate<'py>(
-    py: Python<'py>,
-    data: &[u8],
-    file: &str,
-    duration_ns: u64,
-    scheduler: Option<String>,
-    seed: u64,
-    exec_level: &str,
-    best_case_fraction: Option<f64>,
-    jobs: bool,
-    trace: bool,
-    segments: bool,
-    format: Option<&str>,
-    regulator: Option<&str>,
-    memory: bool,
-    bandwidth_bin_ns: Option<u64>,
-    overhead_table: Option<&str>,
-    overhead_file: Option<&str>,
-    memory_model: Option<&str>,
-    quantum_ns: Option<u64>,
-) -> PyResult<(String, Option<Bound<'py, PyDict>>, Option<String>, Option<Bound<'py, PyDict>>, Option<Bound<'py, PyBytes>>)> {
-    let system = parse_conditioned(data, file, format)?;
-    let level = Level::parse(exec_level)
-        .ok_or_else(|| option_error(file, "--exec-level", format!("unknown level \"{exec_level}\" (expected A, B, C or D)")))?;
-    if duration_ns == 0 {
-        return Err(option_error(file, "--duration", "must be positive"));
-    }
-    let kind = scheduler_kind(&system, file, scheduler.as_deref())?;
-    let exec = match best_case_fraction {
-        None => ExecModel::Pet(level),
-        Some(f) if (0.0..=1.0).contains(&f) => ExecModel::Uniform { level, best_case_fraction: f },
-        Some(f) => return Err(option_error(file, "--best-case", format!("must be between 0 and 1, got {f}"))),
-    };
-    let regulation = match regulator {
-        None => None,
-        Some("none") => Some(None),
-        Some(name) => Some(Some(RegulationKind::parse(name).ok_or_else(|| {
-            let names: Vec<_> = RegulationKind::NAMES.iter().map(|(n, _)| *n).collect();
-            option_error(file, "--regulator", format!("unknown regulator \"{name}\" (expected none, {})", names.join(", ")))
-        })?)),
-    };
-    let overhead_table = match overhead_table {
-        None => None,
-        Some(text) => Some(parse_overhead_table(text, overhead_file.unwrap_or("(overhead table)")).map_err(to_py)?),
-    };
-    if quantum_ns == Some(0) {
-        return Err(option_error(file, "--quantum", "must be positive"));
-    }
-    let memory_kind = match memory_model.unwrap_or("fluid") {
-        "fluid" => {
-            if quantum_ns.is_some() {
-                return Err(option_error(file, "--quantum", "only the transaction model runs in quanta (add --memory transaction)"));
-            }
-            MemoryKind::Fluid
-        }
-        "transaction" => MemoryKind::Transaction { quantum_ns: quantum_ns.unwrap_or(DEFAULT_QUANTUM_NS) },
-        other => return Err(option_error(file, "--memory", format!("unknown memory model \"{other}\" (expected {})", MemoryKind::NAMES.join(" or ")))),
-    };
-    let config = SimConfig {
-        duration_ns,
-        seed,
-        exec,
-        record_jobs: jobs || trace,
-        record_segments: trace || segments,
-        bandwidth_bin_ns,
-        memory,
-        memory_kind,
-        regulation,
-        overhead_table,
-    };
-    let result = py
-        .allow_threads(|| sim::simulate(&system, kind, &config))
-        .map_err(|e| to_py(e.in_file(file)))?;
-    let summary = serde_json::to_string(&sim::report::report(&system, &result)).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let job_columns = if jobs {
-        let d = PyDict::new(py);
-        let r = &result.records;
-        d.set_item("task", u32_column(py, r.iter().map(|x| x.task)))?;
-        d.set_item("job", u32_column(py, r.iter().map(|x| x.number)))?;
-        d.set_item("core", u32_column(py, r.iter().map(|x| x.core)))?;
-        d.set_item("release_ns", u64_column(py, r.iter().map(|x| x.release_ns)))?;
-        d.set_item("start_ns", u64_column(py, r.iter().map(|x| x.start_ns)))?;
-        d.set_item("finish_ns", u64_column(py, r.iter().map(|x| x.finish_ns)))?;
-        d.set_item("deadline_ns", u64_column(py, r.iter().map(|x| x.deadline_ns)))?;
-        d.set_item("exec_ns", u64_column(py, r.iter().map(|x| x.exec_ns)))?;
-        d.set_item("preemptions", u32_column(py, r.iter().map(|x| x.preemptions)))?;
-        d.set_item("migrations", u32_column(py, r.iter().map(|x| x.migrations)))?;
-        d.set_item("memory_requests", u64_column(py, r.iter().map(|x| x.memory_requests)))?;
-        d.set_item("memory_stall_ns", u64_column(py, r.iter().map(|x| x.memory_stall_ns)))?;
-        let u = &result.unfinished;
-        d.set_item("unfinished_task", u32_column(py, u.iter().map(|x| x.task)))?;
-        d.set_item("unfinished_job", u32_column(py, u.iter().map(|x| x.number)))?;
-        d.set_item("unfinished_release_ns", u64_column(py, u.iter().map(|x| x.release_ns)))?;
-        d.set_item("unfinished_deadline_ns", u64_column(py, u.iter().map(|x| x.deadline_ns)))?;
-        Some(d)
-    } else {
-        None
-    };
-    let trace_json = trace.then(|| sim::trace::perfetto_json(&system, &result));
-    let segment_columns = if segments {
-        let d = PyDict::new(py);
-        let s = &result.segments;
-        d.set_item("core", u32_column(py, s.iter().map(|x| x.core)))?;
-        d.set_item("task", u32_column(py, s.iter().map(|x| x.task)))?;
-        d.set_item("job", u32_column(py, s.iter().map(|x| x.number)))?;
-        d.set_item("start_ns", u64_column(py, s.iter().map(|x| x.start_ns)))?;
-        d.set_item("end_ns", u64_column(py, s.iter().map(|x| x.end_ns)))?;
-        let v = &result.server_segments;
-        d.set_item("server_core", u32_column(py, v.iter().map(|x| x.core)))?;
-        d.set_item("server", u32_column(py, v.iter().map(|x| x.server)))?;
-        d.set_item("server_start_ns", u64_column(py, v.iter().map(|x| x.start_ns)))?;
-        d.set_item("server_end_ns", u64_column(py, v.iter().map(|x| x.end_ns)))?;
-        Some(d)
-    } else {
-        None
-    };
-    // Bandwidth series: cores × bins of f64 requests, row-major.
-    let bandwidth = (!result.bandwidth.is_empty())
-        .then(|| PyBytes::new(py, &result.bandwidth.iter().flatten().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()));
-    Ok((summary, job_columns, trace_json, segment_columns, bandwidth))
-}
-
 /// "LLC-way problem: {field}: {reason}" as a ValueError.
 fn way_error(field: &str, reason: &str) -> PyErr {
     PyValueError::new_err(format!("LLC-way problem: {field}: {reason}"))
@@ -368,7 +238,8 @@ fn solve_llc_ways(py: Python<'_>, problem: &Bound<'_, PyAny>) -> PyResult<Option
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate::simulate_many, m)?)?;
     m.add_function(wrap_pyfunction!(duration_ns, m)?)?;
     m.add_function(wrap_pyfunction!(size_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(bandwidth_bytes_per_s, m)?)?;

@@ -8,22 +8,36 @@
 //! At one instant: progress, completions, releases, scheduler and regulator
 //! events, servers the regulator depleted, the scheduling decision, the
 //! regulator's view of it (stalls, bus mode), then the memory flows.
+//!
+//! Records (jobs, segments, regulator spans, bandwidth bins) go to a [`Sink`]
+//! as they close; statistics are running aggregates, so memory does not grow
+//! with simulated time. Every [`PROGRESS_EVENTS`] events the [`Progress`]
+//! callback may stop the run: the result is then that of a run whose
+//! duration was the time reached.
 
 use super::job::{JobId, JobRecord, Jobs, NONE_U32, NONE_U64};
 use super::memory::{Flows, MemoryContext, MemoryModel};
 use super::regulate::{CoreView, Regulator};
+use super::regulate::Interval;
 use super::release::Releases;
 use super::sched::Scheduler;
+use super::sink::{Progress, Sink};
 use super::{Segment, ServerSegment, SimConfig, SimResult, TaskStats, Unfinished};
 use crate::model::TaskSystem;
 
-/// Run `system` for `config.duration_ns` under a scheduler, memory model and regulator.
+/// Events between two calls of the progress callback (a power of two).
+pub const PROGRESS_EVENTS: u64 = 256;
+
+/// Run `system` for `config.duration_ns` under a scheduler, memory model and
+/// regulator, handing records to `sink` and asking `progress` whether to go on.
 pub fn run<S: Scheduler>(
     system: &TaskSystem,
     sched: &mut S,
     memory: &mut dyn MemoryModel,
     regulator: &mut dyn Regulator,
     config: &SimConfig,
+    sink: &mut dyn Sink,
+    progress: &mut dyn Progress,
 ) -> SimResult {
     let m = system.platform.cores;
     let end = config.duration_ns;
@@ -46,8 +60,11 @@ pub fn run<S: Scheduler>(
     let mut servers_now: Vec<Option<u32>> = vec![None; m];
     let mut servers_before: Vec<Option<u32>> = vec![None; m];
     let mut server_since = vec![0u64; m];
-    let bin_ns = config.bandwidth_bin_ns.filter(|&b| b > 0);
-    let bins = bin_ns.map_or(0, |b| end.div_ceil(b) as usize);
+    let mut bins = config.bandwidth_bin_ns.filter(|&b| b > 0).map(|b| Bins::new(b, m));
+    let mut intervals: Vec<Interval> = Vec::new();
+    let mut completed = 0u64;
+    // Only with memory or regulation can a core's rate change without a new job on it.
+    let rates_vary = mem_active || reg_active;
     let mut result = SimResult {
         duration_ns: end,
         scheduler: String::new(),
@@ -57,9 +74,11 @@ pub fn run<S: Scheduler>(
         segments: Vec::new(),
         server_segments: Vec::new(),
         events: 0,
-        bandwidth_bin_ns: bin_ns.unwrap_or(0),
-        bandwidth: vec![vec![0.0; bins]; if bin_ns.is_some() { m } else { 0 }],
+        bandwidth_bin_ns: bins.as_ref().map_or(0, |b| b.width_ns),
+        bandwidth: Vec::new(),
         regulator_intervals: Vec::new(),
+        regulator_states: Default::default(),
+        partial: false,
         regulator_report: None,
         regulator_entities: Vec::new(),
     };
@@ -94,8 +113,8 @@ pub fn run<S: Scheduler>(
                     stats.memory_stall_ns += stall;
                 }
             }
-            if let Some(b) = bin_ns {
-                add_to_bins(&mut result.bandwidth, &flows.requests_per_ns, now, t, b);
+            if let Some(b) = bins.as_mut() {
+                b.add(&flows.requests_per_ns, now, t, sink);
             }
             if reg_active {
                 regulator.advance(now, t, &flows.requests_per_ns);
@@ -137,15 +156,26 @@ pub fn run<S: Scheduler>(
                 memory_stall_ns: job.memory_stall_ns.round() as u64,
             };
             result.per_task[job.task as usize].add(&record);
+            completed += 1;
             if trace {
-                result.segments.push(Segment { core: c as u32, task: job.task, number: job.number, start_ns: segment_start[c], end_ns: now });
+                sink.segment(&Segment { core: c as u32, task: job.task, number: job.number, start_ns: segment_start[c], end_ns: now });
             }
             if config.record_jobs {
-                result.records.push(record);
+                sink.job(&record);
             }
         }
         if now >= end {
             break;
+        }
+        if result.events & (PROGRESS_EVENTS - 1) == 0 {
+            if reg_active {
+                regulator.drain_intervals(&mut intervals);
+                take_intervals(&mut intervals, &mut result, sink);
+            }
+            if !progress.proceed(now, completed) {
+                result.partial = true;
+                break;
+            }
         }
 
         // Releases, then internal events.
@@ -182,7 +212,7 @@ pub fn run<S: Scheduler>(
             if let Some(old) = previous[c] {
                 if trace {
                     let j = jobs.get(old);
-                    result.segments.push(Segment { core: c as u32, task: j.task, number: j.number, start_ns: segment_start[c], end_ns: now });
+                    sink.segment(&Segment { core: c as u32, task: j.task, number: j.number, start_ns: segment_start[c], end_ns: now });
                 }
                 if !running.contains(&Some(old)) {
                     let j = jobs.get_mut(old);
@@ -223,7 +253,7 @@ pub fn run<S: Scheduler>(
             for c in 0..m {
                 if servers_now[c] != servers_before[c] {
                     if let Some(s) = servers_before[c] {
-                        result.server_segments.push(ServerSegment { core: c as u32, server: s, start_ns: server_since[c], end_ns: now });
+                        sink.server_segment(&ServerSegment { core: c as u32, server: s, start_ns: server_since[c], end_ns: now });
                     }
                     server_since[c] = now;
                     servers_before[c] = servers_now[c];
@@ -247,6 +277,9 @@ pub fn run<S: Scheduler>(
             }
         }
         for c in 0..m {
+            if !rates_vary && running[c] == previous[c] {
+                continue; // same job at rate 1: its completion time stands
+            }
             finish_at[c] = match running[c] {
                 None => NONE_U64,
                 Some(id) => {
@@ -264,18 +297,22 @@ pub fn run<S: Scheduler>(
         }
     }
 
-    // Close what is still open at the end.
+    // Close what is still open at the end (or where the run was stopped).
+    let end = now;
+    result.duration_ns = end;
+    sink.run_ends(end);
     if trace {
         for c in 0..m {
             if let Some(id) = running[c] {
                 let j = jobs.get(id);
-                result.segments.push(Segment { core: c as u32, task: j.task, number: j.number, start_ns: segment_start[c], end_ns: end });
+                sink.segment(&Segment { core: c as u32, task: j.task, number: j.number, start_ns: segment_start[c], end_ns: end });
             }
             if let Some(s) = servers_before[c] {
-                result.server_segments.push(ServerSegment { core: c as u32, server: s, start_ns: server_since[c], end_ns: end });
+                sink.server_segment(&ServerSegment { core: c as u32, server: s, start_ns: server_since[c], end_ns: end });
             }
         }
     }
+    let mut unfinished: Vec<Unfinished> = Vec::new();
     for (_, job) in jobs.live() {
         let stats = &mut result.per_task[job.task as usize];
         stats.unfinished += 1;
@@ -283,16 +320,34 @@ pub fn run<S: Scheduler>(
             stats.misses += 1;
         }
         if config.record_jobs {
-            result.unfinished.push(Unfinished { task: job.task, number: job.number, release_ns: job.release_ns, deadline_ns: job.deadline_ns });
+            unfinished.push(Unfinished { task: job.task, number: job.number, release_ns: job.release_ns, deadline_ns: job.deadline_ns });
         }
     }
-    result.unfinished.sort_unstable_by_key(|u| (u.release_ns, u.task));
+    unfinished.sort_unstable_by_key(|u| (u.release_ns, u.task));
+    for u in &unfinished {
+        sink.unfinished(u);
+    }
+    if let Some(b) = bins.as_mut() {
+        b.finish(end, sink);
+    }
     if reg_active {
-        result.regulator_intervals = regulator.finish(end);
+        regulator.drain_intervals(&mut intervals);
+        intervals.append(&mut regulator.finish(end));
+        take_intervals(&mut intervals, &mut result, sink);
         result.regulator_report = regulator.report();
         result.regulator_entities = regulator.entities(end);
     }
     result
+}
+
+/// Count closed regulator spans into the run's totals and hand them to the sink.
+fn take_intervals(intervals: &mut Vec<Interval>, result: &mut SimResult, sink: &mut dyn Sink) {
+    for i in intervals.drain(..) {
+        let e = result.regulator_states.entry((i.state, i.core)).or_default();
+        e.0 += 1;
+        e.1 += i.end_ns - i.start_ns;
+        sink.interval(&i);
+    }
 }
 
 fn fill_views(views: &mut [CoreView], running: &[Option<JobId>], jobs: &Jobs, criticality: &[u32], servers: &[Option<u32>]) {
@@ -313,20 +368,129 @@ fn fill_views(views: &mut [CoreView], running: &[Option<JobId>], jobs: &Jobs, cr
     }
 }
 
-/// Spread each core's requests over [from, to) into fixed-width bins.
-fn add_to_bins(bins: &mut [Vec<f64>], requests_per_ns: &[f64], from: u64, to: u64, width: u64) {
-    for (c, &r) in requests_per_ns.iter().enumerate() {
-        if r <= 0.0 {
-            continue;
-        }
+/// The bandwidth series as it is built: requests per core in the open bin;
+/// bins go to the sink as time passes their end.
+struct Bins {
+    width_ns: u64,
+    /// Index of the open bin.
+    index: u64,
+    open: Vec<f64>,
+}
+
+impl Bins {
+    fn new(width_ns: u64, cores: usize) -> Self {
+        Bins { width_ns, index: 0, open: vec![0.0; cores] }
+    }
+
+    fn close(&mut self, sink: &mut dyn Sink) {
+        sink.bandwidth_bin(self.index, &self.open);
+        self.open.fill(0.0);
+        self.index += 1;
+    }
+
+    /// Spread each core's requests over [from, to) into the bins.
+    fn add(&mut self, requests_per_ns: &[f64], from: u64, to: u64, sink: &mut dyn Sink) {
         let mut t = from;
         while t < to {
-            let i = (t / width) as usize;
-            let edge = ((i as u64 + 1) * width).min(to);
-            if let Some(b) = bins[c].get_mut(i) {
-                *b += r * (edge - t) as f64;
+            let i = t / self.width_ns;
+            while self.index < i {
+                self.close(sink);
+            }
+            let edge = ((i + 1) * self.width_ns).min(to);
+            for (open, &r) in self.open.iter_mut().zip(requests_per_ns) {
+                if r > 0.0 {
+                    *open += r * (edge - t) as f64;
+                }
             }
             t = edge;
+        }
+    }
+
+    /// Close every bin up to the one holding `end` (the last may be partial).
+    fn finish(&mut self, end: u64, sink: &mut dyn Sink) {
+        while self.index < end.div_ceil(self.width_ns) {
+            self.close(sink);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{parse_task_system, Format, TaskSystem};
+    use crate::sim::sched::SchedulerKind;
+    use crate::sim::sink::{Collect, Discard};
+    use crate::sim::{simulate, simulate_into, trace, SimConfig};
+
+    fn bombs() -> TaskSystem {
+        parse_task_system(include_str!("../../../../examples/memguard-bombs.toml"), Format::Toml, "memguard-bombs.toml").unwrap()
+    }
+
+    fn full(duration_ns: u64) -> SimConfig {
+        SimConfig { record_jobs: true, record_segments: true, bandwidth_bin_ns: Some(1_000_000), ..SimConfig::new(duration_ns) }
+    }
+
+    #[test]
+    fn a_stopped_run_is_the_run_of_the_time_it_reached() {
+        let system = bombs();
+        let mut calls = 0;
+        let mut stop_at_40th = |_now: u64, _jobs: u64| {
+            calls += 1;
+            calls < 40
+        };
+        let mut kept = Collect::default();
+        let stopped = simulate_into(&system, SchedulerKind::Pfp, &full(10_000_000_000), &mut kept, &mut stop_at_40th).unwrap();
+        assert!(stopped.partial);
+        assert!(stopped.duration_ns > 0 && stopped.duration_ns < 10_000_000_000);
+        // The same system simulated for exactly that long, start to end.
+        let whole = simulate(&system, SchedulerKind::Pfp, &full(stopped.duration_ns)).unwrap();
+        assert!(!whole.partial);
+        assert_eq!(stopped.per_task, whole.per_task);
+        assert_eq!(stopped.regulator_states, whole.regulator_states);
+        assert_eq!(kept.records, whole.records);
+        assert_eq!(kept.unfinished, whole.unfinished);
+        assert_eq!(kept.segments, whole.segments);
+        assert_eq!(kept.intervals, whole.regulator_intervals);
+        assert_eq!(kept.bandwidth, whole.bandwidth);
+    }
+
+    #[test]
+    fn statistics_do_not_depend_on_what_is_kept() {
+        let system = bombs();
+        let kept = simulate(&system, SchedulerKind::Pfp, &full(300_000_000)).unwrap();
+        let summary = simulate_into(&system, SchedulerKind::Pfp, &SimConfig::new(300_000_000), &mut Discard, &mut crate::sim::sink::ToTheEnd).unwrap();
+        assert_eq!(kept.per_task, summary.per_task);
+        assert_eq!(kept.regulator_states, summary.regulator_states);
+        assert_eq!(kept.events, summary.events);
+        // The totals are those of the spans kept (summed here by hand).
+        let stalled: u64 = kept.regulator_intervals.iter().filter(|i| i.core == 1).map(|i| i.end_ns - i.start_ns).sum();
+        assert!(stalled > 0);
+        assert_eq!(summary.regulator_states[&("stalled", 1)].1, stalled);
+    }
+
+    /// Trace events as a sorted list of JSON texts (the format leaves their order free).
+    fn events(doc: &str) -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(doc).unwrap();
+        let mut e: Vec<String> = v["traceEvents"].as_array().unwrap().iter().map(|x| x.to_string()).collect();
+        e.sort();
+        e
+    }
+
+    #[test]
+    fn the_streamed_trace_has_the_events_of_the_whole_one() {
+        let system = bombs();
+        let config = full(200_000_000);
+        let whole = simulate(&system, SchedulerKind::Pfp, &config).unwrap();
+        let mut writer = trace::TraceWriter::new(&system, 1_000_000);
+        let mut text = String::new();
+        let mut take_every_tick = |_: u64, _: u64| true;
+        simulate_into(&system, SchedulerKind::Pfp, &config, &mut writer, &mut take_every_tick).unwrap();
+        text.push_str(&writer.take());
+        text.push_str(&writer.finish());
+        let streamed = events(&text);
+        assert_eq!(streamed, events(&trace::perfetto_json(&system, &whole)));
+        // Regulator spans, bandwidth counters, job slices and misses all made it.
+        for needle in ["\"cat\":\"regulator\"", "bandwidth core 1", "\"cat\":\"job\"", "\"release\""] {
+            assert!(streamed.iter().any(|e| e.contains(needle)), "{needle}");
         }
     }
 }

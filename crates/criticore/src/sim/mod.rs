@@ -14,6 +14,7 @@ pub mod regulate;
 pub mod release;
 pub mod report;
 pub mod sched;
+pub mod sink;
 pub mod trace;
 
 use crate::error::FieldError;
@@ -170,8 +171,12 @@ pub struct SimResult {
     pub bandwidth_bin_ns: u64,
     /// Per core, memory requests in each bin.
     pub bandwidth: Vec<Vec<f64>>,
-    /// Stalled / overload / suspended / depleted spans.
+    /// Stalled / overload / suspended / depleted spans (kept by [`simulate`]).
     pub regulator_intervals: Vec<regulate::Interval>,
+    /// Per (state, core or server): spans and their total time, always kept.
+    pub regulator_states: std::collections::BTreeMap<(&'static str, u32), (u64, u64)>,
+    /// The run was stopped before its duration; `duration_ns` is the time reached.
+    pub partial: bool,
     pub regulator_report: Option<serde_json::Value>,
     /// Per regulated entity, its whole periods and time held.
     pub regulator_entities: Vec<regulate::EntityTotals>,
@@ -255,21 +260,42 @@ fn regulator(system: &TaskSystem, config: &SimConfig) -> Result<Box<dyn regulate
 
 /// Simulate a task system under a scheduler, with the fluid memory model when
 /// tasks have memory profiles and the file's (or the config's) regulator.
+/// Everything the config asks for is kept in the result.
 pub fn simulate(system: &TaskSystem, kind: SchedulerKind, config: &SimConfig) -> Result<SimResult, FieldError> {
+    let mut kept = sink::Collect::default();
+    let mut result = simulate_into(system, kind, config, &mut kept, &mut sink::ToTheEnd)?;
+    result.records = kept.records;
+    result.unfinished = kept.unfinished;
+    result.segments = kept.segments;
+    result.server_segments = kept.server_segments;
+    result.regulator_intervals = kept.intervals;
+    result.bandwidth = kept.bandwidth;
+    Ok(result)
+}
+
+/// [`simulate`], handing records to `sink` as they close instead of keeping
+/// them, and letting `progress` stop the run early (`partial` is then set).
+pub fn simulate_into(
+    system: &TaskSystem,
+    kind: SchedulerKind,
+    config: &SimConfig,
+    sink: &mut dyn sink::Sink,
+    progress: &mut dyn sink::Progress,
+) -> Result<SimResult, FieldError> {
     let mut mem = memory_model(system, config)?;
     let mut reg = regulator(system, config)?;
     let (mem, reg) = (mem.as_mut(), reg.as_mut());
     let mut result = match kind {
-        SchedulerKind::Gedf => engine::run(system, &mut sched::gedf::Gedf::new(system), mem, reg, config),
-        SchedulerKind::Gfp => engine::run(system, &mut sched::gfp::Gfp::new(system), mem, reg, config),
-        SchedulerKind::Pedf => engine::run(system, &mut sched::pedf::Pedf::new(system)?, mem, reg, config),
-        SchedulerKind::Pfp => engine::run(system, &mut sched::pfp::Pfp::new(system)?, mem, reg, config),
-        SchedulerKind::Mc2 => engine::run(system, &mut sched::mc2::Mc2::new(system)?, mem, reg, config),
+        SchedulerKind::Gedf => engine::run(system, &mut sched::gedf::Gedf::new(system), mem, reg, config, sink, progress),
+        SchedulerKind::Gfp => engine::run(system, &mut sched::gfp::Gfp::new(system), mem, reg, config, sink, progress),
+        SchedulerKind::Pedf => engine::run(system, &mut sched::pedf::Pedf::new(system)?, mem, reg, config, sink, progress),
+        SchedulerKind::Pfp => engine::run(system, &mut sched::pfp::Pfp::new(system)?, mem, reg, config, sink, progress),
+        SchedulerKind::Mc2 => engine::run(system, &mut sched::mc2::Mc2::new(system)?, mem, reg, config, sink, progress),
         SchedulerKind::Servers => {
             if system.servers.iter().any(|s| s.kind == crate::model::ServerKind::Cbs) {
-                engine::run(system, &mut sched::cbs::Cbs::new(system)?, mem, reg, config)
+                engine::run(system, &mut sched::cbs::Cbs::new(system)?, mem, reg, config, sink, progress)
             } else {
-                engine::run(system, &mut sched::periodic_server::PeriodicServers::new(system)?, mem, reg, config)
+                engine::run(system, &mut sched::periodic_server::PeriodicServers::new(system)?, mem, reg, config, sink, progress)
             }
         }
     };

@@ -37,7 +37,10 @@ pub struct TaskReport {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SimReport {
     pub scheduler: String,
+    /// Simulated time (less than asked for when the run was stopped).
     pub duration_ns: u64,
+    /// The run was stopped before its end (Ctrl-C): statistics up to `duration_ns`.
+    pub partial: bool,
     pub events: u64,
     #[serde(flatten)]
     pub total: Stats,
@@ -117,17 +120,12 @@ pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
         merge(per_level.entry(t.level.clone()).or_default(), &t.stats);
         merge(&mut total, &t.stats);
     }
-    let regulation = (!result.regulator_intervals.is_empty() || result.regulator_report.is_some() || !result.regulator_entities.is_empty()).then(|| {
-        let mut totals: BTreeMap<(&str, u32), (u64, u64)> = BTreeMap::new();
-        for i in &result.regulator_intervals {
-            let e = totals.entry((i.state, i.core)).or_default();
-            e.0 += 1;
-            e.1 += i.end_ns - i.start_ns;
-        }
+    let regulation = (!result.regulator_states.is_empty() || result.regulator_report.is_some() || !result.regulator_entities.is_empty()).then(|| {
         RegulationReport {
-            states: totals
-                .into_iter()
-                .map(|((state, index), (intervals, total_ns))| StateTotals { state: state.to_string(), index, intervals, total_ns })
+            states: result
+                .regulator_states
+                .iter()
+                .map(|(&(state, index), &(intervals, total_ns))| StateTotals { state: state.to_string(), index, intervals, total_ns })
                 .collect(),
             details: result.regulator_report.clone(),
             entities: result.regulator_entities.clone(),
@@ -136,6 +134,7 @@ pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
     SimReport {
         scheduler: result.scheduler.clone(),
         duration_ns: result.duration_ns,
+        partial: result.partial,
         events: result.events,
         total,
         per_task,

@@ -6,8 +6,14 @@
 //! regulator's stalled / overload / suspended / depleted spans; per-core
 //! bandwidth counters (MB/s) when a bandwidth series was kept. Timestamps are
 //! microseconds with nanosecond decimals.
+//!
+//! [`TraceWriter`] builds the document as the run goes (it is a [`Sink`]);
+//! events come in the order things happen, which the trace format allows.
 
-use super::SimResult;
+use super::job::JobRecord;
+use super::regulate::Interval;
+use super::sink::Sink;
+use super::{Segment, ServerSegment, SimResult, Unfinished};
 use crate::model::TaskSystem;
 use std::fmt::Write;
 
@@ -19,69 +25,125 @@ fn quoted(s: &str) -> String {
     serde_json::to_string(s).expect("strings serialize")
 }
 
-/// The trace as a JSON document. Job records are needed for release and
-/// deadline instants; segments for the execution slices.
-pub fn perfetto_json(system: &TaskSystem, result: &SimResult) -> String {
-    let mut out = String::with_capacity(128 * (result.segments.len() + 2 * result.records.len()) + 4096);
-    out.push_str("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-    let mut first = true;
-    let mut event = |out: &mut String, text: String| {
-        if !first {
-            out.push_str(",\n");
-        }
-        first = false;
-        out.push_str(&text);
-    };
-    let meta = |pid: u32, tid: Option<u32>, kind: &str, name: &str| match tid {
+fn meta(pid: u32, tid: Option<u32>, kind: &str, name: &str) -> String {
+    match tid {
         Some(tid) => format!("{{\"ph\":\"M\",\"pid\":{pid},\"tid\":{tid},\"name\":\"{kind}\",\"args\":{{\"name\":{}}}}}", quoted(name)),
         None => format!("{{\"ph\":\"M\",\"pid\":{pid},\"name\":\"{kind}\",\"args\":{{\"name\":{}}}}}", quoted(name)),
-    };
-    event(&mut out, meta(1, None, "process_name", "cores"));
-    for c in 0..system.platform.cores {
-        event(&mut out, meta(1, Some(c as u32), "thread_name", &format!("core {c}")));
     }
-    if !system.servers.is_empty() {
-        event(&mut out, meta(2, None, "process_name", "servers"));
-        for (i, s) in system.servers.iter().enumerate() {
-            event(&mut out, meta(2, Some(i as u32), "thread_name", &format!("{} (core {})", s.name, s.core)));
+}
+
+fn instant(tid: u32, ns: u64, name: &str) -> String {
+    format!("{{\"ph\":\"i\",\"s\":\"t\",\"pid\":3,\"tid\":{tid},\"ts\":{},\"name\":\"{name}\",\"cat\":\"{name}\"}}", us(ns))
+}
+
+/// The trace document, built event by event. Take the text written so far
+/// with [`TraceWriter::take`] (to stream it) and close it with [`TraceWriter::finish`].
+pub struct TraceWriter<'a> {
+    system: &'a TaskSystem,
+    out: String,
+    first: bool,
+    bin_ns: u64,
+    /// Counters start with the first bin that has traffic (a CPU-only run has
+    /// none); the all-zero bins before it are written then.
+    zero_bins: u64,
+    any_traffic: bool,
+    regulator_named: bool,
+    end_ns: u64,
+}
+
+impl<'a> TraceWriter<'a> {
+    /// `bin_ns`: width of the bandwidth bins, if a series is kept.
+    pub fn new(system: &'a TaskSystem, bin_ns: u64) -> Self {
+        let mut w = TraceWriter {
+            system,
+            out: String::with_capacity(1 << 16),
+            first: true,
+            bin_ns,
+            zero_bins: 0,
+            any_traffic: false,
+            regulator_named: false,
+            end_ns: u64::MAX,
+        };
+        w.out.push_str("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+        w.event(&meta(1, None, "process_name", "cores"));
+        for c in 0..system.platform.cores {
+            w.event(&meta(1, Some(c as u32), "thread_name", &format!("core {c}")));
         }
+        if !system.servers.is_empty() {
+            w.event(&meta(2, None, "process_name", "servers"));
+            for (i, s) in system.servers.iter().enumerate() {
+                w.event(&meta(2, Some(i as u32), "thread_name", &format!("{} (core {})", s.name, s.core)));
+            }
+        }
+        w.event(&meta(3, None, "process_name", "tasks"));
+        for (i, t) in system.tasks.iter().enumerate() {
+            w.event(&meta(3, Some(i as u32), "thread_name", &t.name));
+        }
+        w
     }
-    if !result.regulator_intervals.is_empty() {
-        event(&mut out, meta(4, None, "process_name", "regulator"));
+
+    fn event(&mut self, text: &str) {
+        if !self.first {
+            self.out.push_str(",\n");
+        }
+        self.first = false;
+        self.out.push_str(text);
     }
-    for i in &result.regulator_intervals {
-        event(
-            &mut out,
-            format!(
-                "{{\"ph\":\"X\",\"pid\":4,\"tid\":{},\"ts\":{},\"dur\":{},\"name\":\"{}\",\"cat\":\"regulator\"}}",
-                i.core,
-                us(i.start_ns),
-                us(i.end_ns - i.start_ns),
-                i.state
-            ),
-        );
+
+    /// Bytes written and not yet taken.
+    pub fn pending(&self) -> usize {
+        self.out.len()
     }
-    // Bandwidth counters per core, in MB/s per bin.
-    let line = system.platform.llc.line_bytes as f64;
-    let any_traffic = result.bandwidth.iter().flatten().any(|&r| r > 0.0);
-    for (c, bins) in result.bandwidth.iter().enumerate().filter(|_| any_traffic) {
-        for (k, requests) in bins.iter().enumerate() {
-            let mb_s = requests * line / result.bandwidth_bin_ns as f64 * 1e3;
-            event(
-                &mut out,
-                format!(
-                    "{{\"ph\":\"C\",\"pid\":1,\"ts\":{},\"name\":\"bandwidth core {c} (MB/s)\",\"args\":{{\"MB/s\":{mb_s:.3}}}}}",
-                    us(k as u64 * result.bandwidth_bin_ns)
-                ),
+
+    /// The text written since the last call.
+    pub fn take(&mut self) -> String {
+        std::mem::take(&mut self.out)
+    }
+
+    /// Close the document; returns the text not yet taken.
+    pub fn finish(mut self) -> String {
+        self.out.push_str("\n]}\n");
+        self.out
+    }
+
+    fn counters(&mut self, index: u64, requests: &[f64]) {
+        let line = self.system.platform.llc.line_bytes as f64;
+        for (c, r) in requests.iter().enumerate() {
+            let mb_s = r * line / self.bin_ns as f64 * 1e3;
+            let e = format!(
+                "{{\"ph\":\"C\",\"pid\":1,\"ts\":{},\"name\":\"bandwidth core {c} (MB/s)\",\"args\":{{\"MB/s\":{mb_s:.3}}}}}",
+                us(index * self.bin_ns)
             );
+            self.event(&e);
         }
     }
-    event(&mut out, meta(3, None, "process_name", "tasks"));
-    for (i, t) in system.tasks.iter().enumerate() {
-        event(&mut out, meta(3, Some(i as u32), "thread_name", &t.name));
+}
+
+impl Sink for TraceWriter<'_> {
+    // Unfinished jobs missed if their deadline passed by then.
+    fn run_ends(&mut self, end_ns: u64) {
+        self.end_ns = end_ns;
     }
-    for s in &result.segments {
-        let name = &system.tasks[s.task as usize].name;
+
+    fn job(&mut self, r: &JobRecord) {
+        self.event(&instant(r.task, r.release_ns, "release"));
+        self.event(&instant(r.task, r.deadline_ns, "deadline"));
+        if r.finish_ns > r.deadline_ns {
+            self.event(&instant(r.task, r.deadline_ns, "miss"));
+        }
+    }
+
+    // A job unfinished at the end: its release, and a miss if the deadline has passed.
+    fn unfinished(&mut self, u: &Unfinished) {
+        self.event(&instant(u.task, u.release_ns, "release"));
+        if u.deadline_ns <= self.end_ns {
+            self.event(&instant(u.task, u.deadline_ns, "deadline"));
+            self.event(&instant(u.task, u.deadline_ns, "miss"));
+        }
+    }
+
+    fn segment(&mut self, s: &Segment) {
+        let name = &self.system.tasks[s.task as usize].name;
         let mut e = String::new();
         let _ = write!(
             e,
@@ -93,39 +155,78 @@ pub fn perfetto_json(system: &TaskSystem, result: &SimResult) -> String {
             quoted(name),
             s.number
         );
-        event(&mut out, e);
+        self.event(&e);
+    }
+
+    fn server_segment(&mut self, s: &ServerSegment) {
+        let e = format!(
+            "{{\"ph\":\"X\",\"pid\":2,\"tid\":{},\"ts\":{},\"dur\":{},\"name\":{},\"cat\":\"server\"}}",
+            s.server,
+            us(s.start_ns),
+            us(s.end_ns - s.start_ns),
+            quoted(&self.system.servers[s.server as usize].name)
+        );
+        self.event(&e);
+    }
+
+    fn interval(&mut self, i: &Interval) {
+        if !self.regulator_named {
+            self.regulator_named = true;
+            self.event(&meta(4, None, "process_name", "regulator"));
+        }
+        let e = format!(
+            "{{\"ph\":\"X\",\"pid\":4,\"tid\":{},\"ts\":{},\"dur\":{},\"name\":\"{}\",\"cat\":\"regulator\"}}",
+            i.core,
+            us(i.start_ns),
+            us(i.end_ns - i.start_ns),
+            i.state
+        );
+        self.event(&e);
+    }
+
+    // Per-core bandwidth counters in MB/s per bin.
+    fn bandwidth_bin(&mut self, index: u64, requests: &[f64]) {
+        if !self.any_traffic {
+            if requests.iter().all(|&r| r <= 0.0) {
+                self.zero_bins += 1;
+                return;
+            }
+            self.any_traffic = true;
+            let zeros = vec![0.0; requests.len()];
+            for k in 0..self.zero_bins {
+                self.counters(k, &zeros);
+            }
+        }
+        self.counters(index, requests);
+    }
+}
+
+/// The whole trace of a run that kept its job records and segments.
+pub fn perfetto_json(system: &TaskSystem, result: &SimResult) -> String {
+    let mut w = TraceWriter::new(system, result.bandwidth_bin_ns);
+    for i in &result.regulator_intervals {
+        w.interval(i);
+    }
+    let bins = result.bandwidth.first().map_or(0, Vec::len);
+    let mut requests = vec![0.0; result.bandwidth.len()];
+    for k in 0..bins {
+        for (r, core) in requests.iter_mut().zip(&result.bandwidth) {
+            *r = core[k];
+        }
+        w.bandwidth_bin(k as u64, &requests);
+    }
+    for s in &result.segments {
+        w.segment(s);
     }
     for s in &result.server_segments {
-        let name = &system.servers[s.server as usize].name;
-        event(
-            &mut out,
-            format!(
-                "{{\"ph\":\"X\",\"pid\":2,\"tid\":{},\"ts\":{},\"dur\":{},\"name\":{},\"cat\":\"server\"}}",
-                s.server,
-                us(s.start_ns),
-                us(s.end_ns - s.start_ns),
-                quoted(name)
-            ),
-        );
+        w.server_segment(s);
     }
-    let instant = |tid: u32, ns: u64, name: &str| {
-        format!("{{\"ph\":\"i\",\"s\":\"t\",\"pid\":3,\"tid\":{tid},\"ts\":{},\"name\":\"{name}\",\"cat\":\"{name}\"}}", us(ns))
-    };
     for r in &result.records {
-        event(&mut out, instant(r.task, r.release_ns, "release"));
-        event(&mut out, instant(r.task, r.deadline_ns, "deadline"));
-        if r.finish_ns > r.deadline_ns {
-            event(&mut out, instant(r.task, r.deadline_ns, "miss"));
-        }
+        w.job(r);
     }
-    // Jobs unfinished at the end: their release, and a miss if the deadline has passed.
+    w.run_ends(result.duration_ns);
     for u in &result.unfinished {
-        event(&mut out, instant(u.task, u.release_ns, "release"));
-        if u.deadline_ns <= result.duration_ns {
-            event(&mut out, instant(u.task, u.deadline_ns, "deadline"));
-            event(&mut out, instant(u.task, u.deadline_ns, "miss"));
-        }
+        w.unfinished(u);
     }
-    out.push_str("\n]}\n");
-    out
+    w.finish()
 }

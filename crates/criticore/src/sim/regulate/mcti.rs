@@ -78,6 +78,10 @@ impl Regulator for Mcti {
         self.rules.bus_priority()
     }
 
+    fn drain_intervals(&mut self, out: &mut Vec<Interval>) {
+        self.guard.drain_intervals(out);
+    }
+
     fn finish(&mut self, end: u64) -> Vec<Interval> {
         self.guard.finish(end)
     }

@@ -160,6 +160,10 @@ impl Regulator for Memguard {
         !self.stalled[core]
     }
 
+    fn drain_intervals(&mut self, out: &mut Vec<Interval>) {
+        self.log.drain(out);
+    }
+
     fn finish(&mut self, end: u64) -> Vec<Interval> {
         self.log.finish(end)
     }

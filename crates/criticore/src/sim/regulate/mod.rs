@@ -70,6 +70,9 @@ pub trait Regulator {
     }
     /// Servers whose memory budget ran out since the last call (MRS rule 5).
     fn take_depleted_servers(&mut self, _out: &mut Vec<u32>) {}
+    /// Hand over the intervals closed so far (the engine drains them as it
+    /// goes, so a long run does not keep them).
+    fn drain_intervals(&mut self, _out: &mut Vec<Interval>) {}
     /// Close open intervals at the end and hand them over.
     fn finish(&mut self, _end: u64) -> Vec<Interval> {
         Vec::new()
@@ -181,6 +184,10 @@ impl IntervalLog {
             }
         }
         self.open[i] = state.map(|s| (s, now));
+    }
+
+    pub fn drain(&mut self, out: &mut Vec<Interval>) {
+        out.append(&mut self.done);
     }
 
     pub fn finish(&mut self, end: u64) -> Vec<Interval> {

@@ -150,6 +150,10 @@ impl Regulator for Monitor {
         serde_json::to_value(&self.stats).ok()
     }
 
+    fn drain_intervals(&mut self, out: &mut Vec<Interval>) {
+        self.log.drain(out);
+    }
+
     fn finish(&mut self, end: u64) -> Vec<Interval> {
         self.log.finish(end)
     }

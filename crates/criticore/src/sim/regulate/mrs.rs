@@ -111,6 +111,10 @@ impl Regulator for Mrs {
         out.append(&mut self.depleted);
     }
 
+    fn drain_intervals(&mut self, out: &mut Vec<Interval>) {
+        self.log.drain(out);
+    }
+
     fn finish(&mut self, end: u64) -> Vec<Interval> {
         self.log.finish(end)
     }

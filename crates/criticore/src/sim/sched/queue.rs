@@ -9,7 +9,7 @@
 
 use crate::sim::job::JobId;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Priority key of a job: smaller runs first. (primary, secondary, job id).
 /// The secondary carries the task index in its upper 32 bits (see
@@ -95,25 +95,49 @@ impl CoreQueue {
 /// Global scheduling over m cores: at every dispatch the best jobs occupy the
 /// available cores. A running job keeps its core unless that core is taken
 /// away or a better job needs a core and this is the worst running one.
+///
+/// A task is one thread: its jobs run one after another, in release order
+/// (every policy here orders a task's jobs that way). So only a task's
+/// earliest unfinished job competes; later ones wait in the task's own FIFO,
+/// and a decision never looks at them (overloaded systems pile them up).
 #[derive(Debug, Clone)]
 pub struct GlobalQueue {
+    /// The earliest unfinished job of each task that is not running.
     pub ready: ReadyQueue,
     /// Per core: the job of this queue running there.
     pub running: Vec<Option<Key>>,
+    /// Per task: a job of it is ready or running.
+    busy: Vec<bool>,
+    /// Per task: its jobs behind that one.
+    later: Vec<VecDeque<Key>>,
 }
 
 impl GlobalQueue {
     pub fn new(cores: usize) -> Self {
-        GlobalQueue { ready: ReadyQueue::default(), running: vec![None; cores] }
+        GlobalQueue { ready: ReadyQueue::default(), running: vec![None; cores], busy: Vec::new(), later: Vec::new() }
     }
 
     pub fn release(&mut self, key: Key) {
-        self.ready.push(key);
+        let task = task_of(key) as usize;
+        if task >= self.busy.len() {
+            self.busy.resize(task + 1, false);
+            self.later.resize_with(task + 1, VecDeque::new);
+        }
+        if self.busy[task] {
+            self.later[task].push_back(key);
+        } else {
+            self.busy[task] = true;
+            self.ready.push(key);
+        }
     }
 
     pub fn complete(&mut self, job: JobId, core: usize) {
-        if self.running[core].is_some_and(|k| k.2 == job) {
-            self.running[core] = None;
+        let Some(key) = self.running[core].filter(|k| k.2 == job) else { return };
+        self.running[core] = None;
+        let task = task_of(key) as usize;
+        match self.later[task].pop_front() {
+            Some(next) => self.ready.push(next),
+            None => self.busy[task] = false,
         }
     }
 
@@ -126,16 +150,8 @@ impl GlobalQueue {
 
     /// Place ready jobs on `available` cores. `last_core(job)` helps keep a job
     /// where it ran before (no migration when an idle core allows it).
-    /// A task is one thread: a job whose task already has a job running here
-    /// waits for it (jobs of a task never run in parallel).
     pub fn dispatch(&mut self, available: impl Fn(usize) -> bool, last_core: impl Fn(JobId) -> u32) {
-        let mut waiting: Vec<Key> = Vec::new();
         while let Some(best) = self.ready.peek() {
-            if self.running.iter().flatten().any(|&k| task_of(k) == task_of(best)) {
-                self.ready.pop();
-                waiting.push(best);
-                continue;
-            }
             // An idle available core, preferring the job's previous one.
             let last = last_core(best.2) as usize;
             let idle = if last < self.running.len() && available(last) && self.running[last].is_none() {
@@ -163,11 +179,7 @@ impl GlobalQueue {
             self.ready.pop();
             self.running[target] = Some(best);
         }
-        for key in waiting {
-            self.ready.push(key);
-        }
     }
-
 }
 
 #[cfg(test)]
@@ -231,7 +243,8 @@ mod tests {
         g.release((30, 2 << 32 | 1, 3));
         g.dispatch(|_| true, |_| NONE);
         assert_eq!(g.running, vec![Some((10, 1 << 32 | 1, 1)), Some((30, 2 << 32 | 1, 3)), None]);
-        assert_eq!(g.ready.peek(), Some((20, 1 << 32 | 2, 2)));
+        // Job 2 waits behind job 1, outside the ready queue.
+        assert_eq!(g.ready.peek(), None);
         // Once job 1 finishes, job 2 runs.
         g.complete(1, 0);
         g.dispatch(|_| true, |_| NONE);
