@@ -129,7 +129,10 @@ def simulate(
     quantum_ns = _duration(quantum, "--quantum", first) if quantum is not None else None
     if seed < 0:
         fail(criticore.InputError(f"{first}: --seed: must not be negative", str(first), "--seed", "must not be negative"))
-    batch = criticore.batch.expand(files)
+    try:
+        batch = criticore.batch.expand(files)
+    except criticore.InputError as e:
+        fail(e)
     if batch is not None:
         criticore.batch.command(batch, duration_ns, scheduler=scheduler, seed=seed, exec_level=exec_level, best_case_fraction=best_case,
                                 regulator=regulator, memory=not no_memory, memory_model=memory_model, quantum_ns=quantum_ns,

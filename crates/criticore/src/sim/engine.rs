@@ -92,7 +92,9 @@ pub fn run<S: Scheduler>(
         // Advance every running job, and the budgets, to t.
         if t > now {
             let dt = t - now;
-            for c in 0..m {
+            // At rate 1 a running job's work left is finish_at − now, brought up to
+            // date only when it leaves its core.
+            for c in (0..m).filter(|_| rates_vary) {
                 let Some(id) = running[c] else { continue };
                 let job = jobs.get_mut(id);
                 let rate = flows.rate[c];
@@ -128,10 +130,10 @@ pub fn run<S: Scheduler>(
         }
         result.events += 1;
 
-        // Completions.
+        // Completions: the jobs whose work ran out now.
         for c in 0..m {
             let Some(id) = running[c] else { continue };
-            if jobs.get(id).remaining_ns > 0 {
+            if finish_at[c] != now {
                 continue;
             }
             let job = jobs.remove(id);
@@ -210,6 +212,9 @@ pub fn run<S: Scheduler>(
                 continue;
             }
             if let Some(old) = previous[c] {
+                if !rates_vary {
+                    jobs.get_mut(old).remaining_ns = finish_at[c] - now;
+                }
                 if trace {
                     let j = jobs.get(old);
                     sink.segment(&Segment { core: c as u32, task: j.task, number: j.number, start_ns: segment_start[c], end_ns: now });

@@ -47,6 +47,15 @@ impl ReadyQueue {
         self.heap.pop().map(|r| r.0)
     }
 
+    /// Pop the best job and push `key`, in one sift.
+    pub fn replace_top(&mut self, key: Key) {
+        if let Some(mut top) = self.heap.peek_mut() {
+            *top = Reverse(key);
+            return;
+        }
+        self.heap.push(Reverse(key));
+    }
+
 
 }
 
@@ -106,6 +115,8 @@ pub struct GlobalQueue {
     pub ready: ReadyQueue,
     /// Per core: the job of this queue running there.
     pub running: Vec<Option<Key>>,
+    /// Cores with no job of this queue (most decisions under load find none).
+    idle: usize,
     /// Per task: a job of it is ready or running.
     busy: Vec<bool>,
     /// Per task: its jobs behind that one.
@@ -114,7 +125,7 @@ pub struct GlobalQueue {
 
 impl GlobalQueue {
     pub fn new(cores: usize) -> Self {
-        GlobalQueue { ready: ReadyQueue::default(), running: vec![None; cores], busy: Vec::new(), later: Vec::new() }
+        GlobalQueue { ready: ReadyQueue::default(), running: vec![None; cores], idle: cores, busy: Vec::new(), later: Vec::new() }
     }
 
     pub fn release(&mut self, key: Key) {
@@ -134,6 +145,7 @@ impl GlobalQueue {
     pub fn complete(&mut self, job: JobId, core: usize) {
         let Some(key) = self.running[core].filter(|k| k.2 == job) else { return };
         self.running[core] = None;
+        self.idle += 1;
         let task = task_of(key) as usize;
         match self.later[task].pop_front() {
             Some(next) => self.ready.push(next),
@@ -144,6 +156,7 @@ impl GlobalQueue {
     /// Core `core` is no longer available to this queue.
     pub fn vacate(&mut self, core: usize) {
         if let Some(run) = self.running[core].take() {
+            self.idle += 1;
             self.ready.push(run);
         }
     }
@@ -151,33 +164,39 @@ impl GlobalQueue {
     /// Place ready jobs on `available` cores. `last_core(job)` helps keep a job
     /// where it ran before (no migration when an idle core allows it).
     pub fn dispatch(&mut self, available: impl Fn(usize) -> bool, last_core: impl Fn(JobId) -> u32) {
+        let m = self.running.len();
         while let Some(best) = self.ready.peek() {
             // An idle available core, preferring the job's previous one.
-            let last = last_core(best.2) as usize;
-            let idle = if last < self.running.len() && available(last) && self.running[last].is_none() {
-                Some(last)
-            } else {
-                (0..self.running.len()).find(|&c| available(c) && self.running[c].is_none())
-            };
-            let target = match idle {
-                Some(c) => c,
-                None => {
-                    // Otherwise the available core running the worst job, if best beats it.
-                    let worst = (0..self.running.len())
-                        .filter(|&c| available(c))
-                        .filter_map(|c| self.running[c].map(|k| (k, c)))
-                        .max();
-                    match worst {
-                        Some((k, c)) if preempts(best, k) => {
-                            self.ready.push(k);
-                            c
-                        }
-                        _ => break,
+            if self.idle > 0 {
+                let last = last_core(best.2) as usize;
+                let idle = if last < m && self.running[last].is_none() && available(last) {
+                    Some(last)
+                } else {
+                    (0..m).find(|&c| self.running[c].is_none() && available(c))
+                };
+                if let Some(c) = idle {
+                    self.ready.pop();
+                    self.running[c] = Some(best);
+                    self.idle -= 1;
+                    continue;
+                }
+            }
+            // Otherwise the available core running the worst job, if best beats it.
+            let mut worst: Option<(Key, usize)> = None;
+            for (c, k) in self.running.iter().enumerate() {
+                if let Some(k) = *k {
+                    if worst.is_none_or(|(w, _)| k > w) && available(c) {
+                        worst = Some((k, c));
                     }
                 }
-            };
-            self.ready.pop();
-            self.running[target] = Some(best);
+            }
+            match worst {
+                Some((k, c)) if preempts(best, k) => {
+                    self.ready.replace_top(k);
+                    self.running[c] = Some(best);
+                }
+                _ => break,
+            }
         }
     }
 }
