@@ -232,7 +232,7 @@ def _render_optimize(console: Console, file: str, report: dict) -> None:
     """Summary of `criticore optimize`: verdict, the LLC split, cores, buffer placements."""
     from collections import Counter
 
-    from rich.table import Table
+    from criticore.render import table as new_table
 
     scheme = report.get("scheme", "?")
     tasks = report.get("tasks") or []
@@ -243,7 +243,7 @@ def _render_optimize(console: Console, file: str, report: dict) -> None:
     console.print(f"{file} — {scheme}: [bold green]schedulable[/]")
     console.print(f"  total Level-C utilization (minimized): {sol.get('objective', float('nan')):.4f}")
     ways = sol.get("per_core_ways") or []
-    table = Table(title="cores", header_style="bold")
+    table = new_table("cores")
     for col in ("core", "LLC ways", "Level A", "Level B", "tasks"):
         table.add_column(col, justify="right" if col != "tasks" else "left")
     for p, w in enumerate(ways):
@@ -506,6 +506,22 @@ def _load_periodic(file: Path | None, task: str | None, jobs: int | None, durati
         console.print(f"  job records: {log}")
 
 
+def sweep_table(grid: dict, victim: int):
+    """The bandwidth grid of `criticore load --sweep`: a row per read ratio, a column per delay."""
+    from criticore.render import table
+
+    t = table(f"Bandwidth alone on cpu {victim} (GB/s): reads:writes of 10 lines x delay-loop iterations")
+    t.add_column("r:w")
+    delays = sorted(set(grid["delay"].tolist()))
+    for d in delays:
+        t.add_column(str(d), justify="right")
+    for r in sorted(set(grid["reads"].tolist())):
+        m = grid["reads"] == r
+        by = dict(zip(grid["delay"][m].tolist(), grid["bytes_per_s"][m].tolist()))
+        t.add_row(f"{r}:{10 - r}", *(f"{by[d] / 1e9:.2f}" for d in delays))
+    return t
+
+
 def _load_sweep(where: Path, cpu: int | None, plot: Path | None, data: Path | None, point_ns: int, buffer: str | None, as_json: bool, force: bool, parse) -> None:
     from rich.progress import Progress
 
@@ -540,18 +556,7 @@ def _load_sweep(where: Path, cpu: int | None, plot: Path | None, data: Path | No
     if as_json:
         print(json.dumps({"grid": {k: v.tolist() for k, v in grid.items()}, "latency": {k: v.tolist() for k, v in curve.items()}, "non_monotone": bad}, indent=2))
         return
-    from rich.table import Table
-
-    t = Table(title=f"Bandwidth alone on cpu {victim} (GB/s): reads:writes of 10 lines x delay-loop iterations", title_justify="left")
-    t.add_column("r:w")
-    delays = sorted(set(grid["delay"].tolist()))
-    for d in delays:
-        t.add_column(str(d), justify="right")
-    for r in sorted(set(grid["reads"].tolist())):
-        m = grid["reads"] == r
-        by = dict(zip(grid["delay"][m].tolist(), grid["bytes_per_s"][m].tolist()))
-        t.add_row(f"{r}:{10 - r}", *(f"{by[d] / 1e9:.2f}" for d in delays))
-    console.print(t)
+    console.print(sweep_table(grid, victim))
     peak = float(grid["bytes_per_s"].max()) / 1e6
     console.print(f"  peak {peak:,.0f} MB/s; " + ("bandwidth falls monotonically with the delay for every ratio" if not bad else f"[yellow]rises with the delay at[/yellow] {bad} (noise above 5%?)"))
     alone = curve["latency_ns"][curve["loads"] == 0]
