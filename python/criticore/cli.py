@@ -26,8 +26,11 @@ from criticore.calibrate import mc2_ub as _mc2_ub
 from criticore.profile.plot import add_table_plot
 from criticore.render import render_analysis, render_simulation, render_task_bounds
 
+#: The top-level help; `main` appends the registered commands, so it names exactly what exists.
+SUMMARY = "criticore: mixed-criticality real-time systems on multicore hardware."
+
 app = typer.Typer(
-    help="criticore: analyze, optimize, simulate, study, profile and regulate mixed-criticality multicore systems.",
+    help=SUMMARY,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -706,8 +709,14 @@ def escape_help(command) -> None:
         escape_help(sub)
 
 
+def summarize(command) -> None:
+    """The top-level help: the summary and every registered command, in order."""
+    command.help = f"{SUMMARY} Commands: {', '.join(command.commands)}."
+
+
 def main() -> None:
     command = typer.main.get_command(app)
+    summarize(command)
     escape_help(command)
     command()
 
