@@ -72,6 +72,7 @@ COMMANDS = [
     ("simulate", EX / "regulate" / "mrs-tables.toml", "--duration", "1s"),
     ("simulate", EX / "monitor" / "rt-with-loads.toml", "--duration", "1s"),
     ("optimize", EX / "study-fig15a.toml"),
+    ("optimize", EX / "mc2-llc-heavy.toml"),
 ]
 
 

@@ -231,34 +231,55 @@ def _scheme_name(scheme: str, file: Path) -> str:
     return match
 
 
+def _curve_notice(report: dict) -> str | None:
+    """One line on tasks without a cost curve, whose PETs no way split changes (docs/optimizer.md)."""
+    missing = report.get("without_cost_curve") or []
+    if not missing:
+        return None
+    if not report.get("cost_curves"):
+        return "no task has a cost curve (task.cost), so the LLC ways change no PET"
+    return f"{len(missing)} Level-A/B/C task(s) have no cost curve (task.cost): the ways change none of their PETs"
+
+
 def _render_optimize(console: Console, file: str, report: dict) -> None:
     """Summary of `criticore optimize`: verdict, the LLC split, cores, buffer placements."""
     from collections import Counter
+
+    from rich.markup import escape
 
     from criticore.render import table as new_table
 
     scheme = report.get("scheme", "?")
     tasks = report.get("tasks") or []
+    curves = report.get("cost_curves", 1)
+    notice = _curve_notice(report)
     if not report.get("schedulable"):
-        console.print(f"{file} — {scheme}: [bold red]not schedulable[/] ({report.get('reason') or 'no reason given'})")
+        console.print(f"{escape(file)} — {scheme}: [bold red]not schedulable[/] ({report.get('reason') or 'no reason given'})")
+        if notice:
+            console.print(f"  note: {notice}", markup=False)
         return
     sol = report.get("solution") or {}
-    console.print(f"{file} — {scheme}: [bold green]schedulable[/]")
+    console.print(f"{escape(file)} — {scheme}: [bold green]schedulable[/]")
     console.print(f"  total Level-C utilization (minimized): {sol.get('objective', float('nan')):.4f}")
+    if notice:
+        console.print(f"  note: {notice}", markup=False)
     ways = sol.get("per_core_ways") or []
     table = new_table("cores")
-    for col in ("core", "LLC ways", "Level A", "Level B", "tasks"):
+    # Without cost curves no way split is written: no ways column.
+    cols = ("core", "LLC ways", "Level A", "Level B", "tasks") if curves else ("core", "Level A", "Level B", "tasks")
+    for col in cols:
         table.add_column(col, justify="right" if col != "tasks" else "left")
     for p, w in enumerate(ways):
         mine = [t for t in tasks if t.get("core") == p]
         a = sum(1 for t in mine if t.get("level") == "A")
         b = sum(1 for t in mine if t.get("level") == "B")
-        table.add_row(str(p), str(w), str(a), str(b), ", ".join(t["name"] for t in mine))
+        table.add_row(str(p), *([str(w)] if curves else []), str(a), str(b), ", ".join(t["name"] for t in mine))
     console.print(table)
-    console.print(
-        f"  Level-C/OS region: {sol.get('level_c_ways', 0)} ways; lock region: {sol.get('lock_ways', 0)} ways "
-        f"({sol.get('locked_buffers', 0)} CL buffers locked)"
-    )
+    if curves:
+        console.print(
+            f"  Level-C/OS region: {sol.get('level_c_ways', 0)} ways; lock region: {sol.get('lock_ways', 0)} ways "
+            f"({sol.get('locked_buffers', 0)} CL buffers locked)"
+        )
     ipc = Counter(t["ipc"] for t in tasks if t.get("ipc"))
     io = Counter(t["io"] for t in tasks if t.get("io"))
     if ipc:
@@ -296,6 +317,9 @@ def optimize(
         fail(e)
     if as_json:
         print(json.dumps(report, indent=2))
+        notice = _curve_notice(report)
+        if notice:
+            print(f"note: {notice}", file=sys.stderr)
     else:
         _render_optimize(Console(), str(file), report)
     if output is not None:
