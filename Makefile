@@ -8,14 +8,15 @@ STAMP   := $(VENV)/.deps-stamp
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: run test build install bench bench-simso clean test-rust test-python
+.PHONY: run test build install bench bench-simso clean test-rust test-python lock
 
 $(PY):
 	python3 -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(PY)
-	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7" "highspy>=1.7" "dask[distributed]>=2024.1" "pytest>=8" "hypothesis>=6"
+# Exactly the versions of requirements.lock, each checked against its hash;
+# `make lock` refreshes the lock (docs/setup.md).
+$(STAMP): requirements.lock | $(PY)
+	$(PIP) install --quiet --require-hashes --no-deps -r requirements.lock
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -57,5 +58,18 @@ bench-simso: build $(SIMSO_STAMP)
 	$(PY) benches/simso_crosscheck.py
 	$(PY) benches/sim_vs_simso.py
 
+# Refresh requirements.lock from pyproject.toml (dependencies, test extra) and
+# requirements.in (build and notebook tools), for CPython 3.11 on Linux x86_64.
+# Pins already in the lock are kept unless UPGRADE=1. uv runs from its own
+# throwaway venv, never .venv. Then `rm -rf .venv && make test`, and commit.
+LOCK_VENV := .venv-lock
+UV_VERSION := 0.13.9
+
+lock:
+	test -x $(LOCK_VENV)/bin/uv || (python3 -m venv $(LOCK_VENV) && $(LOCK_VENV)/bin/pip install --quiet "uv==$(UV_VERSION)")
+	$(LOCK_VENV)/bin/uv pip compile --quiet pyproject.toml requirements.in --extra test --generate-hashes \
+		--python-version 3.11 --python-platform x86_64-unknown-linux-gnu \
+		--custom-compile-command "make lock" $(if $(UPGRADE),--upgrade) -o requirements.lock
+
 clean:
-	rm -rf $(VENV) $(SIMSO_VENV) target
+	rm -rf $(VENV) $(SIMSO_VENV) $(LOCK_VENV) target

@@ -50,3 +50,20 @@ def test_the_simulate_help_keeps_the_best_case_range():
     shown = help_of("simulate")
     assert "[f·PET, PET]" in shown
     assert "the file's [regulation]" in shown
+
+
+def registered() -> list[str]:
+    return list(typer.main.get_command(app).commands)
+
+
+def test_top_level_help_lists_exactly_the_registered_commands():
+    shown = help_of()
+    listed = re.search(r"Commands: ([a-z0-9, -]+)\.", shown)
+    assert listed, shown[:400]
+    names = listed.group(1).split(", ")
+    assert names == registered()
+    # The commands the CLI has today (issue 14: the help promised ones it did not have).
+    assert set(names) == {"analyze", "check", "calibrate", "simulate", "optimize", "load", "regulate", "profile",
+                          "version", "plot", "tables", "experiment", "study"}
+    for name in names:  # and each one runs
+        help_of(name)

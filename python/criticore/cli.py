@@ -26,8 +26,11 @@ from criticore.calibrate import mc2_ub as _mc2_ub
 from criticore.profile.plot import add_table_plot
 from criticore.render import render_analysis, render_simulation, render_task_bounds
 
+#: The top-level help; `main` appends the registered commands, so it names exactly what exists.
+SUMMARY = "criticore: mixed-criticality real-time systems on multicore hardware."
+
 app = typer.Typer(
-    help="criticore: analyze, optimize, simulate, study, profile and regulate mixed-criticality multicore systems.",
+    help=SUMMARY,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -246,34 +249,55 @@ def _scheme_name(scheme: str, file: Path) -> str:
     return match
 
 
+def _curve_notice(report: dict) -> str | None:
+    """One line on tasks without a cost curve, whose PETs no way split changes (docs/optimizer.md)."""
+    missing = report.get("without_cost_curve") or []
+    if not missing:
+        return None
+    if not report.get("cost_curves"):
+        return "no task has a cost curve (task.cost), so the LLC ways change no PET"
+    return f"{len(missing)} Level-A/B/C task(s) have no cost curve (task.cost): the ways change none of their PETs"
+
+
 def _render_optimize(console: Console, file: str, report: dict) -> None:
     """Summary of `criticore optimize`: verdict, the LLC split, cores, buffer placements."""
     from collections import Counter
 
-    from rich.table import Table
+    from rich.markup import escape
+
+    from criticore.render import table as new_table
 
     scheme = report.get("scheme", "?")
     tasks = report.get("tasks") or []
+    curves = report.get("cost_curves", 1)
+    notice = _curve_notice(report)
     if not report.get("schedulable"):
-        console.print(f"{file} — {scheme}: [bold red]not schedulable[/] ({report.get('reason') or 'no reason given'})")
+        console.print(f"{escape(file)} — {scheme}: [bold red]not schedulable[/] ({report.get('reason') or 'no reason given'})")
+        if notice:
+            console.print(f"  note: {notice}", markup=False)
         return
     sol = report.get("solution") or {}
-    console.print(f"{file} — {scheme}: [bold green]schedulable[/]")
+    console.print(f"{escape(file)} — {scheme}: [bold green]schedulable[/]")
     console.print(f"  total Level-C utilization (minimized): {sol.get('objective', float('nan')):.4f}")
+    if notice:
+        console.print(f"  note: {notice}", markup=False)
     ways = sol.get("per_core_ways") or []
-    table = Table(title="cores", header_style="bold")
-    for col in ("core", "LLC ways", "Level A", "Level B", "tasks"):
+    table = new_table("cores")
+    # Without cost curves no way split is written: no ways column.
+    cols = ("core", "LLC ways", "Level A", "Level B", "tasks") if curves else ("core", "Level A", "Level B", "tasks")
+    for col in cols:
         table.add_column(col, justify="right" if col != "tasks" else "left")
     for p, w in enumerate(ways):
         mine = [t for t in tasks if t.get("core") == p]
         a = sum(1 for t in mine if t.get("level") == "A")
         b = sum(1 for t in mine if t.get("level") == "B")
-        table.add_row(str(p), str(w), str(a), str(b), ", ".join(t["name"] for t in mine))
+        table.add_row(str(p), *([str(w)] if curves else []), str(a), str(b), ", ".join(t["name"] for t in mine))
     console.print(table)
-    console.print(
-        f"  Level-C/OS region: {sol.get('level_c_ways', 0)} ways; lock region: {sol.get('lock_ways', 0)} ways "
-        f"({sol.get('locked_buffers', 0)} CL buffers locked)"
-    )
+    if curves:
+        console.print(
+            f"  Level-C/OS region: {sol.get('level_c_ways', 0)} ways; lock region: {sol.get('lock_ways', 0)} ways "
+            f"({sol.get('locked_buffers', 0)} CL buffers locked)"
+        )
     ipc = Counter(t["ipc"] for t in tasks if t.get("ipc"))
     io = Counter(t["io"] for t in tasks if t.get("io"))
     if ipc:
@@ -311,6 +335,9 @@ def optimize(
         fail(e)
     if as_json:
         print(json.dumps(report, indent=2))
+        notice = _curve_notice(report)
+        if notice:
+            print(f"note: {notice}", file=sys.stderr)
     else:
         _render_optimize(Console(), str(file), report)
     if output is not None:
@@ -524,6 +551,22 @@ def _load_periodic(file: Path | None, task: str | None, jobs: int | None, durati
         console.print(f"  job records: {log}")
 
 
+def sweep_table(grid: dict, victim: int):
+    """The bandwidth grid of `criticore load --sweep`: a row per read ratio, a column per delay."""
+    from criticore.render import table
+
+    t = table(f"Bandwidth alone on cpu {victim} (GB/s): reads:writes of 10 lines x delay-loop iterations")
+    t.add_column("r:w")
+    delays = sorted(set(grid["delay"].tolist()))
+    for d in delays:
+        t.add_column(str(d), justify="right")
+    for r in sorted(set(grid["reads"].tolist())):
+        m = grid["reads"] == r
+        by = dict(zip(grid["delay"][m].tolist(), grid["bytes_per_s"][m].tolist()))
+        t.add_row(f"{r}:{10 - r}", *(f"{by[d] / 1e9:.2f}" for d in delays))
+    return t
+
+
 def _load_sweep(where: Path, cpu: int | None, plot: Path | None, data: Path | None, point_ns: int, buffer: str | None, as_json: bool, force: bool, parse) -> None:
     from rich.progress import Progress
 
@@ -558,18 +601,7 @@ def _load_sweep(where: Path, cpu: int | None, plot: Path | None, data: Path | No
     if as_json:
         print(json.dumps({"grid": {k: v.tolist() for k, v in grid.items()}, "latency": {k: v.tolist() for k, v in curve.items()}, "non_monotone": bad}, indent=2))
         return
-    from rich.table import Table
-
-    t = Table(title=f"Bandwidth alone on cpu {victim} (GB/s): reads:writes of 10 lines x delay-loop iterations", title_justify="left")
-    t.add_column("r:w")
-    delays = sorted(set(grid["delay"].tolist()))
-    for d in delays:
-        t.add_column(str(d), justify="right")
-    for r in sorted(set(grid["reads"].tolist())):
-        m = grid["reads"] == r
-        by = dict(zip(grid["delay"][m].tolist(), grid["bytes_per_s"][m].tolist()))
-        t.add_row(f"{r}:{10 - r}", *(f"{by[d] / 1e9:.2f}" for d in delays))
-    console.print(t)
+    console.print(sweep_table(grid, victim))
     peak = float(grid["bytes_per_s"].max()) / 1e6
     console.print(f"  peak {peak:,.0f} MB/s; " + ("bandwidth falls monotonically with the delay for every ratio" if not bad else f"[yellow]rises with the delay at[/yellow] {bad} (noise above 5%?)"))
     alone = curve["latency_ns"][curve["loads"] == 0]
@@ -719,8 +751,14 @@ def escape_help(command) -> None:
         escape_help(sub)
 
 
+def summarize(command) -> None:
+    """The top-level help: the summary and every registered command, in order."""
+    command.help = f"{SUMMARY} Commands: {', '.join(command.commands)}."
+
+
 def main() -> None:
     command = typer.main.get_command(app)
+    summarize(command)
     escape_help(command)
     command()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -15,6 +17,23 @@ def _ms(ns: float | None) -> str:
     return "—" if ns is None else f"{ns / MS:.3f} ms"
 
 
+def table(title: str | None = None) -> Table:
+    """A table for 80 columns: no edges or vertical rules and two spaces
+    between columns (a ruled table spends 3 columns per column, and Rich cuts
+    cells with "…" when the table does not fit)."""
+    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 1, 0, 0), header_style="bold")
+
+
+def rule(console: Console, title: str) -> None:
+    """A rule titled `title` (markup); a title too long for one rule goes on
+    lines of its own above it, where Rich would cut it with "…"."""
+    if cell_len(Text.from_markup(title).plain) + 6 <= console.width:
+        console.rule(title)
+    else:
+        console.print(title)
+        console.rule()
+
+
 def _verdict(ok: bool | None) -> Text:
     if ok is None:
         return Text("n/a", style="dim")
@@ -23,11 +42,12 @@ def _verdict(ok: bool | None) -> Text:
 
 def render_task_bounds(console: Console, file: str, r: dict) -> None:
     """A classic test's report (`analysis::classic`): per task its bound against its deadline."""
-    console.rule(f"[bold]{escape(file)}[/] — {r['scheduler']}: {escape(r['test'])}")
+    rule(console, f"[bold]{escape(file)}[/] — {r['scheduler']}")
+    console.print(f"  test: {escape(r['test'])}")
     if not r["tasks"]:
         console.print("  no task to analyze: nothing is schedulable or not")
         return
-    t = Table(title="Per task (worst-case response time bound)", title_justify="left")
+    t = table("Per task: worst-case response-time bound (times in ms)")
     t.add_column("task")
     t.add_column("on")
     t.add_column("PET", justify="right")
@@ -38,13 +58,14 @@ def render_task_bounds(console: Console, file: str, r: dict) -> None:
     t.add_column("verdict")
     for row in r["tasks"]:
         b = row["bound_ns"]
-        slack = "—" if b is None else _ms(row["deadline_ns"] - b)
-        t.add_row(Text(row["task"]), Text(row["on"]), _ms(row["pet_ns"]), _ms(row["period_ns"]), _ms(row["deadline_ns"]), _ms(b), slack, _verdict(row["schedulable"]))
+        slack = "—" if b is None else _num_ms(row["deadline_ns"] - b)
+        bound = "—" if b is None else _num_ms(b)
+        t.add_row(Text(row["task"]), Text(row["on"]), _num_ms(row["pet_ns"]), _num_ms(row["period_ns"]), _num_ms(row["deadline_ns"]), bound, slack, _verdict(row["schedulable"]))
     console.print(t)
     for row in r["tasks"]:
         if row["note"] and not row["schedulable"]:
             console.print(f"  {escape(row['task'])}: {escape(row['note'])}")
-    g = Table(title="Per core or server", title_justify="left")
+    g = table("Per core or server")
     g.add_column("name")
     g.add_column("utilization", justify="right")
     g.add_column("verdict")
@@ -62,7 +83,7 @@ def render_task_bounds(console: Console, file: str, r: dict) -> None:
 
 
 def _render_check_sim(console: Console, r: dict) -> None:
-    t = Table(title=f"Bound vs simulation ({r['check_sim_duration_ns'] / 1e9:g} s simulated, same scheduler)", title_justify="left")
+    t = table(f"Bound vs simulation ({r['check_sim_duration_ns'] / 1e9:g} s simulated, same scheduler; times in ms)")
     t.add_column("task")
     t.add_column("bound", justify="right")
     t.add_column("simulated max", justify="right")
@@ -73,14 +94,15 @@ def _render_check_sim(console: Console, r: dict) -> None:
         holds = row["holds"]
         mark = Text("—", style="dim") if holds is None else (Text("bound ≥ simulated", style="green") if holds else Text("EXCEEDED", style="bold red"))
         misses = "—" if row["simulated_misses"] is None else str(row["simulated_misses"])
-        t.add_row(Text(row["task"]), _ms(row["bound_ns"]), _ms(row["simulated_max_ns"]), _ms(row["slack_ns"]), misses, mark)
+        ms = [("—" if row[k] is None else _num_ms(row[k])) for k in ("bound_ns", "simulated_max_ns", "slack_ns")]
+        t.add_row(Text(row["task"]), *ms, misses, mark)
     console.print(t)
 
 
 def render_analysis(console: Console, file: str, r: dict) -> None:
-    console.rule(f"[bold]{escape(file)}[/] — MC² analysis on {r['cores']} cores")
+    rule(console, f"[bold]{escape(file)}[/] — MC² analysis on {r['cores']} cores")
     for level, pet in (("A", "Level-A PETs"), ("B", "Level-B PETs")):
-        t = Table(title=f"Level {level} (per core, {pet})", title_justify="left", expand=False)
+        t = table(f"Level {level} (per core, {pet})")
         t.add_column("core", justify="right")
         t.add_column("tasks")
         t.add_column("utilization", justify="right")
@@ -90,9 +112,9 @@ def render_analysis(console: Console, file: str, r: dict) -> None:
         console.print(t)
 
     c = r["levels"]["C"]
-    t = Table(title="Level C (global EDF on the capacity A and B leave, Level-C PETs)", title_justify="left")
+    t = table("Level C (global EDF, Level-C PETs)")
     t.add_column("core", justify="right")
-    t.add_column("capacity û", justify="right")
+    t.add_column("capacity û A, B leave", justify="right")
     t.add_column("supply delay σ", justify="right")
     for s in c["per_core"]:
         t.add_row(str(s["core"]), f"{s['capacity']:.4f}", _ms(s["supply_delay_ns"]))
@@ -110,7 +132,7 @@ def render_analysis(console: Console, file: str, r: dict) -> None:
             console.print(f"  tardiness bounds: x = {_ms(c['x_ns'])}; per task {_ms(bounds[0])} … {_ms(bounds[-1])}")
     console.print("  Level C:", _verdict(c["schedulable"]))
 
-    t = Table(title="Configurations (mc2-hardware-management §4.3)", title_justify="left")
+    t = table("Configurations (mc2-hardware-management §4.3)")
     t.add_column("configuration")
     t.add_column("total utilization", justify="right")
     for level in "ABC":
@@ -129,16 +151,16 @@ def render_analysis(console: Console, file: str, r: dict) -> None:
         )
     console.print(t)
 
-    for table in r["level_a_tables"]:
-        slots = table["slots"]
+    for lat in r["level_a_tables"]:
+        slots = lat["slots"]
         if slots is None:
-            console.print(f"  Level-A table, core {table['core']}: [red]none[/] ({escape(table['note'])})")
+            console.print(f"  Level-A table, core {lat['core']}: [red]none[/] ({escape(lat['note'])})")
         elif slots:
             shown = ", ".join(
                 f"{s['task']} {s['start_ns'] / MS:g}–{(s['start_ns'] + s['length_ns']) / MS:g}" for s in slots[:MAX_SLOTS_SHOWN]
             )
             more = f", … {len(slots) - MAX_SLOTS_SHOWN} more (--json)" if len(slots) > MAX_SLOTS_SHOWN else ""
-            console.print(f"  Level-A table, core {table['core']} (hyperperiod {_ms(table['hyperperiod_ns'])}, ms): {escape(shown)}{more}")
+            console.print(f"  Level-A table, core {lat['core']} (hyperperiod {_ms(lat['hyperperiod_ns'])}, ms): {escape(shown)}{more}")
     if r["best_effort"]:
         console.print(f"  Level D (best effort, not analyzed): {escape(', '.join(r['best_effort']))}")
     console.print("Overall (configuration (i)):", _verdict(r["schedulable"]))
@@ -149,11 +171,11 @@ def _num_ms(ns: float) -> str:
 
 
 def render_simulation(console: Console, file: str, r: dict) -> None:
-    console.rule(f"[bold]{escape(file)}[/] — simulated {r['duration_ns'] / MS:g} ms under {r['scheduler']}")
+    rule(console, f"[bold]{escape(file)}[/] — simulated {r['duration_ns'] / MS:g} ms under {r['scheduler']}")
     tasks = r["per_task"]
     has_level = any(x["level"] != "-" for x in tasks)
     has_server = any(x["server"] for x in tasks)
-    t = Table(title="Per task (times in ms)", title_justify="left")
+    t = table("Per task (times in ms)")
     cols = [("task", "left")]
     cols += [("lvl", "center")] if has_level else []
     cols += [("core", "right")] + ([("server", "left")] if has_server else [])
@@ -170,7 +192,7 @@ def render_simulation(console: Console, file: str, r: dict) -> None:
         t.add_row(*row)
     console.print(t)
     if has_level:
-        t = Table(title="Per level (times in ms)", title_justify="left")
+        t = table("Per level (times in ms)")
         for col in ("level", "jobs", "misses", "max response", "max tardiness"):
             t.add_column(col, justify="right")
         for level, x in r["per_level"].items():
@@ -182,7 +204,7 @@ def render_simulation(console: Console, file: str, r: dict) -> None:
                       f"{r['memory_stall_ns'] / MS:.6g} ms stalled")
     reg = r.get("regulation")
     if reg:
-        t = Table(title="Regulation", title_justify="left")
+        t = table("Regulation")
         for col in ("state", "core/server", "intervals", "total (ms)"):
             t.add_column(col, justify="right")
         for x in reg["states"]:

@@ -112,9 +112,15 @@ pub fn optimize(py: Python<'_>, data: &[u8], file: &str, format: Option<&str>, s
     let system = parse_task_system(text, fmt, file).map_err(to_py)?;
     let scheme = Scheme::parse(scheme)
         .ok_or_else(|| option_error(file, "--scheme", format!("unknown scheme \"{scheme}\" (expected one of: {})", Scheme::names().join(", "))))?;
-    if let Some(i) = system.tasks.iter().position(|t| matches!(t.level, Some(criticore::model::Level::A | criticore::model::Level::B | criticore::model::Level::C)) && t.cost.is_none()) {
-        return Err(option_error(file, &format!("task[{i}].cost"), "the optimizer needs a cost curve for every Level-A, -B and -C task (docs/study-model.md)"));
-    }
+    // Tasks without a cost curve keep their PETs whatever the ways (docs/optimizer.md).
+    let without_curve: Vec<&str> = system
+        .tasks
+        .iter()
+        .filter(|t| matches!(t.level, Some(criticore::model::Level::A | criticore::model::Level::B | criticore::model::Level::C)) && t.cost.is_none())
+        .map(|t| t.name.as_str())
+        .collect();
+    let curves = system.tasks.iter().filter(|t| t.cost.is_some()).count();
+    let any_curve = curves > 0;
     let result = py.allow_threads(|| run_optimize(&system, scheme, seed));
     let tasks: Vec<Value> = result
         .system
@@ -137,9 +143,13 @@ pub fn optimize(py: Python<'_>, data: &[u8], file: &str, format: Option<&str>, s
     let (schedulable, solution, reason) = match &result.outcome {
         Ok(s) => (true, serde_json::to_value(s).unwrap_or(Value::Null), Value::Null),
         Err(Unschedulable::Packing { task }) => (false, Value::Null, json!(format!("phase 1: task {} fits on no core even with the whole LLC", system.tasks[*task].name))),
+        Err(Unschedulable::Ways) if !any_curve => (false, Value::Null, json!("Level C fails its test (no task has a cost curve, so no split of the LLC ways changes it)")),
         Err(Unschedulable::Ways) => (false, Value::Null, json!("phase 3: no split of the LLC ways passes every level's test")),
     };
-    let report = json!({ "scheme": scheme.name(), "schedulable": schedulable, "solution": solution, "reason": reason, "tasks": tasks });
+    let report = json!({
+        "scheme": scheme.name(), "schedulable": schedulable, "solution": solution, "reason": reason, "tasks": tasks,
+        "cost_curves": curves, "without_cost_curve": without_curve,
+    });
     let out = if schedulable { with_placements(text, fmt, file, &result.system).map_err(to_py)? } else { text.to_string() };
     Ok((out, report.to_string()))
 }

@@ -90,9 +90,8 @@ def build(
 
 
 def _render_build(console: Console, dataset: Path, output: Path, t, seconds: float) -> None:
-    from rich.table import Table
-
     from criticore.profile.tables import degree_wins, ns_text
+    from criticore.render import table
 
     prof = t.profile
     console.print(f"[bold]{output}[/bold]: overhead table of {prof.task!r} from {dataset} ({prof.source}, {prof.machine})")
@@ -115,7 +114,7 @@ def _render_build(console: Console, dataset: Path, output: Path, t, seconds: flo
     )
     if prof.phase_sum_error > 1e-3:
         console.print(f"  note: phases cover the whole job only within {100 * prof.phase_sum_error:.2f}% (time outside phases)")
-    tab = Table(header_style="bold", title_justify="left")
+    tab = table()
     for col in ("phase", "ExecT alone (ns)", "ObsB (MB/s)", "max Ovd observed", "max table entry"):
         tab.add_column(col, justify="right")
     for p in range(prof.n_phases):

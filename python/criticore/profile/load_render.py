@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 
 from criticore.profile.load import PACING_TOLERANCE, LoadRun
+from criticore.render import table
 
 
 def render_load(console: Console, run: LoadRun, cpu: int | None) -> None:
@@ -18,7 +18,7 @@ def render_load(console: Console, run: LoadRun, cpu: int | None) -> None:
         f"{s['elapsed_ns'] / 1e9:.3f} s ({where}, {how}, {s['buffer_bytes'] >> 20} MiB buffer, {s['line_bytes']} B lines)"
         + (" — stopped by a signal" if s["stopped"] else "")
     )
-    t = Table(show_header=True, header_style="bold")
+    t = table()
     t.add_column("measure")
     t.add_column("value", justify="right")
     t.add_row("bandwidth", f"{st['bandwidth_mb_s']:.1f} MB/s")

@@ -5,13 +5,15 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from criticore.render import table
+
 
 def _mb_s(events_per_s: float, line_bytes: int) -> str:
     return f"{events_per_s * line_bytes / 1e6:,.1f}"
 
 
 def live_table(snapshot: dict, period_ns: int, line_bytes: int) -> Table:
-    t = Table(title=f"criticore regulate: {snapshot['elapsed_ns'] / 1e9:.1f} s, {snapshot['periods']:,} periods", title_justify="left")
+    t = table(f"criticore regulate: {snapshot['elapsed_ns'] / 1e9:.1f} s, {snapshot['periods']:,} periods")
     for col, justify in (("group", "left"), ("budget/period", "right"), ("used last period", "right"), ("MB/s", "right"), ("throttled", "right"), ("state", "left")):
         t.add_column(col, justify=justify)
     for g in snapshot["groups"]:
@@ -44,8 +46,8 @@ def render_run(console: Console, file: str, run, line_bytes: int) -> None:
         )
         console.print(f"  regulator CPU {100 * s['cpu_ns'] / max(s['elapsed_ns'], 1):.2f}% of one core")
         return
-    t = Table(title="Per group (whole periods)", title_justify="left")
-    for col in ("group", "budget", "used/period", "of budget", "exhausted", "throttled", "overshoot p50/p99/max"):
+    t = table("Per group (whole periods)")
+    for col in ("group", "budget", "used/period", "of budget", "exhausted", "throttled", "overshoot p50 / p99 / max"):
         t.add_column(col, justify="left" if col == "group" else "right")
     for g in run.per_group():
         t.add_row(
@@ -87,7 +89,7 @@ def _cell(what: str, v) -> str:
 
 def render_compare(console: Console, rows: list[dict]) -> None:
     """`--compare-sim`: measured vs simulated, one line per task or group and quantity."""
-    t = Table(title="Measured vs simulated (and the analysis' response bound)", title_justify="left")
+    t = table("Measured vs simulated (and the analysis' response bound)")
     for col in ("task / group", "", "measured", "simulated", "bound"):
         t.add_column(col, justify="left" if col in ("task / group", "") else "right")
     for i, r in enumerate(rows):

@@ -229,6 +229,12 @@ fn write_solution(system: &mut TaskSystem, s: &Solution) {
             }
         }
     }
+    if system.tasks.iter().all(|t| t.cost.is_none()) {
+        // No PET depends on the ways, so any split is as good: keep the file's
+        // allocation rather than write the tie rule's (no ways at all), which
+        // the simulator's memory models would take literally.
+        return;
+    }
     let mut allocation = system.allocation.clone().unwrap_or_default();
     allocation.llc_ways = s.per_core_ways.iter().enumerate().map(|(p, &w)| (Partition::Core(p), w)).collect();
     allocation.llc_ways.push((Partition::LevelC, s.level_c_ways));
