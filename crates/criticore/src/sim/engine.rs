@@ -65,6 +65,8 @@ pub fn run<S: Scheduler>(
     let mut completed = 0u64;
     // Only with memory or regulation can a core's rate change without a new job on it.
     let rates_vary = mem_active || reg_active;
+    let all_cores: Vec<usize> = (0..m).collect();
+    let mut changed: Vec<usize> = Vec::with_capacity(m);
     let mut result = SimResult {
         duration_ns: end,
         scheduler: String::new(),
@@ -132,10 +134,10 @@ pub fn run<S: Scheduler>(
 
         // Completions: the jobs whose work ran out now.
         for c in 0..m {
-            let Some(id) = running[c] else { continue };
             if finish_at[c] != now {
                 continue;
             }
+            let Some(id) = running[c] else { continue };
             let job = jobs.remove(id);
             running[c] = None;
             finish_at[c] = NONE_U64;
@@ -207,10 +209,12 @@ pub fn run<S: Scheduler>(
         // Scheduling decision and its bookkeeping.
         previous.copy_from_slice(&running);
         sched.dispatch(now, &jobs, &mut running);
+        changed.clear();
         for c in 0..m {
             if running[c] == previous[c] {
                 continue;
             }
+            changed.push(c);
             if let Some(old) = previous[c] {
                 if !rates_vary {
                     jobs.get_mut(old).remaining_ns = finish_at[c] - now;
@@ -281,10 +285,9 @@ pub fn run<S: Scheduler>(
                 regulator.set_flows(now, &flows.requests_per_ns);
             }
         }
-        for c in 0..m {
-            if !rates_vary && running[c] == previous[c] {
-                continue; // same job at rate 1: its completion time stands
-            }
+        // At rate 1 only the cores with another job have a new completion time.
+        let cores: &[usize] = if rates_vary { &all_cores } else { &changed };
+        for &c in cores {
             finish_at[c] = match running[c] {
                 None => NONE_U64,
                 Some(id) => {

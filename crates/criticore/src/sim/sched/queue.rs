@@ -117,6 +117,8 @@ pub struct GlobalQueue {
     pub running: Vec<Option<Key>>,
     /// Cores with no job of this queue (most decisions under load find none).
     idle: usize,
+    /// Per core: the primary key of its job (0 when idle), scanned for the worst.
+    primary: Vec<u64>,
     /// Per task: a job of it is ready or running.
     busy: Vec<bool>,
     /// Per task: its jobs behind that one.
@@ -125,7 +127,7 @@ pub struct GlobalQueue {
 
 impl GlobalQueue {
     pub fn new(cores: usize) -> Self {
-        GlobalQueue { ready: ReadyQueue::default(), running: vec![None; cores], idle: cores, busy: Vec::new(), later: Vec::new() }
+        GlobalQueue { ready: ReadyQueue::default(), running: vec![None; cores], idle: cores, primary: vec![0; cores], busy: Vec::new(), later: Vec::new() }
     }
 
     pub fn release(&mut self, key: Key) {
@@ -145,6 +147,7 @@ impl GlobalQueue {
     pub fn complete(&mut self, job: JobId, core: usize) {
         let Some(key) = self.running[core].filter(|k| k.2 == job) else { return };
         self.running[core] = None;
+        self.primary[core] = 0;
         self.idle += 1;
         let task = task_of(key) as usize;
         match self.later[task].pop_front() {
@@ -156,6 +159,7 @@ impl GlobalQueue {
     /// Core `core` is no longer available to this queue.
     pub fn vacate(&mut self, core: usize) {
         if let Some(run) = self.running[core].take() {
+            self.primary[core] = 0;
             self.idle += 1;
             self.ready.push(run);
         }
@@ -177,26 +181,30 @@ impl GlobalQueue {
                 if let Some(c) = idle {
                     self.ready.pop();
                     self.running[c] = Some(best);
+                    self.primary[c] = best.0;
                     self.idle -= 1;
                     continue;
                 }
             }
-            // Otherwise the available core running the worst job, if best beats it.
-            let mut worst: Option<(Key, usize)> = None;
-            for (c, k) in self.running.iter().enumerate() {
-                if let Some(k) = *k {
-                    if worst.is_none_or(|(w, _)| k > w) && available(c) {
-                        worst = Some((k, c));
-                    }
+            // Otherwise the available core running the worst job, if best beats it:
+            // only a strictly larger primary key can be preempted.
+            let mut latest = 0;
+            for (c, &p) in self.primary.iter().enumerate() {
+                if p > latest && available(c) {
+                    latest = p;
                 }
             }
-            match worst {
-                Some((k, c)) if preempts(best, k) => {
-                    self.ready.replace_top(k);
-                    self.running[c] = Some(best);
-                }
-                _ => break,
+            if best.0 >= latest {
+                break;
             }
+            let worst = (0..m)
+                .filter(|&c| self.primary[c] == latest && available(c))
+                .filter_map(|c| self.running[c].map(|k| (k, c)))
+                .max();
+            let Some((k, c)) = worst else { break };
+            self.ready.replace_top(k);
+            self.running[c] = Some(best);
+            self.primary[c] = best.0;
         }
     }
 }
