@@ -87,9 +87,13 @@ pub fn run<S: Scheduler>(
     let mut now = 0u64;
     let mut stalled_steps = 0u32;
     loop {
-        let mut t = releases.next_time().min(sched.next_timer()).min(memory.next_event()).min(regulator.next_event()).min(end);
-        for &f in &finish_at {
-            t = t.min(f);
+        let next_finish = finish_at.iter().copied().min().unwrap_or(NONE_U64);
+        let mut t = releases.next_time().min(sched.next_timer()).min(end).min(next_finish);
+        if mem_active {
+            t = t.min(memory.next_event());
+        }
+        if reg_active {
+            t = t.min(regulator.next_event());
         }
         // Advance every running job, and the budgets, to t.
         if t > now {
@@ -133,7 +137,7 @@ pub fn run<S: Scheduler>(
         result.events += 1;
 
         // Completions: the jobs whose work ran out now.
-        for c in 0..m {
+        for c in (0..m).filter(|_| next_finish == now) {
             if finish_at[c] != now {
                 continue;
             }
@@ -156,8 +160,8 @@ pub fn run<S: Scheduler>(
                 exec_ns: job.exec_ns,
                 preemptions: job.preemptions,
                 migrations: job.migrations,
-                memory_requests: job.memory_requests.round() as u64,
-                memory_stall_ns: job.memory_stall_ns.round() as u64,
+                memory_requests: if rates_vary { job.memory_requests.round() as u64 } else { 0 },
+                memory_stall_ns: if rates_vary { job.memory_stall_ns.round() as u64 } else { 0 },
             };
             result.per_task[job.task as usize].add(&record);
             completed += 1;

@@ -20,10 +20,14 @@ struct TaskArrivals {
     rng: Option<ChaCha8Rng>,
 }
 
+fn release_key(time_ns: u64, task: u32) -> u128 {
+    (time_ns as u128) << 32 | task as u128
+}
+
 pub struct Releases {
     tasks: Vec<TaskArrivals>,
-    /// (release time, task)
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Release time << 32 | task: one integer compare per heap step.
+    heap: BinaryHeap<Reverse<u128>>,
     best_case_fraction: Option<f64>,
 }
 
@@ -57,23 +61,23 @@ impl Releases {
                 }
             })
             .collect();
-        let heap = system.tasks.iter().enumerate().map(|(i, t)| Reverse((t.offset_ns, i as u32))).collect();
+        let heap = system.tasks.iter().enumerate().map(|(i, t)| Reverse(release_key(t.offset_ns, i as u32))).collect();
         Releases { tasks, heap, best_case_fraction }
     }
 
     /// Time of the next release.
     #[inline]
     pub fn next_time(&self) -> u64 {
-        self.heap.peek().map_or(u64::MAX, |r| r.0 .0)
+        self.heap.peek().map_or(u64::MAX, |r| (r.0 >> 32) as u64)
     }
 
     /// The next job due at `now`, if any; schedules the task's following release.
     pub fn pop_due(&mut self, now: u64) -> Option<Job> {
-        let &Reverse((time, task)) = self.heap.peek()?;
+        let mut top = self.heap.peek_mut()?;
+        let (time, task) = ((top.0 >> 32) as u64, top.0 as u32);
         if time > now {
             return None;
         }
-        self.heap.pop();
         let a = &mut self.tasks[task as usize];
         let exec_ns = match (self.best_case_fraction, a.rng.as_mut()) {
             (Some(fraction), Some(rng)) => {
@@ -103,7 +107,8 @@ impl Releases {
             switches_at_preemption: 0,
         };
         a.next_number += 1;
-        self.heap.push(Reverse((time.saturating_add(a.period_ns).saturating_add(jitter), task)));
+        // The task's next release replaces this one at the top (one sift).
+        *top = Reverse(release_key(time.saturating_add(a.period_ns).saturating_add(jitter), task));
         Some(job)
     }
 }

@@ -28,35 +28,45 @@ fn task_of(key: Key) -> u64 {
     key.1 >> 32
 }
 
-/// Min-heap of ready (released, unfinished, not running) jobs.
+/// Min-heap of ready (released, unfinished, not running) jobs. Keys are
+/// stored as (primary << 64 | secondary, id): one wide compare per heap step.
 #[derive(Debug, Default, Clone)]
 pub struct ReadyQueue {
-    heap: BinaryHeap<Reverse<Key>>,
+    heap: BinaryHeap<Reverse<(u128, JobId)>>,
+}
+
+#[inline]
+fn packed(key: Key) -> Reverse<(u128, JobId)> {
+    Reverse(((key.0 as u128) << 64 | key.1 as u128, key.2))
+}
+
+#[inline]
+fn unpacked(entry: &Reverse<(u128, JobId)>) -> Key {
+    let (wide, id) = entry.0;
+    ((wide >> 64) as u64, wide as u64, id)
 }
 
 impl ReadyQueue {
     pub fn push(&mut self, key: Key) {
-        self.heap.push(Reverse(key));
+        self.heap.push(packed(key));
     }
 
     pub fn peek(&self) -> Option<Key> {
-        self.heap.peek().map(|r| r.0)
+        self.heap.peek().map(unpacked)
     }
 
     pub fn pop(&mut self) -> Option<Key> {
-        self.heap.pop().map(|r| r.0)
+        self.heap.pop().map(|r| unpacked(&r))
     }
 
     /// Pop the best job and push `key`, in one sift.
     pub fn replace_top(&mut self, key: Key) {
         if let Some(mut top) = self.heap.peek_mut() {
-            *top = Reverse(key);
+            *top = packed(key);
             return;
         }
-        self.heap.push(Reverse(key));
+        self.heap.push(packed(key));
     }
-
-
 }
 
 /// One core's queue: the running job and the ready ones.
