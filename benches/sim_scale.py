@@ -222,6 +222,28 @@ def rates(jobs: int, seconds: list[float]) -> dict:
     return {"min": r[0], "median": statistics.median(r), "max": r[-1]}
 
 
+def engine_binary() -> Path:
+    """criticore's engine-only timer (benches/sim_scale.rs), built like any bench."""
+    out = subprocess.run(["cargo", "bench", "-p", "criticore", "--bench", "sim_scale", "--no-run", "--message-format=json"],
+                         cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    exes = [json.loads(line).get("executable") for line in out.splitlines() if '"executable"' in line]
+    return Path(next(e for e in exes if e))
+
+
+def run_engine(binary: Path, systems: list[System], passes: int, repeats: int) -> list[dict]:
+    """criticore's engine alone (parsed once, like SchedCAT's simulation-only time): per system, seconds per sample."""
+    with tempfile.TemporaryDirectory(prefix="sim-scale-") as d:
+        lines = []
+        for i, s in enumerate(systems):
+            path = Path(d) / f"{i}.toml"
+            path.write_bytes(s.toml)
+            lines.append(f"{path} {s.horizon_ns}\n")
+        manifest = Path(d) / "manifest.txt"
+        manifest.write_text("".join(lines))
+        out = subprocess.run([str(binary), str(manifest), str(passes), str(repeats)], check=True, capture_output=True, text=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
 def run_schedcat(binary: Path, systems: list[System], runs: int) -> list[dict]:
     with tempfile.NamedTemporaryFile("w", suffix=".txt", prefix="sim-scale-") as f:
         for s in systems:
@@ -254,7 +276,7 @@ def run_simso(systems: list[System], repeats: int, max_jobs: int) -> dict:
             "jobs_per_s": rates(jobs, seconds), "version": out["simso_version"]}
 
 
-def measure(p: Point, args, schedcat: Path) -> dict:
+def measure(p: Point, args, schedcat: Path, engine: Path) -> dict:
     # Untimed first run: counts, and how many passes make a repeat long enough.
     start = time.perf_counter()
     _, reports = p.criticore(p.systems, 1)
@@ -262,6 +284,8 @@ def measure(p: Point, args, schedcat: Path) -> dict:
     passes = max(1, math.ceil(MIN_SAMPLE_S / once))
     jobs = sum(r["completed"] for r in reports)
     crit_s = [p.criticore(p.systems, passes)[0] for _ in range(args.repeats)]
+    eng = run_engine(engine, p.systems, passes, args.repeats)
+    eng_s = [sum(x["seconds"][k] for x in eng) for k in range(args.repeats)]
     parse_s = []
     for s in p.systems:
         start = time.perf_counter()
@@ -280,13 +304,15 @@ def measure(p: Point, args, schedcat: Path) -> dict:
         "deadline_misses": sum(r["deadline_misses"] for r in reports),
         "schedcat_deadline_misses": sum(x["deadline_misses"] for x in sc),
         "events": sum(r["events"] for r in reports),
-        "criticore": rates(jobs * passes, crit_s),
+        "criticore": rates(jobs * passes, eng_s),
+        "criticore_python": rates(jobs * passes, crit_s),
+        "engine_jobs": sum(x["jobs"] for x in eng),
         "criticore_parse_s": sum(parse_s),
         "criticore_call_s": statistics.median(crit_s) / passes,
         "schedcat": rates(sc_jobs * passes, sim_s),
         "schedcat_with_construction": rates(sc_jobs * passes, total_s),
     }
-    res["agree"] = res["jobs"] == sc_jobs and res["deadline_misses"] == res["schedcat_deadline_misses"]
+    res["agree"] = res["jobs"] == sc_jobs == res["engine_jobs"] and res["deadline_misses"] == res["schedcat_deadline_misses"]
     res["ratio_median"] = res["criticore"]["median"] / res["schedcat"]["median"]
     res["ratio_pessimistic"] = res["criticore"]["min"] / res["schedcat"]["max"]
     if p.simso and not args.no_simso:
@@ -327,7 +353,8 @@ def main() -> None:
     if not schedcat.exists() or schedcat.stat().st_mtime < max(driver.stat().st_mtime, BUILD_SH.stat().st_mtime):
         subprocess.run(["sh", str(BUILD_SH), args.schedcat_src, args.schedcat_build], check=True)
     sc_commit = subprocess.run(["git", "-C", args.schedcat_src, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    print(f"criticore: {_core.__file__}")
+    engine = engine_binary()
+    print(f"criticore: engine {engine}; Python {_core.__file__}")
     print(f"SchedCAT: {schedcat} (source {args.schedcat_src} @ {sc_commit[:12]}; g++ -O2, flags in build.sh)")
 
     results = []
@@ -335,9 +362,9 @@ def main() -> None:
         points = SWEEPS[name](args)
         print(f"\n({name}) {len(points)} points", flush=True)
         print(f"{'point':<24}{'jobs':>11}{'misses':>10}{'criticore M/s':>15}{'SchedCAT M/s':>14}{'+constr':>9}"
-              f"{'ratio':>7}{'pess.':>7}{'parse ms':>9}  agree  SimSo jobs/s")
+              f"{'ratio':>7}{'pess.':>7}{'Python M/s':>11}{'parse ms':>9}  agree  SimSo jobs/s")
         for p in points:
-            r = measure(p, args, schedcat)
+            r = measure(p, args, schedcat, engine)
             results.append(r)
             simso = r.get("simso")
             simso_txt = (f"{simso['jobs_per_s']['median']:,.0f} ({simso['jobs']} jobs, criticore {simso['criticore_jobs']})"
@@ -346,12 +373,15 @@ def main() -> None:
                   f"{r['criticore']['min'] / 1e6:>7.2f}/{r['criticore']['median'] / 1e6:<7.2f}"
                   f"{r['schedcat']['min'] / 1e6:>6.2f}/{r['schedcat']['median'] / 1e6:<7.2f}"
                   f"{r['schedcat_with_construction']['median'] / 1e6:>9.2f}"
-                  f"{r['ratio_median']:>7.2f}{r['ratio_pessimistic']:>7.2f}{r['criticore_parse_s'] * 1e3:>9.1f}"
+                  f"{r['ratio_median']:>7.2f}{r['ratio_pessimistic']:>7.2f}{r['criticore_python']['median'] / 1e6:>11.2f}"
+                  f"{r['criticore_parse_s'] * 1e3:>9.1f}"
                   f"  {'yes' if r['agree'] else 'NO (SchedCAT ' + str(r['schedcat_jobs']) + ' jobs, ' + str(r['schedcat_deadline_misses']) + ' misses)'}"
                   f"  {simso_txt}", flush=True)
 
-    print("\njobs/s columns: min/median over repeats (M = 1e6); ratio = criticore / SchedCAT medians "
-          "(SchedCAT simulation only); pess. = criticore min / SchedCAT max; +constr = SchedCAT incl. construction")
+    print("\njobs/s columns: min/median over repeats (M = 1e6); criticore = its engine on the parsed system "
+          "(benches/sim_scale.rs), SchedCAT = its simulation only; ratio = criticore / SchedCAT medians; "
+          "pess. = criticore min / SchedCAT max; +constr = SchedCAT incl. construction; "
+          "Python = criticore through criticore._core.simulate, parse and thread included (median)")
     print(json.dumps({
         "bench": "sim_scale",
         "date": started.isoformat(timespec="seconds"),

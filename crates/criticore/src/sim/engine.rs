@@ -30,11 +30,11 @@ pub const PROGRESS_EVENTS: u64 = 256;
 
 /// Run `system` for `config.duration_ns` under a scheduler, memory model and
 /// regulator, handing records to `sink` and asking `progress` whether to go on.
-pub fn run<S: Scheduler>(
+pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     system: &TaskSystem,
     sched: &mut S,
-    memory: &mut dyn MemoryModel,
-    regulator: &mut dyn Regulator,
+    memory: &mut M,
+    regulator: &mut R,
     config: &SimConfig,
     sink: &mut dyn Sink,
     progress: &mut dyn Progress,

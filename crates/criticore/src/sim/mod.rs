@@ -273,6 +273,25 @@ pub fn simulate(system: &TaskSystem, kind: SchedulerKind, config: &SimConfig) ->
     Ok(result)
 }
 
+/// The engine under `sched`; without interference or regulation the loop is
+/// compiled for [`memory::CpuOnly`] and [`regulate::Unregulated`], whose
+/// branches then vanish (neither is ever called by the loop in that case).
+fn run<S: sched::Scheduler>(
+    system: &TaskSystem,
+    sched: &mut S,
+    memory: &mut dyn memory::MemoryModel,
+    regulator: &mut dyn regulate::Regulator,
+    config: &SimConfig,
+    sink: &mut dyn sink::Sink,
+    progress: &mut dyn sink::Progress,
+) -> SimResult {
+    if !memory.interferes() && !regulator.is_active() {
+        engine::run(system, sched, &mut memory::CpuOnly, &mut regulate::Unregulated, config, sink, progress)
+    } else {
+        engine::run(system, sched, memory, regulator, config, sink, progress)
+    }
+}
+
 /// [`simulate`], handing records to `sink` as they close instead of keeping
 /// them, and letting `progress` stop the run early (`partial` is then set).
 pub fn simulate_into(
@@ -286,16 +305,16 @@ pub fn simulate_into(
     let mut reg = regulator(system, config)?;
     let (mem, reg) = (mem.as_mut(), reg.as_mut());
     let mut result = match kind {
-        SchedulerKind::Gedf => engine::run(system, &mut sched::gedf::Gedf::new(system), mem, reg, config, sink, progress),
-        SchedulerKind::Gfp => engine::run(system, &mut sched::gfp::Gfp::new(system), mem, reg, config, sink, progress),
-        SchedulerKind::Pedf => engine::run(system, &mut sched::pedf::Pedf::new(system)?, mem, reg, config, sink, progress),
-        SchedulerKind::Pfp => engine::run(system, &mut sched::pfp::Pfp::new(system)?, mem, reg, config, sink, progress),
-        SchedulerKind::Mc2 => engine::run(system, &mut sched::mc2::Mc2::new(system)?, mem, reg, config, sink, progress),
+        SchedulerKind::Gedf => run(system, &mut sched::gedf::Gedf::new(system), mem, reg, config, sink, progress),
+        SchedulerKind::Gfp => run(system, &mut sched::gfp::Gfp::new(system), mem, reg, config, sink, progress),
+        SchedulerKind::Pedf => run(system, &mut sched::pedf::Pedf::new(system)?, mem, reg, config, sink, progress),
+        SchedulerKind::Pfp => run(system, &mut sched::pfp::Pfp::new(system)?, mem, reg, config, sink, progress),
+        SchedulerKind::Mc2 => run(system, &mut sched::mc2::Mc2::new(system)?, mem, reg, config, sink, progress),
         SchedulerKind::Servers => {
             if system.servers.iter().any(|s| s.kind == crate::model::ServerKind::Cbs) {
-                engine::run(system, &mut sched::cbs::Cbs::new(system)?, mem, reg, config, sink, progress)
+                run(system, &mut sched::cbs::Cbs::new(system)?, mem, reg, config, sink, progress)
             } else {
-                engine::run(system, &mut sched::periodic_server::PeriodicServers::new(system)?, mem, reg, config, sink, progress)
+                run(system, &mut sched::periodic_server::PeriodicServers::new(system)?, mem, reg, config, sink, progress)
             }
         }
     };
