@@ -187,7 +187,8 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
         }
 
         // Releases, then internal events.
-        while let Some(job) = releases.pop_due(now) {
+        while releases.next_time() <= now {
+            let Some(job) = releases.pop_due(now) else { break };
             result.per_task[job.task as usize].released += 1;
             let task = job.task;
             let id = jobs.insert(job);

@@ -10,6 +10,7 @@
 pub mod engine;
 pub mod job;
 pub mod memory;
+pub mod quad_heap;
 pub mod regulate;
 pub mod release;
 pub mod report;

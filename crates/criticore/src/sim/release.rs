@@ -8,8 +8,7 @@ use super::ExecModel;
 use crate::model::{Arrival, TaskSystem};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use super::quad_heap::QuadHeap;
 
 struct TaskArrivals {
     period_ns: u64,
@@ -27,7 +26,7 @@ fn release_key(time_ns: u64, task: u32) -> u128 {
 pub struct Releases {
     tasks: Vec<TaskArrivals>,
     /// Release time << 32 | task: one integer compare per heap step.
-    heap: BinaryHeap<Reverse<u128>>,
+    heap: QuadHeap<u128>,
     best_case_fraction: Option<f64>,
 }
 
@@ -61,20 +60,21 @@ impl Releases {
                 }
             })
             .collect();
-        let heap = system.tasks.iter().enumerate().map(|(i, t)| Reverse(release_key(t.offset_ns, i as u32))).collect();
+        let heap = system.tasks.iter().enumerate().map(|(i, t)| release_key(t.offset_ns, i as u32)).collect();
         Releases { tasks, heap, best_case_fraction }
     }
 
     /// Time of the next release.
     #[inline]
     pub fn next_time(&self) -> u64 {
-        self.heap.peek().map_or(u64::MAX, |r| (r.0 >> 32) as u64)
+        self.heap.peek().map_or(u64::MAX, |&r| (r >> 32) as u64)
     }
 
     /// The next job due at `now`, if any; schedules the task's following release.
+    #[inline]
     pub fn pop_due(&mut self, now: u64) -> Option<Job> {
-        let mut top = self.heap.peek_mut()?;
-        let (time, task) = ((top.0 >> 32) as u64, top.0 as u32);
+        let top = *self.heap.peek()?;
+        let (time, task) = ((top >> 32) as u64, top as u32);
         if time > now {
             return None;
         }
@@ -108,7 +108,7 @@ impl Releases {
         };
         a.next_number += 1;
         // The task's next release replaces this one at the top (one sift).
-        *top = Reverse(release_key(time.saturating_add(a.period_ns).saturating_add(jitter), task));
+        self.heap.replace_top(release_key(time.saturating_add(a.period_ns).saturating_add(jitter), task));
         Some(job)
     }
 }

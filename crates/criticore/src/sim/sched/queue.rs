@@ -8,8 +8,8 @@
 //! higher priority): equal deadlines never preempt, as in SCHED_DEADLINE and SimSo.
 
 use crate::sim::job::JobId;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use crate::sim::quad_heap::QuadHeap;
+use std::collections::VecDeque;
 
 /// Priority key of a job: smaller runs first. (primary, secondary, job id).
 /// The secondary carries the task index in its upper 32 bits (see
@@ -32,17 +32,16 @@ fn task_of(key: Key) -> u64 {
 /// stored as (primary << 64 | secondary, id): one wide compare per heap step.
 #[derive(Debug, Default, Clone)]
 pub struct ReadyQueue {
-    heap: BinaryHeap<Reverse<(u128, JobId)>>,
+    heap: QuadHeap<(u128, JobId)>,
 }
 
 #[inline]
-fn packed(key: Key) -> Reverse<(u128, JobId)> {
-    Reverse(((key.0 as u128) << 64 | key.1 as u128, key.2))
+fn packed(key: Key) -> (u128, JobId) {
+    ((key.0 as u128) << 64 | key.1 as u128, key.2)
 }
 
 #[inline]
-fn unpacked(entry: &Reverse<(u128, JobId)>) -> Key {
-    let (wide, id) = entry.0;
+fn unpacked(&(wide, id): &(u128, JobId)) -> Key {
     ((wide >> 64) as u64, wide as u64, id)
 }
 
@@ -61,11 +60,11 @@ impl ReadyQueue {
 
     /// Pop the best job and push `key`, in one sift.
     pub fn replace_top(&mut self, key: Key) {
-        if let Some(mut top) = self.heap.peek_mut() {
-            *top = packed(key);
-            return;
+        if self.heap.is_empty() {
+            self.heap.push(packed(key));
+        } else {
+            self.heap.replace_top(packed(key));
         }
-        self.heap.push(packed(key));
     }
 }
 
