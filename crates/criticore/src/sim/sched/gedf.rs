@@ -27,8 +27,6 @@ impl Scheduler for Gedf {
 
     fn dispatch(&mut self, _now: u64, jobs: &Jobs, running: &mut [Option<JobId>]) {
         self.queue.dispatch(|_| true, |id| jobs.get(id).last_core);
-        for (slot, key) in running.iter_mut().zip(&self.queue.running) {
-            *slot = key.map(|k| k.2);
-        }
+        running.copy_from_slice(&self.queue.ids);
     }
 }

@@ -124,6 +124,8 @@ pub struct GlobalQueue {
     pub ready: ReadyQueue,
     /// Per core: the job of this queue running there.
     pub running: Vec<Option<Key>>,
+    /// The same, as job ids (what a scheduler hands the engine).
+    pub ids: Vec<Option<JobId>>,
     /// Cores with no job of this queue (most decisions under load find none).
     idle: usize,
     /// Per core: the primary key of its job (0 when idle), scanned for the worst.
@@ -136,7 +138,7 @@ pub struct GlobalQueue {
 
 impl GlobalQueue {
     pub fn new(cores: usize) -> Self {
-        GlobalQueue { ready: ReadyQueue::default(), running: vec![None; cores], idle: cores, primary: vec![0; cores], busy: Vec::new(), later: Vec::new() }
+        GlobalQueue { ready: ReadyQueue::default(), running: vec![None; cores], ids: vec![None; cores], idle: cores, primary: vec![0; cores], busy: Vec::new(), later: Vec::new() }
     }
 
     pub fn release(&mut self, key: Key) {
@@ -156,6 +158,7 @@ impl GlobalQueue {
     pub fn complete(&mut self, job: JobId, core: usize) {
         let Some(key) = self.running[core].filter(|k| k.2 == job) else { return };
         self.running[core] = None;
+        self.ids[core] = None;
         self.primary[core] = 0;
         self.idle += 1;
         let task = task_of(key) as usize;
@@ -168,6 +171,7 @@ impl GlobalQueue {
     /// Core `core` is no longer available to this queue.
     pub fn vacate(&mut self, core: usize) {
         if let Some(run) = self.running[core].take() {
+            self.ids[core] = None;
             self.primary[core] = 0;
             self.idle += 1;
             self.ready.push(run);
@@ -190,6 +194,7 @@ impl GlobalQueue {
                 if let Some(c) = idle {
                     self.ready.pop();
                     self.running[c] = Some(best);
+                    self.ids[c] = Some(best.2);
                     self.primary[c] = best.0;
                     self.idle -= 1;
                     continue;
@@ -213,6 +218,7 @@ impl GlobalQueue {
             let Some((k, c)) = worst else { break };
             self.ready.replace_top(k);
             self.running[c] = Some(best);
+            self.ids[c] = Some(best.2);
             self.primary[c] = best.0;
         }
     }
