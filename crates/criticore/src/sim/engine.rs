@@ -66,6 +66,9 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     // Only with memory or regulation can a core's rate change without a new job on it.
     let rates_vary = mem_active || reg_active;
     let all_cores: Vec<usize> = (0..m).collect();
+    // A busy task's next release may wait for its job to finish (release.rs).
+    let serial = sched.serial_tasks() && !(reg_active && regulator.observes_releases());
+    let mut in_flight = vec![0u32; if serial { system.tasks.len() } else { 0 }];
     let mut changed: Vec<usize> = Vec::with_capacity(m);
     let mut result = SimResult {
         duration_ns: end,
@@ -146,6 +149,17 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
             running[c] = None;
             finish_at[c] = NONE_U64;
             sched.complete(now, id, &job, c);
+            if serial {
+                in_flight[job.task as usize] -= 1;
+                if releases.is_parked(job.task) {
+                    // Its next job was released meanwhile: made now, released as of its own time.
+                    let next = releases.unpark(job.task);
+                    in_flight[job.task as usize] += 1;
+                    result.per_task[job.task as usize].released += 1;
+                    let id = jobs.insert(next);
+                    sched.release(now, id, jobs.get(id));
+                }
+            }
             if reg_active {
                 regulator.job_completed(now, job.task);
             }
@@ -188,7 +202,14 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
 
         // Releases, then internal events.
         while releases.next_time() <= now {
+            if serial && in_flight[releases.next_task() as usize] > 0 {
+                releases.park_next();
+                continue;
+            }
             let Some(job) = releases.pop_due(now) else { break };
+            if serial {
+                in_flight[job.task as usize] += 1;
+            }
             result.per_task[job.task as usize].released += 1;
             let task = job.task;
             let id = jobs.insert(job);
@@ -326,6 +347,18 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
         }
     }
     let mut unfinished: Vec<Unfinished> = Vec::new();
+    // Released before the end but still waiting for their task's previous job.
+    releases.never_made(end, |task, number, release_ns, deadline_ns| {
+        let stats = &mut result.per_task[task as usize];
+        stats.released += 1;
+        stats.unfinished += 1;
+        if deadline_ns <= end {
+            stats.misses += 1;
+        }
+        if config.record_jobs {
+            unfinished.push(Unfinished { task, number, release_ns, deadline_ns });
+        }
+    });
     for (_, job) in jobs.live() {
         let stats = &mut result.per_task[job.task as usize];
         stats.unfinished += 1;
@@ -506,4 +539,62 @@ mod tests {
             assert!(streamed.iter().any(|e| e.contains(needle)), "{needle}");
         }
     }
+
+    /// The same scheduler, but every release an event and every job made at its release.
+    struct Eager<S>(S);
+
+    impl<S: crate::sim::sched::Scheduler> crate::sim::sched::Scheduler for Eager<S> {
+        fn release(&mut self, now: u64, id: crate::sim::job::JobId, job: &crate::sim::job::Job) {
+            self.0.release(now, id, job)
+        }
+        fn complete(&mut self, now: u64, id: crate::sim::job::JobId, job: &crate::sim::job::Job, core: usize) {
+            self.0.complete(now, id, job, core)
+        }
+        fn dispatch(&mut self, now: u64, jobs: &crate::sim::job::Jobs, running: &mut [Option<crate::sim::job::JobId>]) {
+            self.0.dispatch(now, jobs, running)
+        }
+    }
+
+    /// An overloaded system: sporadic jitter and drawn execution times, so that
+    /// parked releases must draw in the same order as eager ones.
+    fn overloaded(cores: usize, partitioned: bool) -> TaskSystem {
+        let mut text = format!("[platform]\ncores = {cores}\n");
+        for i in 0..12 {
+            let core = if partitioned { format!("core = {}\n", i % cores) } else { String::new() };
+            text += &format!("[[task]]\nname = \"t{i}\"\nperiod = \"{}us\"\npet = \"{}us\"\narrival = \"sporadic\"\njitter = \"{}us\"\n{core}", 700 + 130 * i, 300 + 55 * i, 40 * i);
+        }
+        parse_task_system(&text, Format::Toml, "overloaded.toml").unwrap()
+    }
+
+    #[test]
+    fn parked_releases_change_nothing_but_the_cost() {
+        use crate::sim::memory::CpuOnly;
+        use crate::sim::regulate::Unregulated;
+        use crate::sim::sched::{gedf::Gedf, pfp::Pfp};
+        for (system, global) in [(overloaded(3, false), true), (overloaded(3, true), false)] {
+            let mut config = full(200_000_000);
+            config.exec = crate::sim::ExecModel::Uniform { level: crate::model::Level::C, best_case_fraction: 0.5 };
+            config.seed = 11;
+            let run = |eager: bool| {
+                let mut kept = Collect::default();
+                let mut to_end = crate::sim::sink::ToTheEnd;
+                let r = match (global, eager) {
+                    (true, false) => super::run(&system, &mut Gedf::new(&system), &mut CpuOnly, &mut Unregulated, &config, &mut kept, &mut to_end),
+                    (true, true) => super::run(&system, &mut Eager(Gedf::new(&system)), &mut CpuOnly, &mut Unregulated, &config, &mut kept, &mut to_end),
+                    (false, false) => super::run(&system, &mut Pfp::new(&system).unwrap(), &mut CpuOnly, &mut Unregulated, &config, &mut kept, &mut to_end),
+                    (false, true) => super::run(&system, &mut Eager(Pfp::new(&system).unwrap()), &mut CpuOnly, &mut Unregulated, &config, &mut kept, &mut to_end),
+                };
+                (r, kept)
+            };
+            let ((lazy, lazy_kept), (eager, eager_kept)) = (run(false), run(true));
+            let unfinished: u64 = eager.per_task.iter().map(|s| s.unfinished).sum();
+            assert!(unfinished > 100, "the system is overloaded: {unfinished} jobs left");
+            assert!(lazy.events < eager.events, "parked releases are not events");
+            assert_eq!(lazy.per_task, eager.per_task);
+            assert_eq!(lazy_kept.records, eager_kept.records);
+            assert_eq!(lazy_kept.unfinished, eager_kept.unfinished);
+            assert_eq!(lazy_kept.segments, eager_kept.segments);
+        }
+    }
 }
+

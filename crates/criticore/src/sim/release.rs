@@ -2,6 +2,13 @@
 //! from their offset; sporadic ones at least a period apart plus a seeded
 //! uniform jitter. Each task draws from its own ChaCha stream, so a task's
 //! jobs do not depend on what other tasks do.
+//!
+//! A task whose job is still unfinished when its next release comes can be
+//! *parked* (issue 13): the release leaves the queue and the job is made only
+//! when the one before it finishes, with its own release time. Under a
+//! scheduler that runs a task's jobs one after another this changes nothing
+//! but the cost: an overloaded task's backlog is a counter, not jobs in
+//! memory, and its releases are not events. Draws stay in the same order.
 
 use super::job::Job;
 use super::ExecModel;
@@ -16,6 +23,9 @@ struct TaskArrivals {
     pet_ns: u64,
     max_jitter_ns: u64,
     next_number: u32,
+    /// The task's next release (on the heap unless parked).
+    next_ns: u64,
+    parked: bool,
     rng: Option<ChaCha8Rng>,
 }
 
@@ -52,6 +62,8 @@ impl Releases {
                     pet_ns: t.pet_at(level),
                     max_jitter_ns,
                     next_number: 1,
+                    next_ns: t.offset_ns,
+                    parked: false,
                     rng: random.then(|| {
                         let mut rng = ChaCha8Rng::seed_from_u64(seed);
                         rng.set_stream(i as u64);
@@ -70,15 +82,67 @@ impl Releases {
         self.heap.peek().map_or(u64::MAX, |&r| (r >> 32) as u64)
     }
 
+    /// The task of the next release.
+    #[inline]
+    pub fn next_task(&self) -> u32 {
+        self.heap.peek().map_or(u32::MAX, |&r| r as u32)
+    }
+
     /// The next job due at `now`, if any; schedules the task's following release.
     #[inline]
     pub fn pop_due(&mut self, now: u64) -> Option<Job> {
         let top = *self.heap.peek()?;
-        let (time, task) = ((top >> 32) as u64, top as u32);
-        if time > now {
+        if (top >> 32) as u64 > now {
             return None;
         }
+        let task = top as u32;
+        let job = self.make(task);
+        // The task's next release replaces this one at the top (one sift).
+        self.heap.replace_top(release_key(self.tasks[task as usize].next_ns, task));
+        Some(job)
+    }
+
+    /// Take the next release off the queue: its task is busy (see the module doc).
+    pub fn park_next(&mut self) {
+        if let Some(top) = self.heap.pop() {
+            self.tasks[top as u32 as usize].parked = true;
+        }
+    }
+
+    pub fn is_parked(&self, task: u32) -> bool {
+        self.tasks[task as usize].parked
+    }
+
+    /// A parked task's waiting job, made now with its own release time; the
+    /// release after it goes back on the queue.
+    pub fn unpark(&mut self, task: u32) -> Job {
+        self.tasks[task as usize].parked = false;
+        let job = self.make(task);
+        self.heap.push(release_key(self.tasks[task as usize].next_ns, task));
+        job
+    }
+
+    /// At the end of a run: every release before `end` that was never made
+    /// into a job, as (task, job number, release, deadline). Parks what is
+    /// still queued before `end` first.
+    pub fn never_made(&mut self, end: u64, mut f: impl FnMut(u32, u32, u64, u64)) {
+        while self.next_time() < end {
+            self.park_next();
+        }
+        for task in 0..self.tasks.len() as u32 {
+            while self.tasks[task as usize].parked && self.tasks[task as usize].next_ns < end {
+                let job = self.make(task);
+                f(task, job.number, job.release_ns, job.deadline_ns);
+            }
+        }
+    }
+
+    /// Task `task`'s job at its next release; draws its execution time and
+    /// jitter (in that order) and moves the next release on.
+    #[inline]
+    fn make(&mut self, task: u32) -> Job {
         let a = &mut self.tasks[task as usize];
+        let time = a.next_ns;
         let exec_ns = match (self.best_case_fraction, a.rng.as_mut()) {
             (Some(fraction), Some(rng)) => {
                 let low = ((a.pet_ns as f64 * fraction).ceil() as u64).clamp(1, a.pet_ns);
@@ -107,8 +171,7 @@ impl Releases {
             switches_at_preemption: 0,
         };
         a.next_number += 1;
-        // The task's next release replaces this one at the top (one sift).
-        self.heap.replace_top(release_key(time.saturating_add(a.period_ns).saturating_add(jitter), task));
-        Some(job)
+        a.next_ns = time.saturating_add(a.period_ns).saturating_add(jitter);
+        job
     }
 }

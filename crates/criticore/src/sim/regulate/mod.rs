@@ -54,6 +54,10 @@ pub trait Regulator {
     fn advance(&mut self, _from: u64, _to: u64, _requests_per_ns: &[f64]) {}
     /// Handle the regulator's events due at `now`.
     fn on_event(&mut self, _now: u64, _cores: &[CoreView]) {}
+    /// Whether [`Regulator::job_released`] matters (then every release is an event).
+    fn observes_releases(&self) -> bool {
+        false
+    }
     fn job_released(&mut self, _now: u64, _task: u32) {}
     fn job_completed(&mut self, _now: u64, _task: u32) {}
     /// After a scheduling decision: which cores may run, and the bus mode.

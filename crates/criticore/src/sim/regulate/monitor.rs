@@ -88,6 +88,10 @@ impl Regulator for Monitor {
         }
     }
 
+    fn observes_releases(&self) -> bool {
+        true
+    }
+
     fn job_released(&mut self, now: u64, task: u32) {
         if task != self.rt_task {
             return;

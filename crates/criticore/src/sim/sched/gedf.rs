@@ -17,6 +17,10 @@ impl Gedf {
 }
 
 impl Scheduler for Gedf {
+    fn serial_tasks(&self) -> bool {
+        true
+    }
+
     fn release(&mut self, _now: u64, id: JobId, job: &Job) {
         self.queue.release(edf(job, id));
     }

@@ -20,6 +20,10 @@ impl Gfp {
 }
 
 impl Scheduler for Gfp {
+    fn serial_tasks(&self) -> bool {
+        true
+    }
+
     fn release(&mut self, _now: u64, id: JobId, job: &Job) {
         self.queue.release(fixed(&self.rank, job, id));
     }

@@ -36,6 +36,13 @@ pub trait Scheduler {
     fn servers_on_cores(&self, _out: &mut [Option<u32>]) {}
     /// A server's memory budget ran out at `now`: suspend it until its next period (MRS rule 5).
     fn deplete_server(&mut self, _now: u64, _server: u32) {}
+    /// A task's jobs run one at a time in release order, and a job waiting
+    /// behind its predecessor never changes a decision: its release may then
+    /// wait until the predecessor finishes (release.rs). Not so for servers,
+    /// whose budgets react to arrivals, nor MC²'s table-driven Level A.
+    fn serial_tasks(&self) -> bool {
+        false
+    }
 }
 
 /// The schedulers a task-system file can be run under.

@@ -23,6 +23,10 @@ impl Pedf {
 }
 
 impl Scheduler for Pedf {
+    fn serial_tasks(&self) -> bool {
+        true
+    }
+
     fn release(&mut self, _now: u64, id: JobId, job: &Job) {
         self.cores[self.core_of[job.task as usize]].release(edf(job, id));
     }

@@ -27,6 +27,10 @@ impl Pfp {
 }
 
 impl Scheduler for Pfp {
+    fn serial_tasks(&self) -> bool {
+        true
+    }
+
     fn release(&mut self, _now: u64, id: JobId, job: &Job) {
         self.cores[self.core_of[job.task as usize]].release(fixed(&self.rank, job, id));
     }
