@@ -34,7 +34,7 @@ its own criticore timing function, e.g. a batch API).
 
 Usage, from the repository root after `make build` (SimSo: `make bench-simso`'s
 .venv-simso recipe):
-    .venv/bin/python benches/sim_scale.py [--quick] [--sweeps a,b,c] [--no-simso]
+    .venv/bin/python benches/sim_scale.py [--quick] [--sweeps a,b,c,d] [--no-simso]
 The last line of output is one JSON object with every number.
 """
 
@@ -212,7 +212,20 @@ def sweep_c(args) -> list[Point]:
     ]
 
 
-SWEEPS: dict[str, Callable] = {"a": sweep_a, "b": sweep_b, "c": sweep_c}
+def small_system(rng: random.Random, k: int, horizon_ns: int) -> System:
+    """Sweep d: 4 cores, 10 tasks, U = 3.0, periods in whole µs in [10, 100] ms."""
+    us = uunifast_discard(rng, 10, 3.0)
+    periods = [rng.randrange(10_000, 100_001) * 1000 for _ in us]
+    return System(f"small-{k}", 4, horizon_ns, [(min(max(round(u * p), 1), p), p, p) for u, p in zip(us, periods)])
+
+
+def sweep_d(args) -> list[Point]:
+    rng = random.Random("sim_scale batch")
+    systems = [small_system(rng, k, 1_000_000_000) for k in range(args.batch_systems)]
+    return [Point("d", f"batch of {len(systems):,}", {"systems": len(systems), "cores": 4, "tasks": 10, "U": 3.0, "duration_s": 1}, systems)]
+
+
+SWEEPS: dict[str, Callable] = {"a": sweep_a, "b": sweep_b, "c": sweep_c, "d": sweep_d}
 
 
 # ---------------------------------------------------------------- measurement
@@ -321,10 +334,52 @@ def measure(p: Point, args, schedcat: Path, engine: Path) -> dict:
     return res
 
 
+def measure_batch(p: Point, args, schedcat: Path, engine: Path) -> dict:
+    """Sweep d: criticore's batch API (files read, parsed and simulated, one
+    row each) on one thread and on every core, against SchedCAT simulating the
+    same systems one after another in one process (it has no parallel mode)."""
+    from criticore.batch import simulate_many
+
+    with tempfile.TemporaryDirectory(prefix="sim-scale-batch-") as d:
+        paths = []
+        for i, s in enumerate(p.systems):
+            path = Path(d) / f"{i:05}.toml"
+            path.write_bytes(s.toml)
+            paths.append(path)
+        horizon = p.systems[0].horizon_ns
+        runs: dict[str, list[float]] = {"threads=1": [], f"threads={os.cpu_count()}": []}
+        rows = None
+        for _ in range(args.repeats):
+            for label, threads in (("threads=1", 1), (f"threads={os.cpu_count()}", None)):
+                start = time.perf_counter()
+                rows = simulate_many(paths, horizon, scheduler="gedf", memory=False, threads=threads)
+                runs[label].append(time.perf_counter() - start)
+    jobs = sum(rows.column("completed").to_pylist())
+    misses = sum(rows.column("deadline_misses").to_pylist())
+    eng = run_engine(engine, p.systems, 1, args.repeats)
+    eng_s = [sum(x["seconds"][k] for x in eng) for k in range(args.repeats)]
+    sc = run_schedcat(schedcat, p.systems, 1 + args.repeats)
+    sim_s = [sum(x["sim_s"][1 + k] for x in sc) for k in range(args.repeats)]
+    total_s = [sum(x["total_s"][1 + k] for x in sc) for k in range(args.repeats)]
+    sc_jobs = sum(x["jobs"] for x in sc)
+    res = {
+        "sweep": p.sweep, "label": p.label, **p.params, "jobs": jobs, "schedcat_jobs": sc_jobs,
+        "deadline_misses": misses, "schedcat_deadline_misses": sum(x["deadline_misses"] for x in sc),
+        "criticore_batch": {label: rates(jobs, secs) for label, secs in runs.items()},
+        "criticore_engine": rates(jobs, eng_s),
+        "systems_per_s": {label: len(p.systems) / statistics.median(secs) for label, secs in runs.items()},
+        "schedcat": rates(sc_jobs, sim_s),
+        "schedcat_with_construction": rates(sc_jobs, total_s),
+    }
+    # Periods here may tie (whole µs, not primes): equal deadlines can be broken differently.
+    res["agree"] = abs(jobs - sc_jobs) <= max(1, jobs // 10_000)
+    return res
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer jobs and repeats (about a minute)")
-    ap.add_argument("--sweeps", default="a,b,c", help="comma-separated subset of " + ",".join(SWEEPS))
+    ap.add_argument("--sweeps", default="a,b,c,d", help="comma-separated subset of " + ",".join(SWEEPS))
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--target-jobs", type=float, default=2e6, help="jobs per generated run (sweeps b, c)")
     ap.add_argument("--max-horizon-s", type=float, default=3600, help="cap on simulated seconds")
@@ -337,6 +392,7 @@ def main() -> None:
     ap.add_argument("--simso-repeats", type=int, default=2)
     ap.add_argument("--simso-jobs", type=int, default=20_000, help="SimSo's horizon is cut to about this many jobs")
     ap.add_argument("--simso-max-tasks", type=int, default=100, help="sweep b: SimSo runs systems up to this size")
+    ap.add_argument("--batch-systems", type=int, default=10_000, help="sweep d: systems in the batch")
     args = ap.parse_args()
     if args.quick:
         args.repeats, args.target_jobs = 2, 3e5
@@ -364,6 +420,17 @@ def main() -> None:
         print(f"{'point':<24}{'jobs':>11}{'misses':>10}{'criticore M/s':>15}{'SchedCAT M/s':>14}{'+constr':>9}"
               f"{'ratio':>7}{'pess.':>7}{'Python M/s':>11}{'parse ms':>9}  agree  SimSo jobs/s")
         for p in points:
+            if p.sweep == "d":
+                r = measure_batch(p, args, schedcat, engine)
+                results.append(r)
+                b = r["criticore_batch"]
+                print(f"{p.label:<24}{r['jobs']:>11,}{r['deadline_misses']:>10,}  criticore batch "
+                      + ", ".join(f"{k} {v['median'] / 1e6:.2f} M jobs/s ({r['systems_per_s'][k]:,.0f} systems/s)" for k, v in b.items())
+                      + f"; criticore engine alone (one thread, parsed) {r['criticore_engine']['median'] / 1e6:.2f} M jobs/s"
+                      + f"; SchedCAT one after another {r['schedcat']['median'] / 1e6:.2f} M jobs/s (sim only), "
+                      f"{r['schedcat_with_construction']['median'] / 1e6:.2f} with construction"
+                      f"  {'agree' if r['agree'] else 'DIFFER: SchedCAT ' + str(r['schedcat_jobs'])}", flush=True)
+                continue
             r = measure(p, args, schedcat, engine)
             results.append(r)
             simso = r.get("simso")
