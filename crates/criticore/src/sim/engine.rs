@@ -147,6 +147,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
             let Some(id) = running[c] else { continue };
             let job = jobs.remove(id);
             running[c] = None;
+            previous[c] = None;
             finish_at[c] = NONE_U64;
             sched.complete(now, id, &job, c);
             if serial {
@@ -232,8 +233,8 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
             }
         }
 
-        // Scheduling decision and its bookkeeping.
-        previous.copy_from_slice(&running);
+        // Scheduling decision and its bookkeeping (`previous` is `running` as it
+        // was before the decision: kept equal core by core, no copy per event).
         sched.dispatch(now, &jobs, &mut running);
         changed.clear();
         for c in 0..m {
@@ -280,6 +281,9 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                     }
                 }
             }
+        }
+        for &c in &changed {
+            previous[c] = running[c];
         }
         if trace || reg_active {
             sched.servers_on_cores(&mut servers_now);
