@@ -57,10 +57,11 @@ def test_stub_names_equal_module_names():
     assert not stub - runtime, f"stubs of names criticore._core does not have: {sorted(stub - runtime)}"
 
 
-def test_stub_declares_all_and_module_all_is_complete():
-    # The stub declares `__all__: list[str]`; the module's list is the truth,
-    # and it names exactly the public names (so `import *` gets them all).
-    assert "__all__" in _stub_names(_stub_tree())
+def test_stub_all_equals_module_all():
+    node = _stub_names(_stub_tree()).get("__all__")
+    assert isinstance(node, ast.Assign), "the stub gives __all__ a value"
+    assert ast.literal_eval(node.value) == list(_core.__all__)
+    # ... and the module's list names exactly the public names.
     assert set(_core.__all__) == {n for n in dir(_core) if _public(n)}
 
 

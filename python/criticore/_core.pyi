@@ -15,7 +15,41 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 __version__: str
-__all__: list[str]
+__all__ = [
+    "simulate",
+    "simulate_many",
+    "duration_ns",
+    "size_bytes",
+    "bandwidth_bytes_per_s",
+    "InputError",
+    "check",
+    "analyze",
+    "solve_llc_ways",
+    "mc2_ub",
+    "mc2_os",
+    "dram_replay",
+    "mc2_io_ipc",
+    "mc2_io_dma",
+    "mc2_io_cross_core",
+    "study_categories",
+    "study_schemes",
+    "study_points",
+    "generate_system",
+    "optimize",
+    "study_way_problem",
+    "regulate",
+    "watchdog_main",
+    "instrument_attached",
+    "instrument_count",
+    "instrument_mark",
+    "load_periodic",
+    "load_run",
+    "loaded_latency",
+    "machine_line_bytes",
+    "pmu_present",
+    "profile_point",
+    "__version__",
+]
 
 class InputError(ValueError):
     """A task-system file is malformed: (message, file, field, reason).
