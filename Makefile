@@ -8,7 +8,7 @@ STAMP   := $(VENV)/.deps-stamp
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: run test build install bench bench-simso clean test-rust test-python lock
+.PHONY: run test build install bench bench-simso bench-scale clean test-rust test-python lock
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -57,6 +57,11 @@ $(SIMSO_STAMP):
 bench-simso: build $(SIMSO_STAMP)
 	$(PY) benches/simso_crosscheck.py
 	$(PY) benches/sim_vs_simso.py
+
+# The simulator at scale against SchedCAT's native G-EDF and SimSo (issue 13).
+# SchedCAT is cloned beside the repository, never into it (benches/RESULTS.md).
+bench-scale: build $(SIMSO_STAMP)
+	$(PY) benches/sim_scale.py
 
 # Refresh requirements.lock from pyproject.toml (dependencies, test extra) and
 # requirements.in (build and notebook tools), for CPython 3.11 on Linux x86_64.

@@ -385,8 +385,9 @@ def main() -> None:
     ap.add_argument("--max-horizon-s", type=float, default=3600, help="cap on simulated seconds")
     ap.add_argument("--tasks", default="20,100,1000,5000,20000,50000", help="sweep b's task counts")
     ap.add_argument("--loads", default="0.5,0.75,0.9,1.0,1.1,1.25,1.5", help="sweep c's U/m")
-    ap.add_argument("--schedcat-src", default="/work/peers-schedcat/src", help="SchedCAT checkout")
-    ap.add_argument("--schedcat-build", default="/work/peers-schedcat/build", help="driver build dir (built if missing)")
+    # Bench-only peers live beside the repository, never inside it.
+    ap.add_argument("--schedcat-src", default=str(ROOT.parent / "peers-schedcat" / "src"), help="SchedCAT checkout")
+    ap.add_argument("--schedcat-build", default=str(ROOT.parent / "peers-schedcat" / "build"), help="driver build dir (built if missing)")
     ap.add_argument("--no-simso", action="store_true")
     ap.add_argument("--simso-systems", type=int, default=5, help="sweep a: systems SimSo runs")
     ap.add_argument("--simso-repeats", type=int, default=2)
