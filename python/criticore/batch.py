@@ -5,6 +5,7 @@ studies)."""
 
 from __future__ import annotations
 
+import glob
 import json
 import time
 from pathlib import Path
@@ -38,8 +39,7 @@ def expand(paths: list[Path]) -> list[Path] | None:
         if p.is_dir():
             found += sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in SUFFIXES)
         elif _is_glob(str(p)):
-            found += sorted(f for f in Path().glob(str(p)) if f.is_file()) if not p.is_absolute() else sorted(
-                f for f in Path(p.anchor).glob(str(p.relative_to(p.anchor))) if f.is_file())
+            found += sorted(Path(f) for f in glob.glob(str(p)) if Path(f).is_file())
         else:
             found.append(p)
     if not found:

@@ -13,7 +13,7 @@ SHOW_AFTER_S = 1.0
 
 
 class ProgressBar:
-    """``with ProgressBar(total, unit) as bar: engine(progress=bar.update)``.
+    """``with ProgressBar(total, what) as bar: engine(progress=bar.update)``.
 
     ``update(done, jobs)``: ``done`` out of ``total`` (simulated ns, or
     systems), ``jobs`` finished so far."""
@@ -50,4 +50,6 @@ class ProgressBar:
         self.progress.update(self.task, completed=done, done=self._shown(done), jobs=jobs)
 
     def _shown(self, value: int) -> str:
+        if self.scale == 1:
+            return f"{value:,}{self.unit}"
         return f"{value / self.scale:,.4g}{self.unit}"
