@@ -34,7 +34,7 @@ def test_the_mrs_file_gets_server_bounds_by_hand():
     # Task2 (4 ms) below Task1 (2 ms every 40): 4 + 2 = 6 ms of supply = 16 + 6 = 22 ms.
     # Server1's own response: 16 + ⌈R/24⌉·8 → 24 ms, so its gap is (40 − 16) + (24 − 16) = 32:
     # Task3 (8 ms) = 32 + 8 = 40 ms.
-    r = criticore.analyze(ROOT / "examples/mrs-synthetic.toml")
+    r = criticore.analyze(ROOT / "examples/mrs-synthetic.toml").json
     assert r["scheduler"] == "servers"
     b = bounds(r)
     assert (b["Task1"], b["Task2"], b["Task3"]) == (18 * MS, 22 * MS, 40 * MS)
@@ -71,16 +71,16 @@ def test_every_scheduler_by_name(tmp_path):
     f = tmp_path / "p.toml"
     f.write_text(PFP)
     # Rate monotonic on core 0 (Buttazzo's example): 1, 3 and 10 ms; d fills core 1.
-    r = criticore.analyze(f)
+    r = criticore.analyze(f).json
     assert r["scheduler"] == "pfp"
     assert bounds(r) == {"a": 1 * MS, "b": 3 * MS, "c": 10 * MS, "d": 5 * MS}
     assert r["schedulable"] is True
     # EDF per core: U = 0.25 + 0.333 + 0.3 ≤ 1 and 1 on core 1: every deadline met, bound = deadline.
-    e = criticore.analyze(f, "pedf")
+    e = criticore.analyze(f, "pedf").json
     assert bounds(e) == {"a": 4 * MS, "b": 6 * MS, "c": 10 * MS, "d": 5 * MS} and e["schedulable"] is True
     # Globally on 2 cores, U = 1.883 and u_max = 1: Goossens-Funk-Baruah fails (1.883 > 2 − 1);
     # bounded tardiness needs Σ > (m−1)·u_max + U_L(1) = 1 + 1: fails too, so no bound.
-    g = criticore.analyze(f, "gedf")
+    g = criticore.analyze(f, "gedf").json
     assert all(v is None for v in bounds(g).values()) and g["schedulable"] is False
     # Global FP (Bertogna-Cirinei), RM order a, d, b, c on 2 cores, in ns: a 1 ms;
     # d: 5 ms + ⌊min(W_a, 1 ns)/2⌋ = 5 ms. b: f(R) = 2 ms + ⌊(min(W_a, R − C + 1) +
@@ -88,14 +88,14 @@ def test_every_scheduler_by_name(tmp_path):
     # f(3 ms) = 2 + ⌊(1 + 1.000001)/2⌋ = 3 ms: the least fixed point; the engine steps
     # D/1000 = 6 µs from 2 ms and stops at the first R with f(R) ≤ R, 3.002 ms.
     # c ends at its deadline, 10 ms (f(10 ms) = 3 + ⌊(3 + 8 + 4)/2⌋ ms = 10 ms).
-    p = criticore.analyze(f, "gfp")
+    p = criticore.analyze(f, "gfp").json
     assert bounds(p) == {"a": 1 * MS, "b": 3_002_000, "c": 10 * MS, "d": 5 * MS} and p["schedulable"] is True
 
 
 def test_a_file_without_tasks_says_so(tmp_path):
     f = tmp_path / "empty.toml"
     f.write_text("[platform]\ncores = 2\n")
-    r = criticore.analyze(f)
+    r = criticore.analyze(f).json
     assert r["schedulable"] is None and r["tasks"] == []
     p = cli("analyze", f)
     assert p.returncode == 0 and "no task to analyze" in p.stdout and "schedulable" not in p.stdout.replace("nothing is schedulable or not", "")
@@ -158,7 +158,7 @@ def test_engine_equals_the_python_reference_on_random_systems(tmp_path, schedule
         system = ref.random_system(rng, scheduler)
         f = tmp_path / f"{scheduler}-{k}.toml"
         f.write_text(ref.to_toml(system))
-        got = criticore.analyze(f, scheduler)
+        got = criticore.analyze(f, scheduler).json
         want = ref.analyze(system, scheduler)
         assert bounds(got) == want, f"{f}\n{ref.to_toml(system)}"
         verdicts.add(got["schedulable"])
@@ -177,7 +177,7 @@ def test_the_intensive_servers_memory_budget_lowers_the_others_bounds(tmp_path):
     for m in (47_500, 10_000, 5_000, 2_000):
         f = tmp_path / f"m{m}.toml"
         f.write_text(text.replace("memory_budget = 47500", f"memory_budget = {m}"))
-        bounds_at[m] = bounds(criticore.analyze(f))
+        bounds_at[m] = bounds(criticore.analyze(f).json)
     for task in ("Task4", "Task7"):
         seq = [bounds_at[m][task] for m in (47_500, 10_000, 5_000, 2_000)]
         assert seq[0] is None and all(b is not None for b in seq[1:]), (task, seq)
@@ -194,14 +194,14 @@ def gedf_file(tmp_path, tasks: list[tuple[int, int]]) -> Path:
 
 def test_global_edf_by_hand_on_both_sides(tmp_path):
     # (2, 10), (3, 10), (4, 10) on 2 cores: U = 0.9 ≤ m − (m−1)·u_max = 1.6: every deadline met.
-    r = criticore.analyze(gedf_file(tmp_path, [(2, 10), (3, 10), (4, 10)]), "gedf")
+    r = criticore.analyze(gedf_file(tmp_path, [(2, 10), (3, 10), (4, 10)]), "gedf").json
     assert bounds(r) == {"t0": 10 * MS, "t1": 10 * MS, "t2": 10 * MS} and r["schedulable"] is True
     # (9, 10), (9, 10), (1, 10): U = 1.9 > 2 − 0.9: GFB fails; bounded tardiness holds,
     # 2 > 0.9 + U_L(1) = 1.8, x = E_L(1) / 0.2 = 9 / 0.2 = 45 ms: bounds T + x + C = 64, 64, 56 ms.
-    r = criticore.analyze(gedf_file(tmp_path, [(9, 10), (9, 10), (1, 10)]), "gedf")
+    r = criticore.analyze(gedf_file(tmp_path, [(9, 10), (9, 10), (1, 10)]), "gedf").json
     assert bounds(r) == {"t0": 64 * MS, "t1": 64 * MS, "t2": 56 * MS} and r["schedulable"] is False
     # (10, 10), (10, 10): 1 + 1 is not < 2: no bound.
-    r = criticore.analyze(gedf_file(tmp_path, [(10, 10), (10, 10)]), "gedf")
+    r = criticore.analyze(gedf_file(tmp_path, [(10, 10), (10, 10)]), "gedf").json
     assert set(bounds(r).values()) == {None}
 
 
@@ -220,8 +220,8 @@ def test_cbs_servers_by_hand_on_both_sides(tmp_path):
         )
         return f
 
-    r = criticore.analyze(cbs(6))
+    r = criticore.analyze(cbs(6)).json
     assert bounds(r)["x"] == 15 * MS and r["schedulable"] is True
     # 0.4 + 0.7 = 1.1 > 1: neither reservation is sure; no bounds.
-    r = criticore.analyze(cbs(7))
+    r = criticore.analyze(cbs(7)).json
     assert set(bounds(r).values()) == {None} and r["schedulable"] is False

@@ -185,7 +185,7 @@ def cases(tmp_path_factory):
         system = ref.random_system(random.Random(seed))
         path = d / f"system-{seed}.toml"
         path.write_text(ref.to_toml(system), encoding="utf-8")
-        out.append((seed, system, path, criticore.analyze(path, "mc2")))
+        out.append((seed, system, path, criticore.analyze(path, "mc2").json))
     return out
 
 
@@ -320,7 +320,7 @@ def analyze_dict(system: dict) -> dict:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "system.toml"
         path.write_text(ref.to_toml(system), encoding="utf-8")
-        return criticore.analyze(path, "mc2")
+        return criticore.analyze(path, "mc2").json
 
 
 def _full_core_system() -> dict:

@@ -1,7 +1,10 @@
 """criticore: mixed-criticality real-time systems on multicore hardware.
 
-The engine is Rust (``criticore._core``); this package is the thin Python front:
-file reading, the CLI, rendering and (later) orchestration and plots.
+The engine is Rust (``criticore._core``); this package is the thin Python
+front: :class:`TaskSystem` (the engine's model, built in Python or loaded
+from a file), the functions :func:`analyze`, :func:`optimize`,
+:func:`simulate`, :func:`simulate_many` and :func:`study` with typed results
+(:mod:`criticore.results`), plots, and the CLI. docs/python.md is the tour.
 """
 
 from __future__ import annotations
@@ -13,7 +16,20 @@ from criticore._core import InputError  # noqa: F401  (re-exported)
 from criticore._core import __version__  # noqa: F401
 from criticore import _core
 
-__all__ = ["InputError", "analyze", "check", "read_input", "simulation"]
+__all__ = [
+    "Analysis", "InputError", "Optimization", "Simulation", "Study", "TaskSystem", "analyze", "check", "load_study",
+    "optimize", "read_input", "simulate", "simulate_many", "simulation", "study",
+]
+
+
+def _arg(i: int, doc: str) -> property:
+    return property(lambda e: e.args[i] if len(e.args) == 4 else None, doc=doc)
+
+
+# InputError(message, file, field, reason): the parts also as attributes.
+InputError.file = _arg(1, "The file (or label of a system built in Python) the error is in.")
+InputError.field = _arg(2, "The field's path, as in the file (``task[3].period``), or the option.")
+InputError.reason = _arg(3, "Why the value is refused.")
 
 
 def read_input(path: str | Path) -> bytes:
@@ -26,14 +42,6 @@ def read_input(path: str | Path) -> bytes:
         raise InputError(f"{path}: (file): cannot read: {reason}", str(path), "(file)", f"cannot read: {reason}") from None
 
 
-def analyze(path: str | Path, scheduler: str | None = None) -> dict:
-    """Schedulability analysis of a task-system file under ``scheduler``
-    (simulate's names: mc2, pfp, pedf, gedf, gfp, servers; default: what the
-    file implies). mc2 gives the MC² report; the others per-task response-time
-    bounds in ns under ``tasks`` (docs/analysis.md). Both carry ``scheduler``."""
-    return json.loads(_core.analyze(read_input(path), str(path), None, scheduler))
-
-
 def check(path: str | Path) -> dict:
     """Parse and validate a task-system file; returns its outline (cores, tasks, servers)."""
     return json.loads(_core.check(read_input(path), str(path)))
@@ -41,3 +49,6 @@ def check(path: str | Path) -> dict:
 
 from criticore import simulation  # noqa: E402  (needs read_input above)
 from criticore import batch  # noqa: E402
+from criticore.system import TaskSystem  # noqa: E402
+from criticore.results import Analysis, Optimization, Simulation, Study  # noqa: E402
+from criticore.api import analyze, load_study, optimize, simulate, simulate_many, study  # noqa: E402

@@ -23,6 +23,7 @@ __all__ = [
     "bandwidth_bytes_per_s",
     "InputError",
     "check",
+    "System",
     "analyze",
     "solve_llc_ways",
     "mc2_ub",
@@ -55,8 +56,43 @@ class InputError(ValueError):
     """A task-system file is malformed: (message, file, field, reason).
 
     Raised with four string arguments: ``args == (message, file, field,
-    reason)``; ``message`` reads ``"{file}: {field}: {reason}"``.
+    reason)``; ``message`` reads ``"{file}: {field}: {reason}"``. The
+    ``criticore`` package adds ``file``, ``field`` and ``reason`` as
+    attributes.
     """
+
+    file: str | None
+    field: str | None
+    reason: str | None
+
+# --- task systems held for Python (system.rs) ------------------------------
+
+class System:
+    """A task system: the document as written and the engine's parsed,
+    validated model (``criticore.TaskSystem`` wraps it). The engine
+    functions below take a ``System`` wherever they take a file's bytes."""
+
+    @staticmethod
+    def parse(data: bytes, file: str, format: str | None = None) -> System:
+        """Parse a file's bytes (TOML or JSON by ``format`` or the suffix).
+        Raises InputError."""
+    @staticmethod
+    def from_json(text: str, file: str) -> System:
+        """Parse a document given as JSON text; ``file`` names it in errors.
+        Raises InputError."""
+    @property
+    def file(self) -> str:
+        """The name errors give for this system (its path, or a label)."""
+    def document(self) -> str:
+        """The document as JSON text, fields as written."""
+    def text(self, format: str) -> str:
+        """The document as file text: ``"toml"`` or ``"json"``."""
+    def view(self) -> str:
+        """The engine's model in SI units as JSON text: ``platform``,
+        ``tasks`` (``period_ns``, ``pet_ns`` per level, …), ``servers``,
+        ``allocation``, ``regulation``, ``implied_scheduler``."""
+    def outline(self) -> str:
+        """What ``check`` returns, as JSON text."""
 
 # --- task-system files (lib.rs) -------------------------------------------
 
@@ -70,8 +106,8 @@ def check(data: bytes, file: str, format: str | None = None) -> str:
     and ``regulation``. Raises InputError if the file is malformed.
     """
 
-def analyze(data: bytes, file: str, format: str | None = None, scheduler: str | None = None) -> str:
-    """Analyze a task-system file's bytes under ``scheduler`` (simulate's names;
+def analyze(data: System | bytes, file: str, format: str | None = None, scheduler: str | None = None) -> str:
+    """Analyze a task system (a ``System`` or a file's bytes) under ``scheduler`` (simulate's names;
     default: what the file implies); returns the report as JSON text: the MC²
     report for mc2, else the classic test's per-task bounds
     (``analysis::classic``). Either carries ``scheduler``.
@@ -113,7 +149,7 @@ def solve_llc_ways(problem: str | dict[str, Any]) -> str | None:
 # --- simulation (simulate.rs) ---------------------------------------------
 
 def simulate(
-    data: bytes,
+    data: System | bytes,
     file: str,
     duration_ns: int,
     scheduler: str | None = None,
@@ -156,7 +192,7 @@ def simulate(
     """
 
 def simulate_many(
-    files: list[tuple[bytes, str]],
+    files: list[tuple[System | bytes, str]],
     duration_ns: int,
     scheduler: str | None = None,
     seed: int = 0,
@@ -175,7 +211,7 @@ def simulate_many(
     ``on_progress(systems_done, jobs)`` every 50 ms; Ctrl-C stops every run
     where it is (rows of systems not started are left out). Returns (rows, interrupted).
 
-    ``files`` is a list of (file bytes, file name). ``duration_ns`` and
+    ``files`` is a list of (``System`` or file bytes, file name). ``duration_ns`` and
     ``quantum_ns`` are ns; the other options are as for ``simulate``.
     """
 
@@ -294,14 +330,16 @@ def generate_system(scenario_json: str, utilization: float, seed: int) -> str:
     """
 
 def optimize(
-    data: bytes,
+    data: System | bytes,
     file: str,
     format: str | None = None,
     scheme: str = "O|C+A/B-ALL",
     seed: int = 0,
 ) -> tuple[str, str]:
-    """Run the three-phase optimizer on a file under ``scheme``; returns (the file
-    text with cores, buffer placements and LLC ways written in, JSON report).
+    """Run the three-phase optimizer on a task system (a ``System`` or a
+    file's bytes) under ``scheme``; returns (the text with cores, buffer
+    placements and LLC ways written in, JSON report): JSON text for a
+    ``System``, else in the file's format.
     The text is the input's when the system is not schedulable.
     """
 

@@ -9,11 +9,14 @@ import glob
 import json
 import time
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import criticore
 from criticore import _core, read_input
 from criticore.simulation import Interrupted
+
+if TYPE_CHECKING:
+    from criticore.system import TaskSystem
 
 SUFFIXES = (".toml", ".json")
 ROW_FIELDS = (
@@ -55,7 +58,7 @@ def schema():
 
 
 def simulate_many(
-    paths: list[str | Path],
+    paths: "list[str | Path | TaskSystem]",
     duration_ns: int,
     scheduler: str | None = None,
     seed: int = 0,
@@ -68,7 +71,8 @@ def simulate_many(
     threads: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ):
-    """Simulate every file for ``duration_ns`` (summary only), in parallel over
+    """Simulate every system (a file or a :class:`~criticore.TaskSystem`) for
+    ``duration_ns`` (summary only), in parallel over
     all cores (or ``threads``); returns a pyarrow table with one row per system,
     in the order given (columns: :data:`ROW_FIELDS`). Every file is read and
     checked first: a bad one raises InputError before anything runs.
@@ -77,7 +81,10 @@ def simulate_many(
     system stopped midway has ``partial`` set)."""
     import pyarrow as pa
 
-    files = [(read_input(p), str(p)) for p in paths]
+    from criticore.system import TaskSystem
+
+    # Files are read here and parsed by the engine in parallel; systems are parsed already.
+    files = [(p._core, p.name) if isinstance(p, TaskSystem) else (read_input(p), str(p)) for p in paths]
     rows, interrupted = _core.simulate_many(
         files, duration_ns, scheduler=scheduler, seed=seed, exec_level=exec_level,
         best_case_fraction=best_case_fraction, regulator=regulator, memory=memory,

@@ -54,7 +54,7 @@ def analyze(
 
     duration_ns = _duration(duration, "--duration", file) if check_sim else None
     try:
-        report = criticore.analyze(file, scheduler)
+        report = criticore.analyze(file, scheduler).json
         if check_sim and report["scheduler"] == "mc2":
             reason = "the MC² analysis gives no per-task response bounds to check; use --scheduler with another test"
             raise criticore.InputError(f"{file}: --check-sim: {reason}", str(file), "--check-sim", reason)

@@ -1,14 +1,20 @@
-"""Plots (matplotlib, headless). Gantt charts in the style of the MRS paper's
-execution traces: one row per task, boxes where it runs, arrows at releases,
-and one row per server showing when it holds its core."""
+"""Plots (matplotlib). Every ``*_figure`` function returns a Figure (shown
+inline in a notebook, ``fig.savefig(path)`` in a script); ``gantt`` writes
+one to a file for the CLI.
+
+Importing this module selects matplotlib's headless Agg backend unless a
+backend was chosen already (in a notebook, run ``%matplotlib inline`` after
+the import)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import matplotlib
 
-matplotlib.use("Agg")
+if "matplotlib.pyplot" not in sys.modules:
+    matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -16,6 +22,18 @@ MS = 1e6
 
 
 def gantt(run, task_names: list[str], server_names: list[str], cores: int, path: Path, title: str) -> None:
+    """Write :func:`gantt_figure` to ``path`` (or a file object)."""
+    fig = gantt_figure(run, task_names, server_names, cores, title)
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+def gantt_figure(run, task_names: list[str], server_names: list[str], cores: int, title: str):
+    """Execution trace in the style of the MRS paper's figures: one row per
+    task, boxes where it runs (coloured by core), arrows at releases, red
+    crosses at missed deadlines, and one row per server showing when it holds
+    its core. ``run`` is a :class:`~criticore.simulation.SimRun` kept with
+    ``segments=True`` (and ``jobs=True`` for releases and misses)."""
     seg = run.segments
     jobs = run.jobs
     rows = [f"server {n}" for n in server_names] + list(task_names)
@@ -54,5 +72,56 @@ def gantt(run, task_names: list[str], server_names: list[str], cores: int, path:
     ax.legend(handles, labels, loc="upper right", fontsize=8, ncol=min(len(labels), 5))
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    return fig
+
+
+def bandwidth_figure(bandwidth, title: str):
+    """Memory bandwidth (MB/s) per core over time, from a bandwidth table
+    (``core``, ``bin_start_ns``, ``mb_s``: :attr:`criticore.Simulation.bandwidth`)."""
+    core = bandwidth.column("core").to_numpy()
+    start = bandwidth.column("bin_start_ns").to_numpy()
+    mb_s = bandwidth.column("mb_s").to_numpy()
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    for c in np.unique(core):
+        sel = core == c
+        ax.step(start[sel] / MS, mb_s[sel], where="post", label=f"core {int(c)}", linewidth=1.1)
+    ax.set_xlabel("time (ms)")
+    ax.set_ylabel("bandwidth (MB/s)")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def response_figure(jobs, task_names: list[str], title: str):
+    """Response time of every finished job, one column of points per task
+    (a job table: :attr:`criticore.Simulation.jobs`)."""
+    task = np.asarray(jobs.column("task").to_pylist(), dtype=object)
+    response = jobs.column("response_ns").to_numpy() / MS
+    fig, ax = plt.subplots(figsize=(max(5, 0.6 * len(task_names) + 2), 3.8))
+    for i, name in enumerate(task_names):
+        r = response[task == name]
+        ax.scatter(np.full(len(r), i) + np.linspace(-0.2, 0.2, len(r)) if len(r) else [], r, s=6)
+    ax.set_xticks(range(len(task_names)))
+    ax.set_xticklabels(task_names, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("response time (ms)")
+    ax.set_title(title)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def schedulability_figure(curves, scenario_id: int, stop: int | None = None):
+    """A study scenario's schedulability against system utilization, one line
+    per scheme (mc2-io-ipc-os-isolation §6, Fig. 15)."""
+    from criticore.study_report import scenario_figure
+
+    return scenario_figure(curves, scenario_id, stop)
+
+
+def sua_figure(curves, sua):
+    """A study's schedulable-utilization area per scheme."""
+    from criticore.study_report import sua_figure as bars
+
+    return bars(curves, sua)

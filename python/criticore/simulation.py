@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from criticore import _core, read_input
+
+if TYPE_CHECKING:
+    from criticore.system import TaskSystem
 
 _U32 = {"task", "job", "core", "preemptions", "migrations", "server_core", "server", "unfinished_task", "unfinished_job"}
 
@@ -147,7 +150,7 @@ class _Files:
 
 
 def simulate(
-    path: str | Path,
+    path: "str | Path | TaskSystem",
     duration_ns: int,
     scheduler: str | None = None,
     seed: int = 0,
@@ -166,7 +169,8 @@ def simulate(
     bandwidth_file: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SimRun:
-    """Simulate a task-system file; see docs/simulator.md and docs/memory-model.md.
+    """Simulate a task-system file or :class:`~criticore.TaskSystem`; see
+    docs/simulator.md and docs/memory-model.md.
 
     ``regulator`` overrides the file's [regulation] ("none" switches it off);
     ``memory=False`` runs CPU-only; ``memory_model`` is "fluid" (default) or
@@ -180,12 +184,16 @@ def simulate(
     is called every 50 ms. Ctrl-C stops the run where it is: files are closed
     complete and :class:`Interrupted` carries the partial run.
     """
-    outline = json.loads(_core.check(read_input(path), str(path)))
+    from criticore.system import as_system
+
+    system = as_system(path)
+    outline = system.outline()
     table_text = table_file = None
     reg = outline.get("regulation") or {}
     wants_monitor = regulator == "monitor" or (regulator is None and reg.get("kind") == "monitor")
     if wants_monitor and reg.get("overhead_table"):
-        table_file = Path(path).parent / reg["overhead_table"]
+        # Relative to the file, or to the working folder for a system built in Python.
+        table_file = (system.path.parent if system.path is not None else Path()) / reg["overhead_table"]
         table_text = read_input(table_file).decode("utf-8", errors="replace")
     cores = outline["cores"]
     kept = _Kept(cores)
@@ -207,8 +215,8 @@ def simulate(
 
     try:
         report, _partial = _core.simulate(
-            read_input(path),
-            str(path),
+            system._core,
+            system.name,
             duration_ns,
             scheduler=scheduler,
             seed=seed,

@@ -206,24 +206,17 @@ _STYLE = {
 }
 
 
-def _plot_scenarios(curves: Curves, stops: dict[int, int | None], plots: Path) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
+def _scenario_axes(curves: Curves):
+    """One figure, one (empty) line per scheme, and its title."""
     import matplotlib.pyplot as plt
 
-    paths = []
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
-    frac = curves.fraction
-    u = curves.utilizations
-    points = np.array(curves.points)
-    # One figure, one line per scheme, updated per scenario (much faster than redrawing).
     lines = []
     for name in curves.schemes:
         style = dict(linewidth=1.3, markersize=4)
         style.update(_STYLE.get(name, {}))
         lines.append(ax.plot([], [], label=name, **style)[0])
-    ax.set_xlim(0, max(u[-1], 1) + 0.1)
+    ax.set_xlim(0, max(curves.utilizations[-1], 1) + 0.1)
     ax.set_ylim(-0.03, 1.03)
     ax.set_xlabel("system utilization")
     ax.set_ylabel("schedulability")
@@ -231,13 +224,37 @@ def _plot_scenarios(curves: Curves, stops: dict[int, int | None], plots: Path) -
     ax.legend(fontsize=7, ncol=3, loc="lower left")
     title = ax.set_title(f"scenario 000: {study.scenario_label(curves.scenario_ids[0])}", fontsize=9)
     fig.tight_layout()  # with a title in place, so that it keeps its room
+    return fig, lines, title
+
+
+def _draw_scenario(curves: Curves, lines, title, i: int, stop: int | None) -> None:
+    """Scenario at row ``i`` into the lines: evaluated points, plus the skipped
+    tail after an early stop (0 by definition)."""
+    sid = curves.scenario_ids[i]
+    shown = curves.evaluated[i] | ((np.array(curves.points) > stop) if stop is not None else False)
+    for k, line in enumerate(lines):
+        line.set_data(curves.utilizations[shown], curves.fraction[i, shown, k])
+    title.set_text(f"scenario {sid}: {study.scenario_label(sid)}")
+
+
+def scenario_figure(curves: Curves, scenario_id: int, stop: int | None = None):
+    """Schedulability against utilization of one scenario, one line per scheme."""
+    fig, lines, title = _scenario_axes(curves)
+    _draw_scenario(curves, lines, title, curves.scenario_ids.index(scenario_id), stop)
+    return fig
+
+
+def _plot_scenarios(curves: Curves, stops: dict[int, int | None], plots: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no window
+    import matplotlib.pyplot as plt
+
+    paths = []
+    # One figure, updated per scenario (much faster than redrawing).
+    fig, lines, title = _scenario_axes(curves)
     for i, sid in enumerate(curves.scenario_ids):
-        stop = stops.get(sid)
-        # Evaluated points, plus the skipped tail after an early stop (0 by definition).
-        shown = curves.evaluated[i] | ((points > stop) if stop is not None else False)
-        for k, line in enumerate(lines):
-            line.set_data(u[shown], frac[i, shown, k])
-        title.set_text(f"scenario {sid}: {study.scenario_label(sid)}")
+        _draw_scenario(curves, lines, title, i, stops.get(sid))
         path = plots / f"scenario-{sid:03d}.png"
         fig.savefig(path, dpi=100)
         paths.append(path)
@@ -245,10 +262,8 @@ def _plot_scenarios(curves: Curves, stops: dict[int, int | None], plots: Path) -
     return paths
 
 
-def _plot_sua(curves: Curves, sua: np.ndarray, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
+def sua_figure(curves: Curves, sua: np.ndarray):
+    """SUA per scheme, a bar chart."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
@@ -260,6 +275,16 @@ def _plot_sua(curves: Curves, sua: np.ndarray, path: Path) -> None:
     ax.set_title(f"schedulable-utilization area, {len(curves.scenario_ids)} scenarios", fontsize=9)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
+    return fig
+
+
+def _plot_sua(curves: Curves, sua: np.ndarray, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no window
+    import matplotlib.pyplot as plt
+
+    fig = sua_figure(curves, sua)
     fig.savefig(path, dpi=100)
     plt.close(fig)
 

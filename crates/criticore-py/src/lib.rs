@@ -16,7 +16,11 @@ mod profile;
 mod runtime;
 mod simulate;
 mod study;
+mod system;
 mod transaction;
+
+use system::Source;
+pub(crate) use system::Input;
 
 create_exception!(_core, InputError, PyValueError, "A task-system file is malformed: (message, file, field, reason).");
 
@@ -39,10 +43,13 @@ pub(crate) fn parse(data: &[u8], file: &str, format: Option<&str>) -> PyResult<T
 
 /// Parse, then replace cost-curve PETs by their conditioned values under the
 /// file's allocation (docs/study-model.md): what `analyze` and `simulate` run.
-fn parse_conditioned(data: &[u8], file: &str, format: Option<&str>) -> PyResult<TaskSystem> {
+pub(crate) fn parse_conditioned(source: &Source<'_>, file: &str, format: Option<&str>) -> PyResult<TaskSystem> {
+    conditioned(&source.model(file, format)?, file)
+}
+
+pub(crate) fn conditioned(system: &TaskSystem, file: &str) -> PyResult<TaskSystem> {
     use criticore::optimize::framework::NotConditionable;
-    let system = parse(data, file, format)?;
-    criticore::optimize::conditioned(&system).map_err(|e| match e {
+    criticore::optimize::conditioned(system).map_err(|e| match e {
         NotConditionable::Unplaced { task } => option_error(
             file,
             &format!("task[{task}].core"),
@@ -60,7 +67,11 @@ fn parse_conditioned(data: &[u8], file: &str, format: Option<&str>) -> PyResult<
 #[pyfunction]
 #[pyo3(signature = (data, file, format=None))]
 fn check(data: &[u8], file: &str, format: Option<&str>) -> PyResult<String> {
-    let system = parse(data, file, format)?;
+    Ok(outline(&parse(data, file, format)?).to_string())
+}
+
+/// A system's outline: cores, tasks, servers, implied scheduler, regulation.
+pub(crate) fn outline(system: &TaskSystem) -> serde_json::Value {
     let tasks: Vec<_> = system
         .tasks
         .iter()
@@ -74,7 +85,7 @@ fn check(data: &[u8], file: &str, format: Option<&str>) -> PyResult<String> {
         })
         .collect();
     let servers: Vec<_> = system.servers.iter().map(|s| serde_json::json!({"name": s.name, "core": s.core})).collect();
-    Ok(serde_json::json!({
+    serde_json::json!({
         "cores": system.platform.cores,
         "line_bytes": system.platform.llc.line_bytes,
         "tasks": tasks,
@@ -85,17 +96,16 @@ fn check(data: &[u8], file: &str, format: Option<&str>) -> PyResult<String> {
             "overhead_table": r.monitor.as_ref().map(|m| m.table_file.clone()),
         })),
     })
-    .to_string())
 }
 
-/// Analyze a task-system file's bytes under `scheduler` (simulate's names;
+/// Analyze a task system (a `System` or a file's bytes) under `scheduler` (simulate's names;
 /// default: what the file implies); returns the report as JSON text: the MC²
 /// report for mc2, else the classic test's per-task bounds
 /// (`analysis::classic`). Either carries `scheduler`.
 #[pyfunction]
 #[pyo3(signature = (data, file, format=None, scheduler=None))]
-fn analyze(py: Python<'_>, data: &[u8], file: &str, format: Option<&str>, scheduler: Option<String>) -> PyResult<String> {
-    let system = parse_conditioned(data, file, format)?;
+fn analyze(py: Python<'_>, data: Source<'_>, file: &str, format: Option<&str>, scheduler: Option<String>) -> PyResult<String> {
+    let system = parse_conditioned(&data, file, format)?;
     let kind = scheduler_kind(&system, file, scheduler.as_deref())?;
     let value = if kind == SchedulerKind::Mc2 {
         let mut v = serde_json::to_value(report(&system)).map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -245,6 +255,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bandwidth_bytes_per_s, m)?)?;
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_class::<system::System>()?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(solve_llc_ways, m)?)?;
     m.add_function(wrap_pyfunction!(transaction::mc2_ub, m)?)?;

@@ -4,7 +4,7 @@
 //! 50 ms and turns Ctrl-C into a stop: the engine ends where it is and the
 //! result is marked partial. Memory stays bounded: a few batches in flight.
 
-use crate::{option_error, parse_conditioned, scheduler_kind, to_py, u32_column, u64_column};
+use crate::{conditioned, option_error, parse_conditioned, Input, Source, scheduler_kind, to_py, u32_column, u64_column};
 use criticore::model::overhead::parse_overhead_table;
 use criticore::model::{Level, RegulationKind, TaskSystem};
 use criticore::sim::job::JobRecord;
@@ -367,7 +367,7 @@ fn run_options(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn simulate(
     py: Python<'_>,
-    data: &[u8],
+    data: Source<'_>,
     file: &str,
     duration_ns: u64,
     scheduler: Option<String>,
@@ -388,7 +388,7 @@ pub(crate) fn simulate(
     on_batch: Option<Py<PyAny>>,
     on_progress: Option<Py<PyAny>>,
 ) -> PyResult<(String, bool)> {
-    let system = parse_conditioned(data, file, format)?;
+    let system = parse_conditioned(&data, file, format)?;
     let RunOptions { scheduler, mut config } =
         run_options(file, duration_ns, scheduler, seed, exec_level, best_case_fraction, regulator, memory, memory_model, quantum_ns)?;
     let kind = scheduler_kind(&system, file, scheduler.as_deref())?;
@@ -465,7 +465,7 @@ fn row<'a>(file: &'a str, system: &TaskSystem, kind: SchedulerKind, level: Level
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn simulate_many(
     py: Python<'_>,
-    files: Vec<(Vec<u8>, String)>,
+    files: Vec<(Source<'_>, String)>,
     duration_ns: u64,
     scheduler: Option<String>,
     seed: u64,
@@ -484,11 +484,12 @@ pub(crate) fn simulate_many(
     let level = match config.exec {
         ExecModel::Pet(l) | ExecModel::Uniform { level: l, .. } => l,
     };
+    let files: Vec<(Input, String)> = files.into_iter().map(|(source, file)| (source.into(), file)).collect();
     let parsed: Vec<PyResult<(TaskSystem, SchedulerKind)>> = py.allow_threads(|| {
         files
             .par_iter()
-            .map(|(data, file)| {
-                let system = parse_conditioned(data, file, None)?;
+            .map(|(input, file)| {
+                let system = conditioned(&input.model(file)?, file)?;
                 let kind = scheduler_kind(&system, file, scheduler.as_deref())?;
                 if system.regulation.as_ref().is_some_and(|r| r.kind == RegulationKind::Monitor) && config.regulation != Some(None) {
                     return Err(option_error(file, "regulation.kind", "the bandwidth monitor's overhead table is not loaded in a batch; simulate this file alone"));

@@ -2,9 +2,8 @@
 //! (mc2-io-ipc-os-isolation §6): `optimize`, `generate_system`,
 //! `study_points` and the scenario/scheme catalogues.
 
-use crate::{format_of, option_error, to_py};
+use crate::{option_error, to_py};
 use criticore::generate::mc2_io::{generate, Scenario, CATEGORIES};
-use criticore::model::parse::parse_task_system;
 use criticore::model::write::{study_system_toml, with_placements};
 use criticore::optimize::{optimize as run_optimize, Scheme, Unschedulable};
 use criticore::study::{evaluate_points, Point, Sampling};
@@ -101,15 +100,17 @@ pub fn generate_system(scenario_json: &str, utilization: f64, seed: u64) -> PyRe
     Ok(study_system_toml(&generate(scenario, utilization, seed).0))
 }
 
-/// Run the three-phase optimizer on a file under `scheme`; returns (the file
-/// text with cores, buffer placements and LLC ways written in, JSON report).
+/// Run the three-phase optimizer on a task system (a `System` or a file's
+/// bytes) under `scheme`; returns (the text with cores, buffer placements and
+/// LLC ways written in, JSON report).
 /// The text is the input's when the system is not schedulable.
 #[pyfunction]
 #[pyo3(signature = (data, file, format=None, scheme="O|C+A/B-ALL", seed=0))]
-pub fn optimize(py: Python<'_>, data: &[u8], file: &str, format: Option<&str>, scheme: &str, seed: u64) -> PyResult<(String, String)> {
-    let fmt = format_of(file, format)?;
-    let text = std::str::from_utf8(data).map_err(|e| option_error(file, "(file)", format!("not valid UTF-8 text (byte {})", e.valid_up_to())))?;
-    let system = parse_task_system(text, fmt, file).map_err(to_py)?;
+pub fn optimize(py: Python<'_>, data: crate::Source<'_>, file: &str, format: Option<&str>, scheme: &str, seed: u64) -> PyResult<(String, String)> {
+    // A `System` comes back as JSON text, a file's bytes in the file's format.
+    let (text, fmt) = data.text(file, format)?;
+    let text = text.as_str();
+    let system = data.model(file, format)?;
     let scheme = Scheme::parse(scheme)
         .ok_or_else(|| option_error(file, "--scheme", format!("unknown scheme \"{scheme}\" (expected one of: {})", Scheme::names().join(", "))))?;
     // Tasks without a cost curve keep their PETs whatever the ways (docs/optimizer.md).

@@ -128,7 +128,7 @@ def analysis_bounds_ms(file: str | Path) -> dict[str, float | None]:
     response bounds."""
     import criticore
 
-    report = criticore.analyze(file)
+    report = criticore.analyze(file).json
     if report["scheduler"] == "mc2":
         return {}
     return {t["task"]: None if t["bound_ns"] is None else t["bound_ns"] / 1e6 for t in report["tasks"]}

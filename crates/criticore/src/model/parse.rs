@@ -31,10 +31,20 @@ impl Format {
 
 /// Parse and validate a task system. `file` is only used in error messages.
 pub fn parse_task_system(text: &str, format: Format, file: &str) -> Result<TaskSystem, InputError> {
-    let root = to_value(text, format).map_err(|e| e.in_file(file))?;
-    let system = walk_root(&root).map_err(|e| e.in_file(file))?;
+    parse_value(&document(text, format, file)?, file)
+}
+
+/// Parse and validate a document already read into a value tree (what a
+/// file holds, built in Python): the same walk and rules as a file.
+pub fn parse_value(root: &Value, file: &str) -> Result<TaskSystem, InputError> {
+    let system = walk_root(root).map_err(|e| e.in_file(file))?;
     validate::validate(&system).map_err(|e| e.in_file(file))?;
     Ok(system)
+}
+
+/// A file's text as its value tree (TOML tables become JSON objects, in order).
+pub fn document(text: &str, format: Format, file: &str) -> Result<Value, InputError> {
+    to_value(text, format).map_err(|e| e.in_file(file))
 }
 
 /// Parse raw bytes (checks UTF-8 first).

@@ -10,6 +10,13 @@ use serde_json::{json, Map, Value};
 /// `text` (the file `system` was read from) with `system`'s placements and way allocation.
 pub fn with_placements(text: &str, format: Format, file: &str, system: &TaskSystem) -> Result<String, InputError> {
     let mut doc = to_value(text, format).map_err(|e| e.in_file(file))?;
+    set_placements(&mut doc, system);
+    document_text(&doc, format, file)
+}
+
+/// Set `system`'s task cores, buffer placements and `allocation.llc_ways` in
+/// a document (a file's value tree), keeping every other field as it is.
+pub fn set_placements(doc: &mut Value, system: &TaskSystem) {
     let tasks = doc.get_mut("task").and_then(Value::as_array_mut);
     for (item, task) in tasks.into_iter().flatten().zip(&system.tasks) {
         let Some(obj) = item.as_object_mut() else { continue };
@@ -44,9 +51,13 @@ pub fn with_placements(text: &str, format: Format, file: &str, system: &TaskSyst
             a.insert("llc_ways".into(), llc_ways(allocation));
         }
     }
+}
+
+/// A document as file text in `format`, fields in their order.
+pub fn document_text(doc: &Value, format: Format, file: &str) -> Result<String, InputError> {
     match format {
-        Format::Json => Ok(serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n"),
-        Format::Toml => toml::to_string(&doc).map_err(|e| FieldError::new("(file)", format!("cannot write TOML: {e}")).in_file(file)),
+        Format::Json => Ok(serde_json::to_string_pretty(doc).expect("JSON values serialize") + "\n"),
+        Format::Toml => toml::to_string(doc).map_err(|e| FieldError::new("(file)", format!("cannot write TOML: {e}")).in_file(file)),
     }
 }
 

@@ -1,0 +1,272 @@
+"""Task systems as Python objects.
+
+A :class:`TaskSystem` wraps the engine's model (``criticore._core.System``):
+it is built from the file's own fields (docs/format.md), so a system written
+in Python and the same system in a file are validated by the same code and
+fail with the same one-line :class:`~criticore.InputError`. Its views
+(:class:`Platform`, :class:`Task`, :class:`Server`, …) are read from the
+engine's parsed model, in SI units (``period_ns``, ``size_bytes``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from criticore import InputError, _core, read_input
+
+#: The label errors give for a system built in Python (pass ``name=`` to choose one).
+PYTHON = "<python>"
+
+
+def _input_error(file: str, field: str, reason: str) -> InputError:
+    return InputError(f"{file}: {field}: {reason}", file, field, reason)
+
+
+def _json_text(document: Mapping[str, Any], name: str) -> str:
+    """The document as JSON, or an InputError naming the first value JSON cannot hold."""
+
+    def refuse(value: Any) -> Any:
+        if isinstance(value, Path):
+            return str(value)
+        if isinstance(value, (tuple, set, frozenset)):
+            return list(value)
+        raise _input_error(name, "(python)", f"{type(value).__name__} is not a file value (use str, int, float, bool, list or dict)")
+
+    try:
+        return json.dumps(document, default=refuse, allow_nan=False)
+    except ValueError as e:  # NaN or infinity
+        raise _input_error(name, "(python)", str(e)) from None
+
+
+@dataclass(frozen=True)
+class Platform:
+    """The platform as the engine reads it (presets filled in)."""
+
+    cores: int
+    llc_size_bytes: int
+    llc_ways: int
+    llc_colors: int
+    line_bytes: int
+    dram_banks: int
+    bank_size_bytes: int
+    arbiter: str
+    bus_bytes_per_s: int
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task as the engine reads it. ``pet_ns`` maps level (A–D) to its
+    provisioned execution time; levels not given are filled as the file rules
+    say (docs/format.md)."""
+
+    name: str
+    level: str | None
+    criticality: int
+    core: int | None
+    server: str | None
+    period_ns: int
+    deadline_ns: int
+    offset_ns: int
+    priority: int | None
+    pet_ns: Mapping[str, int]
+    pet_unmanaged_ns: Mapping[str, int] | None
+    wss_bytes: int | None
+    has_cost_curve: bool
+
+    def utilization(self, level: str = "C") -> float:
+        """PET at ``level`` over the period."""
+        return self.pet_ns[level] / self.period_ns
+
+
+@dataclass(frozen=True)
+class Server:
+    """One server (MRS periodic or CBS) as the engine reads it."""
+
+    name: str
+    core: int
+    kind: str
+    period_ns: int
+    budget_ns: int
+    priority: int
+    memory_budget: int | None
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """LLC ways, page colours and DRAM banks per partition (``core0``, ``levelC``, ``os``…)."""
+
+    llc_ways: Mapping[str, int]
+    llc_colors: Mapping[str, list[int]]
+    banks: Mapping[str, list[int]]
+    os_isolation: bool
+
+
+@dataclass(frozen=True)
+class Regulation:
+    """The memory regulator the file asks for and its replenishment period."""
+
+    kind: str
+    period_ns: int
+
+
+class TaskSystem:
+    """A task system: platform, tasks, servers, allocation, regulation, devices.
+
+    Fields are the file's (docs/format.md), given as dicts and lists:
+    durations as strings with a unit (``"10ms"``), sizes as ``"256KiB"``. The
+    file's arrays of tables ``[[task]]``, ``[[server]]`` and ``[[device]]``
+    are the arguments ``tasks``, ``servers`` and ``devices``, and errors name
+    them as the file does (``task[3].period``), so one message means one fix
+    in both. ``name`` is what errors give as the file.
+
+    >>> TaskSystem({"cores": 2}, tasks=[{"name": "t", "core": 0, "period": "10ms", "pet": "2ms"}])
+    <TaskSystem <python>: 2 cores, 1 task, 0 servers>
+    """
+
+    def __init__(
+        self,
+        platform: Mapping[str, Any],
+        tasks: Sequence[Mapping[str, Any]] = (),
+        servers: Sequence[Mapping[str, Any]] = (),
+        allocation: Mapping[str, Any] | None = None,
+        regulation: Mapping[str, Any] | None = None,
+        devices: Sequence[Mapping[str, Any]] = (),
+        *,
+        name: str = PYTHON,
+    ) -> None:
+        document: dict[str, Any] = {"platform": platform}
+        for key, value in (("server", servers), ("task", tasks), ("device", devices)):
+            if value:
+                document[key] = list(value) if isinstance(value, (list, tuple)) else value
+        if allocation is not None:
+            document["allocation"] = allocation
+        if regulation is not None:
+            document["regulation"] = regulation
+        self._init(_core.System.from_json(_json_text(document, name), name), None)
+
+    def _init(self, core: _core.System, path: Path | None) -> None:
+        self._core = core
+        #: The file it was loaded from (None when built in Python).
+        self.path = path
+
+    @classmethod
+    def _wrap(cls, core: _core.System, path: Path | None = None) -> TaskSystem:
+        system = cls.__new__(cls)
+        system._init(core, path)
+        return system
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> TaskSystem:
+        """Read and validate a task-system file (TOML, or JSON by suffix)."""
+        path = Path(path)
+        return cls._wrap(_core.System.parse(read_input(path), str(path)), path)
+
+    @classmethod
+    def from_dict(cls, document: Mapping[str, Any], name: str = PYTHON) -> TaskSystem:
+        """A system from a whole document: the file's keys (``platform``, ``task``, …)."""
+        if not isinstance(document, Mapping):
+            raise _input_error(name, "(top level)", f"expected a dict, got {type(document).__name__}")
+        return cls._wrap(_core.System.from_json(_json_text(document, name), name))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The document, fields as written (a fresh copy: editing it changes nothing here)."""
+        return json.loads(self._core.document())
+
+    def replace(self, **fields: Any) -> TaskSystem:
+        """A new system with top-level fields replaced: ``platform``, ``tasks``,
+        ``servers``, ``allocation``, ``regulation``, ``devices`` (None drops one)."""
+        keys = {"platform": "platform", "tasks": "task", "servers": "server", "allocation": "allocation", "regulation": "regulation", "devices": "device"}
+        document = self.to_dict()
+        for arg, value in fields.items():
+            if arg not in keys:
+                raise TypeError(f"replace() got an unexpected field {arg!r} (expected one of: {', '.join(keys)})")
+            if value is None:
+                document.pop(keys[arg], None)
+            else:
+                document[keys[arg]] = value
+        system = TaskSystem.from_dict(document, self.name)
+        system.path = self.path
+        return system
+
+    def text(self, format: str = "toml") -> str:
+        """The system as file text, ``"toml"`` or ``"json"`` (comments of a loaded file are not kept)."""
+        return self._core.text(format)
+
+    def write(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+        """Write the system to ``path`` (TOML, or JSON for ``.json``). An existing
+        file is kept unless ``overwrite=True``."""
+        path = Path(path)
+        if path.exists() and not overwrite:
+            raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
+        text = self.text("json" if path.suffix.lower() == ".json" else "toml")
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+        return path
+
+    @property
+    def name(self) -> str:
+        """What errors give as the file: its path, or ``name=`` (default ``<python>``)."""
+        return self._core.file
+
+    @cached_property
+    def _view(self) -> dict[str, Any]:
+        return json.loads(self._core.view())
+
+    @cached_property
+    def platform(self) -> Platform:
+        return Platform(**self._view["platform"])
+
+    @cached_property
+    def tasks(self) -> tuple[Task, ...]:
+        return tuple(Task(**t) for t in self._view["tasks"])
+
+    @cached_property
+    def servers(self) -> tuple[Server, ...]:
+        return tuple(Server(**s) for s in self._view["servers"])
+
+    @cached_property
+    def allocation(self) -> Allocation | None:
+        a = self._view["allocation"]
+        return None if a is None else Allocation(**a)
+
+    @cached_property
+    def regulation(self) -> Regulation | None:
+        r = self._view["regulation"]
+        return None if r is None else Regulation(**r)
+
+    @property
+    def implied_scheduler(self) -> str:
+        """The scheduler the system implies (servers, MC² levels, cores): simulate's default."""
+        return self._view["implied_scheduler"]
+
+    def task(self, name: str) -> Task:
+        """The task called ``name`` (KeyError if none)."""
+        for t in self.tasks:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    def outline(self) -> dict[str, Any]:
+        """What :func:`criticore.check` returns for a file."""
+        return json.loads(self._core.outline())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TaskSystem) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        n, s = len(self.tasks), len(self.servers)
+        return f"<TaskSystem {self.name}: {self.platform.cores} cores, {n} task{'s' * (n != 1)}, {s} server{'s' * (s != 1)}>"
+
+
+def as_system(system: TaskSystem | str | os.PathLike[str]) -> TaskSystem:
+    """A TaskSystem as given, or loaded from a path."""
+    return system if isinstance(system, TaskSystem) else TaskSystem.load(system)
