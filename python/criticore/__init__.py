@@ -3,7 +3,8 @@
 The engine is Rust (``criticore._core``); this package is the thin Python
 front: :class:`TaskSystem` (the engine's model, built in Python or loaded
 from a file), the functions :func:`analyze`, :func:`optimize`,
-:func:`simulate`, :func:`simulate_many` and :func:`study` with typed results
+:func:`simulate`, :func:`simulate_many`, :func:`run_study` and
+:func:`load_study` with typed results
 (:mod:`criticore.results`), plots, and the CLI. docs/python.md is the tour.
 """
 
@@ -18,7 +19,7 @@ from criticore import _core
 
 __all__ = [
     "Analysis", "InputError", "Optimization", "Simulation", "Study", "TaskSystem", "analyze", "check", "load_study",
-    "optimize", "read_input", "simulate", "simulate_many", "simulation", "study",
+    "optimize", "read_input", "run_study", "simulate", "simulate_many", "simulation",
 ]
 
 
@@ -30,6 +31,8 @@ def _arg(i: int, doc: str) -> property:
 InputError.file = _arg(1, "The file (or label of a system built in Python) the error is in.")
 InputError.field = _arg(2, "The field's path, as in the file (``task[3].period``), or the option.")
 InputError.reason = _arg(3, "Why the value is refused.")
+# The one line ("FILE: FIELD: REASON"), not the tuple of arguments, in tracebacks.
+InputError.__str__ = lambda e: e.args[0] if len(e.args) == 4 else ValueError.__str__(e)
 
 
 def read_input(path: str | Path) -> bytes:
@@ -51,4 +54,4 @@ from criticore import simulation  # noqa: E402  (needs read_input above)
 from criticore import batch  # noqa: E402
 from criticore.system import TaskSystem  # noqa: E402
 from criticore.results import Analysis, Optimization, Simulation, Study  # noqa: E402
-from criticore.api import analyze, load_study, optimize, simulate, simulate_many, study  # noqa: E402
+from criticore.api import analyze, load_study, optimize, run_study, simulate, simulate_many  # noqa: E402

@@ -1,5 +1,5 @@
 """The library functions: analyze, optimize, simulate (one system or many)
-and study, on :class:`~criticore.TaskSystem` objects or task-system files,
+and run_study/load_study, on :class:`~criticore.TaskSystem` objects or task-system files,
 returning typed results (:mod:`criticore.results`). The CLI commands of the
 same names print these results."""
 
@@ -137,7 +137,7 @@ def simulate_many(
     )
 
 
-def study(
+def run_study(
     folder: str | os.PathLike[str],
     *,
     scenarios: Sequence[str] | None = None,
@@ -186,7 +186,7 @@ def study(
 
 
 def load_study(folder: str | os.PathLike[str], summary=None) -> Study:
-    """The results of a study folder written by :func:`study` or ``criticore study run``."""
+    """The results of a study folder written by :func:`run_study` or ``criticore study run``."""
     from criticore import study as engine
     from criticore import study_report
 
