@@ -256,9 +256,8 @@ pub fn run(spec: &LoadSpec, page: Option<&CounterPage>, stop: &AtomicBool, mut o
             paced_lines += per_iteration as u64;
             let due = pace_origin + paced_lines as f64 * ns_per_line;
             let mut now = now_ns();
-            if (now as f64) > due + spec.interval_ns as f64 {
-                // Behind by more than an interval (stopped or preempted): forgive the debt.
-                report.forgiven_lines += ((now as f64 - due) / ns_per_line) as u64;
+            if let Some(lines) = debt_to_forgive(now, due, spec.interval_ns, ns_per_line) {
+                report.forgiven_lines += lines;
                 pace_origin = now as f64 - paced_lines as f64 * ns_per_line;
             }
             while (now as f64) < due && now < end && !stop.load(Ordering::Relaxed) {
@@ -291,6 +290,11 @@ pub fn run(spec: &LoadSpec, page: Option<&CounterPage>, stop: &AtomicBool, mut o
             next_boundary += spec.interval_ns;
         }
         if now >= end || stop.load(Ordering::Relaxed) {
+            if let Some(ns_per_line) = pace_ns_per_line {
+                // A stall that ends the run is forgiven like one within it.
+                let due = pace_origin + paced_lines as f64 * ns_per_line;
+                report.forgiven_lines += debt_to_forgive(now, due, spec.interval_ns, ns_per_line).unwrap_or(0);
+            }
             report.stopped = now < end;
             report.elapsed_ns = now - start;
             break;
@@ -457,6 +461,12 @@ impl Drop for StopOnSignals {
     }
 }
 
+/// Paced: behind the schedule by more than an interval (stopped or
+/// preempted), the lines owed are forgiven rather than caught up in a burst.
+fn debt_to_forgive(now: u64, due: f64, interval_ns: u64, ns_per_line: f64) -> Option<u64> {
+    ((now as f64) > due + interval_ns as f64).then(|| ((now as f64 - due) / ns_per_line) as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -495,6 +505,13 @@ mod tests {
         let r = run(&small(4), Some(&page), &stop, |_| {}).unwrap();
         let _ = std::fs::remove_file(&path);
         assert_eq!(page.counts(), (r.reads, r.writes));
+    }
+
+    #[test]
+    fn debt_is_forgiven_only_beyond_one_interval() {
+        // 1 µs per line, 1 ms interval: 5 ms behind owes 5,000 lines; 0.9 ms behind is caught up.
+        assert_eq!(debt_to_forgive(10_000_000, 5e6, 1_000_000, 1_000.0), Some(5_000));
+        assert_eq!(debt_to_forgive(5_900_000, 5e6, 1_000_000, 1_000.0), None);
     }
 
     #[test]
