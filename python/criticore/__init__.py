@@ -11,6 +11,7 @@ from a file), the functions :func:`analyze`, :func:`optimize`,
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from criticore._core import InputError  # noqa: F401  (re-exported)
@@ -28,14 +29,14 @@ def _arg(i: int, doc: str) -> property:
 
 
 # InputError(message, file, field, reason): the parts also as attributes.
-InputError.file = _arg(1, "The file (or label of a system built in Python) the error is in.")
-InputError.field = _arg(2, "The field's path, as in the file (``task[3].period``), or the option.")
-InputError.reason = _arg(3, "Why the value is refused.")
+InputError.file = _arg(1, "The file (or label of a system built in Python) the error is in.")  # type: ignore[assignment]
+InputError.field = _arg(2, "The field's path, as in the file (``task[3].period``), or the option.")  # type: ignore[assignment]
+InputError.reason = _arg(3, "Why the value is refused.")  # type: ignore[assignment]
 # The one line ("FILE: FIELD: REASON"), not the tuple of arguments, in tracebacks.
-InputError.__str__ = lambda e: e.args[0] if len(e.args) == 4 else ValueError.__str__(e)
+InputError.__str__ = lambda e: e.args[0] if len(e.args) == 4 else ValueError.__str__(e)  # type: ignore[method-assign]
 
 
-def read_input(path: str | Path) -> bytes:
+def read_input(path: str | os.PathLike[str]) -> bytes:
     """Read a task-system file, turning OS errors into an InputError."""
     path = Path(path)
     try:

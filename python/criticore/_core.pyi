@@ -11,7 +11,7 @@ Kept in step with the bindings by tests/test_stubs.py: every public name of
 the module has a stub here, with the same parameters in the same order.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 __version__: str
@@ -192,7 +192,7 @@ def simulate(
     """
 
 def simulate_many(
-    files: list[tuple[System | bytes, str]],
+    files: Sequence[tuple[System | bytes, str]],
     duration_ns: int,
     scheduler: str | None = None,
     seed: int = 0,

@@ -9,7 +9,7 @@ import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Union
 
 from criticore import InputError, _core
 from criticore.results import Analysis, Optimization, Simulation, Study
@@ -19,7 +19,8 @@ from criticore.system import TaskSystem, as_system
 if TYPE_CHECKING:
     import pyarrow as pa
 
-SystemLike = TaskSystem | str | os.PathLike[str]
+#: A TaskSystem, or the path of a task-system file.
+SystemLike = Union[TaskSystem, str, "os.PathLike[str]"]
 
 #: The optimizer's default scheme (mc2-io-ipc-os-isolation §6.1): every buffer optimized.
 DEFAULT_SCHEME = "O|C+A/B-ALL"
@@ -129,7 +130,8 @@ def simulate_many(
     order given (columns: :data:`criticore.batch.ROW_FIELDS`)."""
     from criticore import batch
 
-    first = systems[0].name if systems and isinstance(systems[0], TaskSystem) else str(systems[0]) if systems else "(no systems)"
+    head = systems[0] if systems else None
+    first = head.name if isinstance(head, TaskSystem) else str(head) if head is not None else "(no systems)"
     return batch.simulate_many(
         list(systems), _duration_ns(duration, first), scheduler=scheduler, seed=seed, exec_level=exec_level,
         best_case_fraction=best_case_fraction, regulator=regulator, memory=memory, memory_model=memory_model,

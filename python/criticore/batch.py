@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import glob
 import json
+import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -58,7 +60,7 @@ def schema():
 
 
 def simulate_many(
-    paths: "list[str | Path | TaskSystem]",
+    paths: "Sequence[str | os.PathLike[str] | TaskSystem]",
     duration_ns: int,
     scheduler: str | None = None,
     seed: int = 0,

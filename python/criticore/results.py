@@ -182,7 +182,9 @@ class Simulation:
         names = [t.name for t in system.tasks]
         jobs = _job_table(run.jobs, names) if run.jobs is not None else None
         segments = _segment_table(run.segments, names) if run.segments is not None else None
-        bandwidth = _bandwidth_table(run.bandwidth, run.bin_ns, system.platform.line_bytes) if run.bandwidth is not None else None
+        bandwidth = None
+        if run.bandwidth is not None and run.bin_ns is not None:
+            bandwidth = _bandwidth_table(run.bandwidth, run.bin_ns, system.platform.line_bytes)
         per_task = tuple(_take(TaskStats, t) for t in report["per_task"])
         return _take(cls, report, system=system, partial=bool(report.get("partial")), per_task=per_task, jobs=jobs,
                      segments=segments, bandwidth=bandwidth, trace=run.trace, json=report, _run=run)
