@@ -134,11 +134,13 @@ pub struct GlobalQueue {
     busy: Vec<bool>,
     /// Per task: its jobs behind that one.
     later: Vec<VecDeque<Key>>,
+    /// Cores the last `dispatch` gave a job (repeats possible).
+    pub touched: Vec<usize>,
 }
 
 impl GlobalQueue {
     pub fn new(cores: usize) -> Self {
-        GlobalQueue { ready: ReadyQueue::default(), running: vec![None; cores], ids: vec![None; cores], idle: cores, primary: vec![0; cores], busy: Vec::new(), later: Vec::new() }
+        GlobalQueue { ready: ReadyQueue::default(), running: vec![None; cores], ids: vec![None; cores], idle: cores, primary: vec![0; cores], busy: Vec::new(), later: Vec::new(), touched: Vec::with_capacity(cores) }
     }
 
     pub fn release(&mut self, key: Key) {
@@ -182,6 +184,7 @@ impl GlobalQueue {
     /// where it ran before (no migration when an idle core allows it).
     pub fn dispatch(&mut self, available: impl Fn(usize) -> bool, last_core: impl Fn(JobId) -> u32) {
         let m = self.running.len();
+        self.touched.clear();
         while let Some(best) = self.ready.peek() {
             // An idle available core, preferring the job's previous one.
             if self.idle > 0 {
@@ -197,6 +200,7 @@ impl GlobalQueue {
                     self.ids[c] = Some(best.2);
                     self.primary[c] = best.0;
                     self.idle -= 1;
+                    self.touched.push(c);
                     continue;
                 }
             }
@@ -220,6 +224,7 @@ impl GlobalQueue {
             self.running[c] = Some(best);
             self.ids[c] = Some(best.2);
             self.primary[c] = best.0;
+            self.touched.push(c);
         }
     }
 }
