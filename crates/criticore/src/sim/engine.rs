@@ -319,6 +319,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
         for &c in cores {
             finish_at[c] = match running[c] {
                 None => NONE_U64,
+                Some(id) if !rates_vary => now + jobs.get(id).remaining_ns,
                 Some(id) => {
                     let left = jobs.get(id).remaining_ns;
                     let rate = flows.rate[c];
