@@ -32,8 +32,9 @@ pub trait Scheduler {
     fn timer(&mut self, _now: u64) {}
     /// Decide what runs: one entry per core.
     fn dispatch(&mut self, now: u64, jobs: &Jobs, running: &mut [Option<JobId>]);
-    /// The cores whose entry the last `dispatch` may have changed (repeats
-    /// allowed); None: any. The engine then looks at those alone.
+    /// The cores whose entry the last `dispatch` may have changed, in
+    /// increasing order (repeats allowed); None: any. The engine then looks at
+    /// those alone.
     fn touched(&self) -> Option<&[usize]> {
         None
     }
