@@ -31,11 +31,6 @@ impl Scheduler for Gedf {
 
     fn dispatch(&mut self, _now: u64, jobs: &Jobs, running: &mut [Option<JobId>]) {
         self.queue.dispatch(|_| true, |id| jobs.get(id).last_core);
-        // In core order, as the engine would see them comparing every core
-        // (segments closing at one instant go out in that order).
-        if self.queue.touched.len() > 1 {
-            self.queue.touched.sort_unstable();
-        }
         // Completions are the engine's own: only the cores given a job here differ.
         for &c in &self.queue.touched {
             running[c] = self.queue.ids[c];

@@ -134,7 +134,7 @@ pub struct GlobalQueue {
     busy: Vec<bool>,
     /// Per task: its jobs behind that one.
     later: Vec<VecDeque<Key>>,
-    /// Cores the last `dispatch` gave a job (repeats possible).
+    /// Cores the last `dispatch` gave a job, in core order (repeats possible).
     pub touched: Vec<usize>,
 }
 
@@ -180,6 +180,18 @@ impl GlobalQueue {
         }
     }
 
+    /// Note core `c` as given a job, keeping `touched` in core order (as the
+    /// engine sees cores when it compares them all: segments closing at one
+    /// instant go out in that order). A decision touches few cores.
+    fn touch(&mut self, c: usize) {
+        self.touched.push(c);
+        let mut i = self.touched.len() - 1;
+        while i > 0 && self.touched[i - 1] > c {
+            self.touched.swap(i - 1, i);
+            i -= 1;
+        }
+    }
+
     /// Place ready jobs on `available` cores. `last_core(job)` helps keep a job
     /// where it ran before (no migration when an idle core allows it).
     pub fn dispatch(&mut self, available: impl Fn(usize) -> bool, last_core: impl Fn(JobId) -> u32) {
@@ -200,7 +212,7 @@ impl GlobalQueue {
                     self.ids[c] = Some(best.2);
                     self.primary[c] = best.0;
                     self.idle -= 1;
-                    self.touched.push(c);
+                    self.touch(c);
                     continue;
                 }
             }
@@ -224,7 +236,7 @@ impl GlobalQueue {
             self.running[c] = Some(best);
             self.ids[c] = Some(best.2);
             self.primary[c] = best.0;
-            self.touched.push(c);
+            self.touch(c);
         }
     }
 }
