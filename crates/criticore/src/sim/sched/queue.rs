@@ -310,5 +310,25 @@ mod tests {
         assert_eq!(g.running, vec![Some((20, 1 << 32 | 2, 2)), Some((30, 2 << 32 | 1, 3)), None]);
     }
 
+    #[test]
+    fn global_queue_names_the_cores_it_gave_a_job_in_core_order() {
+        // Job 7 ran on core 2 before, so it goes there first; then 8 and 9 fill cores 0 and 1.
+        let mut g = GlobalQueue::new(3);
+        g.release((5, 1 << 32 | 1, 7));
+        g.release((6, 2 << 32 | 1, 8));
+        g.release((7, 3 << 32 | 1, 9));
+        g.dispatch(|_| true, |id| if id == 7 { 2 } else { NONE });
+        assert_eq!(g.ids, vec![Some(8), Some(9), Some(7)]);
+        assert_eq!(g.touched, vec![0, 1, 2]);
+        // Nothing new: nothing touched.
+        g.dispatch(|_| true, |_| NONE);
+        assert!(g.touched.is_empty());
+        // Job 10 (deadline 1) preempts job 9 (deadline 7, the latest) on core 1 alone.
+        g.release((1, 4 << 32 | 1, 10));
+        g.dispatch(|_| true, |_| NONE);
+        assert_eq!(g.touched, vec![1]);
+        assert_eq!(g.ids[1], Some(10));
+    }
+
     const NONE: u32 = u32::MAX;
 }
