@@ -237,7 +237,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
         // was before the decision: kept equal core by core, no copy per event).
         sched.dispatch(now, &jobs, &mut running);
         changed.clear();
-        for c in 0..m {
+        for &c in sched.touched().unwrap_or(&all_cores) {
             if running[c] == previous[c] {
                 continue;
             }
@@ -281,8 +281,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                     }
                 }
             }
-        }
-        for &c in &changed {
+            // Here, not after the loop: a core listed twice is seen once.
             previous[c] = running[c];
         }
         if trace || reg_active {
@@ -320,6 +319,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
         for &c in cores {
             finish_at[c] = match running[c] {
                 None => NONE_U64,
+                Some(id) if !rates_vary => now + jobs.get(id).remaining_ns,
                 Some(id) => {
                     let left = jobs.get(id).remaining_ns;
                     let rate = flows.rate[c];

@@ -139,7 +139,7 @@ impl Releases {
 
     /// Task `task`'s job at its next release; draws its execution time and
     /// jitter (in that order) and moves the next release on.
-    #[inline]
+    #[inline(always)]
     fn make(&mut self, task: u32) -> Job {
         let a = &mut self.tasks[task as usize];
         let time = a.next_ns;

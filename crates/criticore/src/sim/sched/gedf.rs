@@ -31,11 +31,13 @@ impl Scheduler for Gedf {
 
     fn dispatch(&mut self, _now: u64, jobs: &Jobs, running: &mut [Option<JobId>]) {
         self.queue.dispatch(|_| true, |id| jobs.get(id).last_core);
-        // Element by element: for a handful of cores a memcpy call costs more.
-        for (slot, &id) in running.iter_mut().zip(&self.queue.ids) {
-            if *slot != id {
-                *slot = id;
-            }
+        // Completions are the engine's own: only the cores given a job here differ.
+        for &c in &self.queue.touched {
+            running[c] = self.queue.ids[c];
         }
+    }
+
+    fn touched(&self) -> Option<&[usize]> {
+        Some(&self.queue.touched)
     }
 }

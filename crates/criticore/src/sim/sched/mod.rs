@@ -32,6 +32,12 @@ pub trait Scheduler {
     fn timer(&mut self, _now: u64) {}
     /// Decide what runs: one entry per core.
     fn dispatch(&mut self, now: u64, jobs: &Jobs, running: &mut [Option<JobId>]);
+    /// The cores whose entry the last `dispatch` may have changed, in
+    /// increasing order (repeats allowed); None: any. The engine then looks at
+    /// those alone.
+    fn touched(&self) -> Option<&[usize]> {
+        None
+    }
     /// Per core, the server holding it; None where no server runs.
     fn servers_on_cores(&self, _out: &mut [Option<u32>]) {}
     /// A server's memory budget ran out at `now`: suspend it until its next period (MRS rule 5).

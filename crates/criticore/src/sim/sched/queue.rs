@@ -134,11 +134,13 @@ pub struct GlobalQueue {
     busy: Vec<bool>,
     /// Per task: its jobs behind that one.
     later: Vec<VecDeque<Key>>,
+    /// Cores the last `dispatch` gave a job, in core order (repeats possible).
+    pub touched: Vec<usize>,
 }
 
 impl GlobalQueue {
     pub fn new(cores: usize) -> Self {
-        GlobalQueue { ready: ReadyQueue::default(), running: vec![None; cores], ids: vec![None; cores], idle: cores, primary: vec![0; cores], busy: Vec::new(), later: Vec::new() }
+        GlobalQueue { ready: ReadyQueue::default(), running: vec![None; cores], ids: vec![None; cores], idle: cores, primary: vec![0; cores], busy: Vec::new(), later: Vec::new(), touched: Vec::with_capacity(cores) }
     }
 
     pub fn release(&mut self, key: Key) {
@@ -178,10 +180,23 @@ impl GlobalQueue {
         }
     }
 
+    /// Note core `c` as given a job, keeping `touched` in core order (as the
+    /// engine sees cores when it compares them all: segments closing at one
+    /// instant go out in that order). A decision touches few cores.
+    fn touch(&mut self, c: usize) {
+        self.touched.push(c);
+        let mut i = self.touched.len() - 1;
+        while i > 0 && self.touched[i - 1] > c {
+            self.touched.swap(i - 1, i);
+            i -= 1;
+        }
+    }
+
     /// Place ready jobs on `available` cores. `last_core(job)` helps keep a job
     /// where it ran before (no migration when an idle core allows it).
     pub fn dispatch(&mut self, available: impl Fn(usize) -> bool, last_core: impl Fn(JobId) -> u32) {
         let m = self.running.len();
+        self.touched.clear();
         while let Some(best) = self.ready.peek() {
             // An idle available core, preferring the job's previous one.
             if self.idle > 0 {
@@ -197,6 +212,7 @@ impl GlobalQueue {
                     self.ids[c] = Some(best.2);
                     self.primary[c] = best.0;
                     self.idle -= 1;
+                    self.touch(c);
                     continue;
                 }
             }
@@ -220,6 +236,7 @@ impl GlobalQueue {
             self.running[c] = Some(best);
             self.ids[c] = Some(best.2);
             self.primary[c] = best.0;
+            self.touch(c);
         }
     }
 }
@@ -291,6 +308,26 @@ mod tests {
         g.complete(1, 0);
         g.dispatch(|_| true, |_| NONE);
         assert_eq!(g.running, vec![Some((20, 1 << 32 | 2, 2)), Some((30, 2 << 32 | 1, 3)), None]);
+    }
+
+    #[test]
+    fn global_queue_names_the_cores_it_gave_a_job_in_core_order() {
+        // Job 7 ran on core 2 before, so it goes there first; then 8 and 9 fill cores 0 and 1.
+        let mut g = GlobalQueue::new(3);
+        g.release((5, 1 << 32 | 1, 7));
+        g.release((6, 2 << 32 | 1, 8));
+        g.release((7, 3 << 32 | 1, 9));
+        g.dispatch(|_| true, |id| if id == 7 { 2 } else { NONE });
+        assert_eq!(g.ids, vec![Some(8), Some(9), Some(7)]);
+        assert_eq!(g.touched, vec![0, 1, 2]);
+        // Nothing new: nothing touched.
+        g.dispatch(|_| true, |_| NONE);
+        assert!(g.touched.is_empty());
+        // Job 10 (deadline 1) preempts job 9 (deadline 7, the latest) on core 1 alone.
+        g.release((1, 4 << 32 | 1, 10));
+        g.dispatch(|_| true, |_| NONE);
+        assert_eq!(g.touched, vec![1]);
+        assert_eq!(g.ids[1], Some(10));
     }
 
     const NONE: u32 = u32::MAX;
