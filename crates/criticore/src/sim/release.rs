@@ -29,19 +29,83 @@ struct TaskArrivals {
     rng: Option<ChaCha8Rng>,
 }
 
-fn release_key(time_ns: u64, task: u32) -> u128 {
-    (time_ns as u128) << 32 | task as u128
+/// Pending releases as time << shift | task: one integer compare per heap step.
+/// A u64 key when task indices and every time up to the end fit in it
+/// (times past the end are clamped: they are never popped before it), else
+/// u128 (`wide`, kept out of line: runs that long are rare).
+struct Keys {
+    heap: QuadHeap<u64>,
+    shift: u32,
+    mask: u64,
+    cap: u64,
+    wide: Option<Box<QuadHeap<u128>>>,
+}
+
+impl Keys {
+    fn new(tasks: usize, end: u64) -> Self {
+        let shift = usize::BITS - tasks.saturating_sub(1).leading_zeros();
+        let narrow = shift < 64 && end < u64::MAX >> shift;
+        let shift = if narrow { shift } else { 0 };
+        let wide = (!narrow).then(|| Box::new(QuadHeap::default()));
+        Keys { heap: QuadHeap::default(), shift, mask: !(u64::MAX << shift), cap: u64::MAX >> shift, wide }
+    }
+
+    #[inline]
+    fn key(&self, time_ns: u64, task: u32) -> u64 {
+        time_ns.min(self.cap) << self.shift | task as u64
+    }
+
+    /// (time, task) of the next release, read once per change: the loop asks often.
+    fn peek(&self) -> Option<(u64, u32)> {
+        match &self.wide {
+            None => self.heap.peek().map(|&k| (k >> self.shift, (k & self.mask) as u32)),
+            Some(heap) => heap.peek().map(|&k| ((k >> 32) as u64, k as u32)),
+        }
+    }
+
+    fn push(&mut self, time_ns: u64, task: u32) {
+        match &mut self.wide {
+            None => self.heap.push(self.key(time_ns, task)),
+            Some(heap) => heap.push((time_ns as u128) << 32 | task as u128),
+        }
+    }
+
+    fn pop(&mut self) -> Option<u32> {
+        match &mut self.wide {
+            None => self.heap.pop().map(|k| (k & self.mask) as u32),
+            Some(heap) => heap.pop().map(|k| k as u32),
+        }
+    }
+
+    /// Pop the top and push (time, task) in one sift.
+    #[inline]
+    fn replace_top(&mut self, time_ns: u64, task: u32) {
+        match &mut self.wide {
+            None => {
+                self.heap.replace_top(self.key(time_ns, task));
+            }
+            Some(heap) => wide_replace_top(heap, time_ns, task),
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn wide_replace_top(heap: &mut QuadHeap<u128>, time_ns: u64, task: u32) {
+    heap.replace_top((time_ns as u128) << 32 | task as u128);
 }
 
 pub struct Releases {
     tasks: Vec<TaskArrivals>,
-    /// Release time << 32 | task: one integer compare per heap step.
-    heap: QuadHeap<u128>,
+    heap: Keys,
+    /// The heap's top as (time, task), or (u64::MAX, u32::MAX) when empty.
+    next: (u64, u32),
     best_case_fraction: Option<f64>,
 }
 
 impl Releases {
-    pub fn new(system: &TaskSystem, exec: ExecModel, seed: u64) -> Self {
+    /// Releases of `system` for a run ending at `end`.
+    pub fn new(system: &TaskSystem, exec: ExecModel, seed: u64, end: u64) -> Self {
         let (level, best_case_fraction) = match exec {
             ExecModel::Pet(level) => (level, None),
             ExecModel::Uniform { level, best_case_fraction } => (level, Some(best_case_fraction)),
@@ -72,41 +136,46 @@ impl Releases {
                 }
             })
             .collect();
-        let heap = system.tasks.iter().enumerate().map(|(i, t)| release_key(t.offset_ns, i as u32)).collect();
-        Releases { tasks, heap, best_case_fraction }
+        let mut heap = Keys::new(system.tasks.len(), end);
+        for (i, t) in system.tasks.iter().enumerate() {
+            heap.push(t.offset_ns, i as u32);
+        }
+        let next = heap.peek().unwrap_or((u64::MAX, u32::MAX));
+        Releases { tasks, heap, next, best_case_fraction }
     }
 
     /// Time of the next release.
     #[inline]
     pub fn next_time(&self) -> u64 {
-        self.heap.peek().map_or(u64::MAX, |&r| (r >> 32) as u64)
+        self.next.0
     }
 
     /// The task of the next release.
     #[inline]
     pub fn next_task(&self) -> u32 {
-        self.heap.peek().map_or(u32::MAX, |&r| r as u32)
+        self.next.1
     }
 
     /// The next job due at `now`, if any; schedules the task's following release.
-    #[inline]
+    #[inline(always)]
     pub fn pop_due(&mut self, now: u64) -> Option<Job> {
-        let top = *self.heap.peek()?;
-        if (top >> 32) as u64 > now {
+        let (time, task) = self.next;
+        if time > now || task == u32::MAX {
             return None;
         }
-        let task = top as u32;
         let job = self.make(task);
         // The task's next release replaces this one at the top (one sift).
-        self.heap.replace_top(release_key(self.tasks[task as usize].next_ns, task));
+        self.heap.replace_top(self.tasks[task as usize].next_ns, task);
+        self.next = self.heap.peek().unwrap_or((u64::MAX, u32::MAX));
         Some(job)
     }
 
     /// Take the next release off the queue: its task is busy (see the module doc).
     pub fn park_next(&mut self) {
-        if let Some(top) = self.heap.pop() {
-            self.tasks[top as u32 as usize].parked = true;
+        if let Some(task) = self.heap.pop() {
+            self.tasks[task as usize].parked = true;
         }
+        self.next = self.heap.peek().unwrap_or((u64::MAX, u32::MAX));
     }
 
     pub fn is_parked(&self, task: u32) -> bool {
@@ -118,7 +187,8 @@ impl Releases {
     pub fn unpark(&mut self, task: u32) -> Job {
         self.tasks[task as usize].parked = false;
         let job = self.make(task);
-        self.heap.push(release_key(self.tasks[task as usize].next_ns, task));
+        self.heap.push(self.tasks[task as usize].next_ns, task);
+        self.next = self.heap.peek().unwrap_or((u64::MAX, u32::MAX));
         job
     }
 
@@ -173,5 +243,33 @@ impl Releases {
         a.next_number += 1;
         a.next_ns = time.saturating_add(a.period_ns).saturating_add(jitter);
         job
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Releases;
+    use crate::model::{parse_task_system, Format};
+    use crate::sim::ExecModel;
+
+    #[test]
+    fn wide_keys_release_what_narrow_ones_do() {
+        let mut text = String::from("[platform]\ncores = 2\n");
+        for i in 0..40 {
+            text += &format!("[[task]]\nname = \"t{i}\"\nperiod = \"{}us\"\npet = \"10us\"\narrival = \"sporadic\"\njitter = \"{}us\"\n", 100 + 7 * (i % 5), 3 * i);
+        }
+        let system = parse_task_system(&text, Format::Toml, "many.toml").unwrap();
+        let exec = ExecModel::Uniform { level: crate::model::Level::C, best_case_fraction: 0.5 };
+        // An end this far needs u128 keys; a short one fits u64 keys.
+        let mut wide = Releases::new(&system, exec, 3, u64::MAX - 1);
+        let mut narrow = Releases::new(&system, exec, 3, 1_000_000_000);
+        assert!(wide.heap.wide.is_some() && narrow.heap.wide.is_none());
+        for now in (0..2_000_000u64).step_by(997) {
+            assert_eq!(wide.next_time(), narrow.next_time());
+            while let Some(job) = narrow.pop_due(now) {
+                assert_eq!(wide.pop_due(now), Some(job));
+            }
+            assert_eq!(wide.pop_due(now), None);
+        }
     }
 }
