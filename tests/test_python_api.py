@@ -137,6 +137,7 @@ def test_mrs_set_simulates_to_the_files_numbers_with_tables_and_figures():
     # Releases in [0, 1 s): ⌈1000 / period⌉ per task.
     assert sim.released == sum(-(-1000 // t) for _, _, _, t, _ in TABLE5) == 104
     assert sim.task("Task1").released == 25
+    assert sim.per_task_table().column("released").to_pylist() == [25, 21, 17, 17, 7, 7, 5, 5]
     jobs = sim.jobs
     assert isinstance(jobs, pa.Table) and jobs.num_rows == sim.completed
     assert (jobs["response_ns"].to_numpy() <= sim.max_response_ns).all()

@@ -31,6 +31,22 @@ def _take(cls, data: Mapping[str, Any], **extra: Any):
     return cls(**{k: data[k] for k in names if k in data}, **extra)
 
 
+def _named(items, key: str, name: str):
+    """The item whose ``key`` is ``name`` (KeyError if none)."""
+    for item in items:
+        if getattr(item, key) == name:
+            return item
+    raise KeyError(name)
+
+
+def _table(cls, items, schema=None) -> pa.Table:
+    """Dataclass items as a pyarrow table, one column per field."""
+    import pyarrow as pa
+
+    names = [f.name for f in fields(cls)]
+    return pa.Table.from_pylist([{n: getattr(item, n) for n in names} for item in items], schema=schema)
+
+
 # --------------------------------------------------------------------------- analysis
 
 
@@ -83,17 +99,11 @@ class Analysis:
 
     def bound(self, task: str) -> TaskBound:
         """The bound of ``task`` (KeyError if the test gives none)."""
-        for t in self.tasks:
-            if t.task == task:
-                return t
-        raise KeyError(task)
+        return _named(self.tasks, "task", task)
 
     def table(self) -> pa.Table:
         """The per-task bounds as a pyarrow table (empty for MC²)."""
-        import pyarrow as pa
-
-        names = [f.name for f in fields(TaskBound)]
-        return pa.Table.from_pylist([{n: getattr(t, n) for n in names} for t in self.tasks], schema=_bound_schema())
+        return _table(TaskBound, self.tasks, _bound_schema())
 
 
 def _bound_schema():
@@ -191,17 +201,11 @@ class Simulation:
 
     def task(self, name: str) -> TaskStats:
         """The statistics of task ``name`` (KeyError if none)."""
-        for t in self.per_task:
-            if t.task == name:
-                return t
-        raise KeyError(name)
+        return _named(self.per_task, "task", name)
 
     def per_task_table(self) -> pa.Table:
         """``per_task`` as a pyarrow table."""
-        import pyarrow as pa
-
-        names = [f.name for f in fields(TaskStats)]
-        return pa.Table.from_pylist([{n: getattr(t, n) for n in names} for t in self.per_task])
+        return _table(TaskStats, self.per_task)
 
     def gantt(self, title: str | None = None) -> Figure:
         """Execution trace: tasks and servers over time (needs ``jobs=True, segments=True``)."""
