@@ -33,6 +33,14 @@ PROGRAM_LINES = 10 * (16000 + 40000 + 2400 + 16000)
 TWO_CPUS = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs a CPU for the load")
 
 
+def _exe(pid: int) -> str | None:
+    """The program a process runs, or None once it has exited (it may between two reads)."""
+    try:
+        return os.path.realpath(os.readlink(f"/proc/{pid}/exe"))
+    except OSError:
+        return None
+
+
 def recording(events: list[tuple[int, int, int]], ticks=(0, 10_000), lines=(0, 10_000), end="jobs", start=0, exit_ns=10_000) -> Recording:
     t, k, a = (np.array(x, dtype=np.int64) for x in zip(*events)) if events else (np.zeros(0, np.int64),) * 3
     return Recording(
@@ -241,7 +249,7 @@ def test_ctrl_c_stops_cleanly_keeping_what_was_measured(tmp_path, rt_program):
         launched = 0
         last = None
         while time.monotonic() < deadline and launched < 3:
-            kids = [p for p in descendants(cli.pid) if Path(f"/proc/{p}/exe").exists() and os.path.realpath(f"/proc/{p}/exe") == str(rt_program)]
+            kids = [p for p in descendants(cli.pid) if _exe(p) == str(rt_program)]
             if kids and kids[0] != last:
                 launched, last = launched + 1, kids[0]
             seen.update(kids)
