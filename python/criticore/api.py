@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
-from criticore import InputError, _core
+from criticore import _core
+from criticore.errors import input_error
 from criticore.results import Analysis, Optimization, Simulation, Study
 from criticore.simulation import Interrupted
 from criticore.system import TaskSystem, as_system
@@ -26,18 +27,29 @@ SystemLike = Union[TaskSystem, str, "os.PathLike[str]"]
 DEFAULT_SCHEME = "O|C+A/B-ALL"
 
 
-def _duration_ns(duration: int | str, file: str) -> int:
-    """``duration`` in ns: an int of ns or a string with a unit ("10s")."""
+def duration_ns(duration: int | str, file: str, field: str = "duration") -> int:
+    """``duration`` in ns (an int of ns, or a string with a unit such as "10s"),
+    positive; an InputError naming ``field`` otherwise."""
     if isinstance(duration, bool) or not isinstance(duration, (int, str)):
-        raise InputError(f"{file}: duration: expected ns (int) or a string with a unit", file, "duration", "expected ns (int) or a string with a unit")
+        raise input_error(file, field, "expected ns (int) or a string with a unit")
     if isinstance(duration, str):
         try:
             duration = _core.duration_ns(duration)
         except ValueError as e:
-            raise InputError(f"{file}: duration: {e}", file, "duration", str(e)) from None
+            raise input_error(file, field, str(e)) from None
     if duration <= 0:
-        raise InputError(f"{file}: duration: must be positive", file, "duration", "must be positive")
+        raise input_error(file, field, "must be positive")
     return duration
+
+
+def scheme_name(scheme: str, file: str, field: str = "scheme") -> str:
+    """The canonical name of one of the nine schemes of mc2-io-ipc-os-isolation
+    §6.1, given in any case; an InputError naming ``field`` otherwise."""
+    names = list(_core.study_schemes())
+    match = next((n for n in names if n.lower() == scheme.strip().lower()), None)
+    if match is None:
+        raise input_error(file, field, f"unknown scheme {scheme!r} (expected one of {', '.join(names)})")
+    return match
 
 
 def analyze(system: SystemLike, scheduler: str | None = None) -> Analysis:
@@ -54,13 +66,9 @@ def optimize(system: SystemLike, scheme: str = DEFAULT_SCHEME, seed: int = 0) ->
     tasks, places buffers, splits the LLC ways. ``seed`` drives R|R's random
     bank choices. docs/optimizer.md."""
     s = as_system(system)
-    names = list(_core.study_schemes())
-    canonical = next((n for n in names if n.lower() == scheme.strip().lower()), None)
-    if canonical is None:
-        reason = f"unknown scheme {scheme!r} (expected one of {', '.join(names)})"
-        raise InputError(f"{s.name}: scheme: {reason}", s.name, "scheme", reason)
+    canonical = scheme_name(scheme, s.name)
     if not 0 <= seed < 2**64:
-        raise InputError(f"{s.name}: seed: must be between 0 and 2^64 − 1", s.name, "seed", "must be between 0 and 2^64 − 1")
+        raise input_error(s.name, "seed", "must be between 0 and 2^64 − 1")
     text, report_json = _core.optimize(s._core, s.name, None, canonical, seed)
     report = json.loads(report_json)
     optimized = TaskSystem._wrap(_core.System.from_json(text, s.name)) if report["schedulable"] else None
@@ -98,10 +106,10 @@ def simulate(
     from criticore import simulation
 
     s = as_system(system)
-    duration_ns = _duration_ns(duration, s.name)
+    length_ns = duration_ns(duration, s.name)
     try:
         run = simulation.simulate(
-            s, duration_ns, scheduler=scheduler, seed=seed, exec_level=exec_level, best_case_fraction=best_case_fraction,
+            s, length_ns, scheduler=scheduler, seed=seed, exec_level=exec_level, best_case_fraction=best_case_fraction,
             jobs=jobs or segments, trace=trace, segments=segments, regulator=regulator, memory=memory, bin_ns=bin_ns,
             memory_model=memory_model, quantum_ns=quantum_ns, progress=progress,
         )
@@ -133,7 +141,7 @@ def simulate_many(
     head = systems[0] if systems else None
     first = head.name if isinstance(head, TaskSystem) else str(head) if head is not None else "(no systems)"
     return batch.simulate_many(
-        list(systems), _duration_ns(duration, first), scheduler=scheduler, seed=seed, exec_level=exec_level,
+        list(systems), duration_ns(duration, first), scheduler=scheduler, seed=seed, exec_level=exec_level,
         best_case_fraction=best_case_fraction, regulator=regulator, memory=memory, memory_model=memory_model,
         quantum_ns=quantum_ns, threads=threads, progress=progress,
     )
@@ -166,17 +174,14 @@ def run_study(
     out = Path(folder)
     base = engine.quick_params(seed) if quick else engine.StudyParams(seed=seed)
 
-    def bad(field: str, reason: str) -> InputError:
-        return InputError(f"{out}: {field}: {reason}", str(out), field, reason)
-
     try:
         ids = tuple(engine.select_scenarios(list(scenarios))) if scenarios else (base.scenario_ids or tuple(range(engine.scenario_count())))
     except ValueError as e:
-        raise bad("scenarios", str(e)) from None
+        raise input_error(out, "scenarios", str(e)) from None
     try:
         points = tuple(engine.parse_grid(utilization)) if utilization is not None else base.points
     except ValueError as e:
-        raise bad("utilization", str(e)) from None
+        raise input_error(out, "utilization", str(e)) from None
     params = engine.StudyParams(
         seed=seed, scenario_ids=ids, points=points, z=base.z, preset=preset,
         half_width=base.half_width if half_width is None else half_width,

@@ -241,12 +241,11 @@ OPTIMIZE_DEFAULT_SCHEME = "O|C+A/B-ALL"
 
 def _scheme_name(scheme: str, file: Path) -> str:
     """The canonical name of a scheme given on the command line (case-insensitive)."""
-    names = list(_core.study_schemes())
-    match = next((n for n in names if n.lower() == scheme.strip().lower()), None)
-    if match is None:
-        reason = f"unknown scheme {scheme!r} (expected one of {', '.join(names)})"
-        fail(criticore.InputError(f"{file}: --scheme: {reason}", str(file), "--scheme", reason))
-    return match
+    try:
+        return criticore.api.scheme_name(scheme, str(file), "--scheme")
+    except criticore.InputError as e:
+        fail(e)
+        raise  # not reached: fail exits
 
 
 def _curve_notice(report: dict) -> str | None:

@@ -24,19 +24,22 @@ def fail(err: InputError) -> None:
     raise SystemExit(EXIT_BAD_INPUT)
 
 
+def input_error(file, field: str, reason: str) -> InputError:
+    """The InputError naming ``file``, ``field`` and ``reason`` (its message is the one line)."""
+    return InputError(f"{file}: {field}: {reason}", str(file), field, reason)
+
+
 def bad(file, field: str, reason: str) -> None:
     """Fail with one line naming ``file``, ``field`` and ``reason``."""
-    fail(InputError(f"{file}: {field}: {reason}", str(file), field, reason))
+    fail(input_error(file, field, reason))
 
 
 def duration_option(text: str, option: str, file) -> int:
     """A positive duration option ("50us") in ns, or a one-line error naming it."""
-    from criticore import _core
+    from criticore.api import duration_ns
 
     try:
-        ns = _core.duration_ns(text)
-    except ValueError as e:
-        bad(file, option, str(e))
-    if ns == 0:
-        bad(file, option, "must be positive")
-    return ns
+        return duration_ns(text, str(file), option)
+    except InputError as e:
+        fail(e)
+        raise  # not reached: fail exits

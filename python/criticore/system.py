@@ -18,14 +18,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from criticore import InputError, _core, read_input
+from criticore import _core, read_input
+from criticore.errors import input_error
 
 #: The label errors give for a system built in Python (pass ``name=`` to choose one).
 PYTHON = "<python>"
-
-
-def _input_error(file: str, field: str, reason: str) -> InputError:
-    return InputError(f"{file}: {field}: {reason}", file, field, reason)
 
 
 def _json_text(document: Mapping[str, Any], name: str) -> str:
@@ -36,12 +33,12 @@ def _json_text(document: Mapping[str, Any], name: str) -> str:
             return str(value)
         if isinstance(value, (tuple, set, frozenset)):
             return list(value)
-        raise _input_error(name, "(python)", f"{type(value).__name__} is not a file value (use str, int, float, bool, list or dict)")
+        raise input_error(name, "(python)", f"{type(value).__name__} is not a file value (use str, int, float, bool, list or dict)")
 
     try:
         return json.dumps(document, default=refuse, allow_nan=False)
     except ValueError as e:  # NaN or infinity
-        raise _input_error(name, "(python)", str(e)) from None
+        raise input_error(name, "(python)", str(e)) from None
 
 
 @dataclass(frozen=True)
@@ -171,7 +168,7 @@ class TaskSystem:
     def from_dict(cls, document: Mapping[str, Any], name: str = PYTHON) -> TaskSystem:
         """A system from a whole document: the file's keys (``platform``, ``task``, …)."""
         if not isinstance(document, Mapping):
-            raise _input_error(name, "(top level)", f"expected a dict, got {type(document).__name__}")
+            raise input_error(name, "(top level)", f"expected a dict, got {type(document).__name__}")
         return cls._wrap(_core.System.from_json(_json_text(document, name), name))
 
     def to_dict(self) -> dict[str, Any]:

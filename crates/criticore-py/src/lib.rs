@@ -44,7 +44,7 @@ pub(crate) fn parse(data: &[u8], file: &str, format: Option<&str>) -> PyResult<T
 /// Parse, then replace cost-curve PETs by their conditioned values under the
 /// file's allocation (docs/study-model.md): what `analyze` and `simulate` run.
 pub(crate) fn parse_conditioned(source: &Source<'_>, file: &str, format: Option<&str>) -> PyResult<TaskSystem> {
-    conditioned(&source.model(file, format)?, file)
+    conditioned(&*source.model(file, format)?, file)
 }
 
 pub(crate) fn conditioned(system: &TaskSystem, file: &str) -> PyResult<TaskSystem> {

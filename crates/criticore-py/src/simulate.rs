@@ -489,7 +489,7 @@ pub(crate) fn simulate_many(
         files
             .par_iter()
             .map(|(input, file)| {
-                let system = conditioned(&input.model(file)?, file)?;
+                let system = conditioned(&*input.model(file)?, file)?;
                 let kind = scheduler_kind(&system, file, scheduler.as_deref())?;
                 if system.regulation.as_ref().is_some_and(|r| r.kind == RegulationKind::Monitor) && config.regulation != Some(None) {
                     return Err(option_error(file, "regulation.kind", "the bandwidth monitor's overhead table is not loaded in a batch; simulate this file alone"));

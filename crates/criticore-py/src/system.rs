@@ -4,7 +4,8 @@
 //! function runs on. There is no second task model in Python.
 
 use crate::{format_of, to_py};
-use criticore::model::parse::{document, parse_value};
+use criticore::model::parse::{document, parse_value, text_of};
+use std::borrow::Cow;
 use criticore::model::write::document_text;
 use criticore::model::{Level, Partition, TaskSystem};
 use criticore::sim::sched::SchedulerKind;
@@ -32,8 +33,7 @@ impl System {
     #[staticmethod]
     #[pyo3(signature = (data, file, format=None))]
     fn parse(data: &[u8], file: &str, format: Option<&str>) -> PyResult<Self> {
-        let text = std::str::from_utf8(data)
-            .map_err(|e| crate::option_error(file, "(file)", format!("not valid UTF-8 text (byte {})", e.valid_up_to())))?;
+        let text = text_of(data, file).map_err(to_py)?;
         System::new(document(text, format_of(file, format)?, file).map_err(to_py)?, file)
     }
 
@@ -146,10 +146,10 @@ pub(crate) enum Source<'py> {
 
 impl Source<'_> {
     /// The validated model (parsing bytes as `file` in `format`).
-    pub(crate) fn model(&self, file: &str, format: Option<&str>) -> PyResult<TaskSystem> {
+    pub(crate) fn model(&self, file: &str, format: Option<&str>) -> PyResult<Cow<'_, TaskSystem>> {
         match self {
-            Source::System(s) => Ok(s.model.clone()),
-            Source::Bytes(data) => crate::parse(data, file, format),
+            Source::System(s) => Ok(Cow::Borrowed(&s.model)),
+            Source::Bytes(data) => crate::parse(data, file, format).map(Cow::Owned),
         }
     }
 
@@ -157,11 +157,7 @@ impl Source<'_> {
     pub(crate) fn text(&self, file: &str, format: Option<&str>) -> PyResult<(String, Format)> {
         match self {
             Source::System(s) => Ok((s.document.to_string(), Format::Json)),
-            Source::Bytes(data) => {
-                let text = std::str::from_utf8(data)
-                    .map_err(|e| crate::option_error(file, "(file)", format!("not valid UTF-8 text (byte {})", e.valid_up_to())))?;
-                Ok((text.to_string(), format_of(file, format)?))
-            }
+            Source::Bytes(data) => Ok((text_of(data, file).map_err(to_py)?.to_string(), format_of(file, format)?)),
         }
     }
 }
@@ -182,10 +178,10 @@ impl From<Source<'_>> for Input {
 }
 
 impl Input {
-    pub(crate) fn model(&self, file: &str) -> PyResult<TaskSystem> {
+    pub(crate) fn model(&self, file: &str) -> PyResult<Cow<'_, TaskSystem>> {
         match self {
-            Input::Parsed(m) => Ok(m.clone()),
-            Input::Bytes(data) => crate::parse(data, file, None),
+            Input::Parsed(m) => Ok(Cow::Borrowed(m)),
+            Input::Bytes(data) => crate::parse(data, file, None).map(Cow::Owned),
         }
     }
 }

@@ -49,10 +49,14 @@ pub fn document(text: &str, format: Format, file: &str) -> Result<Value, InputEr
 
 /// Parse raw bytes (checks UTF-8 first).
 pub fn parse_task_system_bytes(bytes: &[u8], format: Format, file: &str) -> Result<TaskSystem, InputError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
+    parse_task_system(text_of(bytes, file)?, format, file)
+}
+
+/// A file's bytes as text, or an error naming the first byte that is not UTF-8.
+pub fn text_of<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, InputError> {
+    std::str::from_utf8(bytes).map_err(|e| {
         FieldError::new("(file)", format!("not valid UTF-8 text (byte {})", e.valid_up_to())).in_file(file)
-    })?;
-    parse_task_system(text, format, file)
+    })
 }
 
 pub(crate) fn to_value(text: &str, format: Format) -> FieldResult<Value> {

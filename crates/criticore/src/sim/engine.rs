@@ -139,8 +139,9 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
         }
         result.events += 1;
 
-        // Completions: the jobs whose work ran out now.
-        for c in (0..m).filter(|_| next_finish == now) {
+        // Completions: the jobs whose work ran out now (cores scanned only at a completion instant).
+        let finishing = if next_finish == now { 0..m } else { 0..0 };
+        for c in finishing {
             if finish_at[c] != now {
                 continue;
             }

@@ -31,10 +31,7 @@ impl Scheduler for Gedf {
 
     fn dispatch(&mut self, _now: u64, jobs: &Jobs, running: &mut [Option<JobId>]) {
         self.queue.dispatch(|_| true, |id| jobs.get(id).last_core);
-        // Completions are the engine's own: only the cores given a job here differ.
-        for &c in &self.queue.touched {
-            running[c] = self.queue.ids[c];
-        }
+        self.queue.hand_out(running);
     }
 
     fn touched(&self) -> Option<&[usize]> {

@@ -34,11 +34,10 @@ impl Scheduler for Gfp {
 
     fn dispatch(&mut self, _now: u64, jobs: &Jobs, running: &mut [Option<JobId>]) {
         self.queue.dispatch(|_| true, |id| jobs.get(id).last_core);
-        // Element by element: for a handful of cores a memcpy call costs more.
-        for (slot, &id) in running.iter_mut().zip(&self.queue.ids) {
-            if *slot != id {
-                *slot = id;
-            }
-        }
+        self.queue.hand_out(running);
+    }
+
+    fn touched(&self) -> Option<&[usize]> {
+        Some(&self.queue.touched)
     }
 }

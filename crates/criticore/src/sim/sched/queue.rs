@@ -192,6 +192,16 @@ impl GlobalQueue {
         }
     }
 
+    /// Write the cores the last `dispatch` gave a job into `running` (a global
+    /// scheduler's view; completions are the engine's own, so no other core
+    /// differs).
+    #[inline]
+    pub fn hand_out(&self, running: &mut [Option<JobId>]) {
+        for &c in &self.touched {
+            running[c] = self.ids[c];
+        }
+    }
+
     /// Place ready jobs on `available` cores. `last_core(job)` helps keep a job
     /// where it ran before (no migration when an idle core allows it).
     pub fn dispatch(&mut self, available: impl Fn(usize) -> bool, last_core: impl Fn(JobId) -> u32) {
