@@ -26,7 +26,8 @@ struct TaskArrivals {
     /// The task's next release (on the heap unless parked).
     next_ns: u64,
     parked: bool,
-    rng: Option<ChaCha8Rng>,
+    /// Boxed: 300-odd bytes inline would make the hot fields of many tasks miss the cache.
+    rng: Option<Box<ChaCha8Rng>>,
 }
 
 /// Pending releases as time << shift | task: one integer compare per heap step.
@@ -131,7 +132,7 @@ impl Releases {
                     rng: random.then(|| {
                         let mut rng = ChaCha8Rng::seed_from_u64(seed);
                         rng.set_stream(i as u64);
-                        rng
+                        Box::new(rng)
                     }),
                 }
             })
