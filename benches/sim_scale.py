@@ -14,7 +14,9 @@ Every point of every sweep runs the SAME generated task systems through
     over a horizon cut to about --simso-jobs jobs.
 jobs/s = jobs finished by the horizon / wall seconds. A repeat runs every
 system of a point (each `passes` times when runs are short); min and median
-over --repeats repeats. Completed jobs and deadline misses of criticore and
+over --repeats repeats. criticore's engine and SchedCAT take turns repeat by
+repeat (the one going first alternates), and the paired ratio is taken
+within a turn: on a shared host the load drifts. Completed jobs and deadline misses of criticore and
 SchedCAT must agree: same model (jobs of a task run in order, a late job keeps
 its deadline), no deadline ties (distinct prime periods), same horizon rule
 (a job finishing exactly at the horizon counts).
@@ -297,17 +299,24 @@ def measure(p: Point, args, schedcat: Path, engine: Path) -> dict:
     passes = max(1, math.ceil(MIN_SAMPLE_S / once))
     jobs = sum(r["completed"] for r in reports)
     crit_s = [p.criticore(p.systems, passes)[0] for _ in range(args.repeats)]
-    eng = run_engine(engine, p.systems, passes, args.repeats)
-    eng_s = [sum(x["seconds"][k] for x in eng) for k in range(args.repeats)]
     parse_s = []
     for s in p.systems:
         start = time.perf_counter()
         _core.check(s.toml, s.name)
         parse_s.append(time.perf_counter() - start)
 
-    sc = run_schedcat(schedcat, p.systems, 1 + args.repeats * passes)  # first run is warm-up
-    sim_s = [sum(sum(x["sim_s"][1 + k * passes:1 + (k + 1) * passes]) for x in sc) for k in range(args.repeats)]
-    total_s = [sum(sum(x["total_s"][1 + k * passes:1 + (k + 1) * passes]) for x in sc) for k in range(args.repeats)]
+    # criticore's engine and SchedCAT take turns, one repeat each, the first
+    # alternating: on a shared host the load drifts, and both see the same drift.
+    eng_s, sim_s, total_s = [], [], []
+    for k in range(args.repeats):
+        for side in ((0, 1) if k % 2 == 0 else (1, 0)):
+            if side == 0:
+                eng = run_engine(engine, p.systems, passes, 1)  # a warm-up sample, then one
+                eng_s.append(sum(x["seconds"][0] for x in eng))
+            else:
+                sc = run_schedcat(schedcat, p.systems, 1 + passes)  # the first run is a warm-up
+                sim_s.append(sum(sum(x["sim_s"][1:]) for x in sc))
+                total_s.append(sum(sum(x["total_s"][1:]) for x in sc))
     sc_jobs = sum(x["jobs"] for x in sc)
     res = {
         "sweep": p.sweep, "label": p.label, **p.params,
@@ -328,6 +337,9 @@ def measure(p: Point, args, schedcat: Path, engine: Path) -> dict:
     res["agree"] = res["jobs"] == sc_jobs == res["engine_jobs"] and res["deadline_misses"] == res["schedcat_deadline_misses"]
     res["ratio_median"] = res["criticore"]["median"] / res["schedcat"]["median"]
     res["ratio_pessimistic"] = res["criticore"]["min"] / res["schedcat"]["max"]
+    # Per repeat, criticore against the SchedCAT run beside it (same jobs, so a ratio of times).
+    paired = sorted(sim / eng * jobs / sc_jobs for sim, eng in zip(sim_s, eng_s))
+    res["ratio_paired"] = {"min": paired[0], "median": statistics.median(paired), "max": paired[-1]}
     if p.simso and not args.no_simso:
         systems = p.systems[: args.simso_systems]
         res["simso"] = run_simso(systems, args.simso_repeats, args.simso_jobs)
@@ -356,11 +368,15 @@ def measure_batch(p: Point, args, schedcat: Path, engine: Path) -> dict:
                 runs[label].append(time.perf_counter() - start)
     jobs = sum(rows.column("completed").to_pylist())
     misses = sum(rows.column("deadline_misses").to_pylist())
-    eng = run_engine(engine, p.systems, 1, args.repeats)
-    eng_s = [sum(x["seconds"][k] for x in eng) for k in range(args.repeats)]
-    sc = run_schedcat(schedcat, p.systems, 1 + args.repeats)
-    sim_s = [sum(x["sim_s"][1 + k] for x in sc) for k in range(args.repeats)]
-    total_s = [sum(x["total_s"][1 + k] for x in sc) for k in range(args.repeats)]
+    eng_s, sim_s, total_s = [], [], []
+    for k in range(args.repeats):  # taking turns, as in measure()
+        for side in ((0, 1) if k % 2 == 0 else (1, 0)):
+            if side == 0:
+                eng_s.append(sum(x["seconds"][0] for x in run_engine(engine, p.systems, 1, 1)))
+            else:
+                sc = run_schedcat(schedcat, p.systems, 2)
+                sim_s.append(sum(x["sim_s"][1] for x in sc))
+                total_s.append(sum(x["total_s"][1] for x in sc))
     sc_jobs = sum(x["jobs"] for x in sc)
     res = {
         "sweep": p.sweep, "label": p.label, **p.params, "jobs": jobs, "schedcat_jobs": sc_jobs,
@@ -419,7 +435,7 @@ def main() -> None:
         points = SWEEPS[name](args)
         print(f"\n({name}) {len(points)} points", flush=True)
         print(f"{'point':<24}{'jobs':>11}{'misses':>10}{'criticore M/s':>15}{'SchedCAT M/s':>14}{'+constr':>9}"
-              f"{'ratio':>7}{'pess.':>7}{'Python M/s':>11}{'parse ms':>9}  agree  SimSo jobs/s")
+              f"{'ratio':>7}{'paired':>11}{'pess.':>7}{'Python M/s':>11}{'parse ms':>9}  agree  SimSo jobs/s")
         for p in points:
             if p.sweep == "d":
                 r = measure_batch(p, args, schedcat, engine)
@@ -441,13 +457,14 @@ def main() -> None:
                   f"{r['criticore']['min'] / 1e6:>7.2f}/{r['criticore']['median'] / 1e6:<7.2f}"
                   f"{r['schedcat']['min'] / 1e6:>6.2f}/{r['schedcat']['median'] / 1e6:<7.2f}"
                   f"{r['schedcat_with_construction']['median'] / 1e6:>9.2f}"
-                  f"{r['ratio_median']:>7.2f}{r['ratio_pessimistic']:>7.2f}{r['criticore_python']['median'] / 1e6:>11.2f}"
+                  f"{r['ratio_median']:>7.2f}{r['ratio_paired']['min']:>6.2f}/{r['ratio_paired']['median']:<4.2f}{r['ratio_pessimistic']:>7.2f}{r['criticore_python']['median'] / 1e6:>11.2f}"
                   f"{r['criticore_parse_s'] * 1e3:>9.1f}"
                   f"  {'yes' if r['agree'] else 'NO (SchedCAT ' + str(r['schedcat_jobs']) + ' jobs, ' + str(r['schedcat_deadline_misses']) + ' misses)'}"
                   f"  {simso_txt}", flush=True)
 
     print("\njobs/s columns: min/median over repeats (M = 1e6); criticore = its engine on the parsed system "
           "(benches/sim_scale.rs), SchedCAT = its simulation only; ratio = criticore / SchedCAT medians; "
+          "paired = min/median over repeats of criticore / the SchedCAT run beside it (they alternate); "
           "pess. = criticore min / SchedCAT max; +constr = SchedCAT incl. construction; "
           "Python = criticore through criticore._core.simulate, parse and thread included (median)")
     print(json.dumps({
