@@ -392,6 +392,12 @@ def measure_batch(p: Point, args, schedcat: Path, engine: Path) -> dict:
     return res
 
 
+def die(message: str) -> None:
+    """A missing peer is a setup problem: one line, exit 2."""
+    print(f"sim_scale: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer jobs and repeats (about a minute)")
@@ -418,12 +424,15 @@ def main() -> None:
     args.tasks = [int(x) for x in args.tasks.split(",")]
     args.loads = [float(x) for x in args.loads.split(",")]
     if not args.no_simso and not SIMSO_PY.exists():
-        sys.exit(f"{SIMSO_PY} is missing: create it as `make bench-simso` does, or pass --no-simso")
+        die(f"{SIMSO_PY} is missing: create it as `make bench-simso` does, or pass --no-simso")
     started = datetime.datetime.now(datetime.timezone.utc)
 
     schedcat = Path(args.schedcat_build) / "schedcat_gedf"
     driver = BUILD_SH.parent / "driver.cpp"
     if not schedcat.exists() or schedcat.stat().st_mtime < max(driver.stat().st_mtime, BUILD_SH.stat().st_mtime):
+        if not (Path(args.schedcat_src) / "native" / "include" / "schedule_sim.h").exists():
+            die(f"no SchedCAT checkout at {args.schedcat_src}: `git clone https://github.com/brandenburg/schedcat "
+                     f"{args.schedcat_src}` (outside this repository), or pass --schedcat-src")
         subprocess.run(["sh", str(BUILD_SH), args.schedcat_src, args.schedcat_build], check=True)
     sc_commit = subprocess.run(["git", "-C", args.schedcat_src, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     engine = engine_binary()
