@@ -157,7 +157,6 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                     // Its next job was released meanwhile: made now, released as of its own time.
                     let next = releases.unpark(job.task);
                     in_flight[job.task as usize] += 1;
-                    result.per_task[job.task as usize].released += 1;
                     let id = jobs.insert(next);
                     sched.release(now, id, jobs.get(id));
                 }
@@ -212,7 +211,6 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
             if serial {
                 in_flight[job.task as usize] += 1;
             }
-            result.per_task[job.task as usize].released += 1;
             let task = job.task;
             let id = jobs.insert(job);
             sched.release(now, id, jobs.get(id));
@@ -355,7 +353,6 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     // Released before the end but still waiting for their task's previous job.
     releases.never_made(end, |task, number, release_ns, deadline_ns| {
         let stats = &mut result.per_task[task as usize];
-        stats.released += 1;
         stats.unfinished += 1;
         if deadline_ns <= end {
             stats.misses += 1;
@@ -364,6 +361,10 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
             unfinished.push(Unfinished { task, number, release_ns, deadline_ns });
         }
     });
+    // Counted here, not per release: the task's statistics stay out of the cache until its job finishes.
+    for (task, stats) in result.per_task.iter_mut().enumerate() {
+        stats.released = releases.made(task as u32);
+    }
     for (_, job) in jobs.live() {
         let stats = &mut result.per_task[job.task as usize];
         stats.unfinished += 1;

@@ -179,6 +179,11 @@ impl Releases {
         self.next = self.heap.peek().unwrap_or((u64::MAX, u32::MAX));
     }
 
+    /// Jobs of `task` made so far (released, or listed by `never_made`).
+    pub fn made(&self, task: u32) -> u64 {
+        self.tasks[task as usize].next_number as u64 - 1
+    }
+
     pub fn is_parked(&self, task: u32) -> bool {
         self.tasks[task as usize].parked
     }
@@ -272,5 +277,26 @@ mod tests {
             }
             assert_eq!(wide.pop_due(now), None);
         }
+    }
+
+    #[test]
+    fn made_counts_every_release_before_the_end_parked_or_not() {
+        let text = "[platform]\ncores = 1\n[[task]]\nname = \"a\"\nperiod = \"10us\"\npet = \"1us\"\n[[task]]\nname = \"b\"\nperiod = \"25us\"\npet = \"1us\"\n";
+        let system = parse_task_system(text, Format::Toml, "two.toml").unwrap();
+        let end = 100_000;
+        let mut r = Releases::new(&system, ExecModel::Pet(crate::model::Level::C), 0, end);
+        assert_eq!((r.pop_due(0).unwrap().task, r.pop_due(0).unwrap().task), (0, 1));
+        // At 10 µs task a is busy: its release is parked, then made at 30 µs.
+        assert_eq!(r.next_task(), 0);
+        r.park_next();
+        assert!(r.pop_due(20_000).is_none());
+        assert_eq!(r.pop_due(25_000).unwrap().number, 2);
+        let late = r.unpark(0);
+        assert_eq!((late.number, late.release_ns), (2, 10_000));
+        let mut never = [0u64; 2];
+        r.never_made(end, |task, _, _, _| never[task as usize] += 1);
+        // Releases before 100 µs, by hand: a at 0, 10, …, 90; b at 0, 25, 50, 75.
+        assert_eq!((r.made(0), r.made(1)), (10, 4));
+        assert_eq!(never, [8, 2]);
     }
 }
