@@ -16,8 +16,8 @@ jobs/s = jobs finished by the horizon / wall seconds. A repeat runs every
 system of a point (each `passes` times when runs are short); min and median
 over --repeats repeats. criticore's engine and SchedCAT take turns repeat by
 repeat (the one going first alternates), and the paired ratio is taken
-within a turn: on a shared host the load drifts. Completed jobs and deadline misses of criticore and
-SchedCAT must agree: same model (jobs of a task run in order, a late job keeps
+within a turn: on a shared host the load drifts. Completed jobs and
+deadline misses of criticore and SchedCAT must agree: same model (jobs of a task run in order, a late job keeps
 its deadline), no deadline ties (distinct prime periods), same horizon rule
 (a job finishing exactly at the horizon counts).
 
@@ -291,6 +291,19 @@ def run_simso(systems: list[System], repeats: int, max_jobs: int) -> dict:
             "jobs_per_s": rates(jobs, seconds), "version": out["simso_version"]}
 
 
+def take_turns(repeats: int, ours: Callable[[], list[dict]], theirs: Callable[[], list[dict]]) -> tuple[list[list[dict]], list[list[dict]]]:
+    """One repeat of criticore's engine, then one of SchedCAT, the one going
+    first alternating: on a shared host the load drifts, and both see the same drift."""
+    mine, peer = [], []
+    for k in range(repeats):
+        for side in ("ours", "theirs") if k % 2 == 0 else ("theirs", "ours"):
+            if side == "ours":
+                mine.append(ours())
+            else:
+                peer.append(theirs())
+    return mine, peer
+
+
 def measure(p: Point, args, schedcat: Path, engine: Path) -> dict:
     # Untimed first run: counts, and how many passes make a repeat long enough.
     start = time.perf_counter()
@@ -305,30 +318,26 @@ def measure(p: Point, args, schedcat: Path, engine: Path) -> dict:
         _core.check(s.toml, s.name)
         parse_s.append(time.perf_counter() - start)
 
-    # criticore's engine and SchedCAT take turns, one repeat each, the first
-    # alternating: on a shared host the load drifts, and both see the same drift.
-    eng_s, sim_s, total_s = [], [], []
-    for k in range(args.repeats):
-        for side in ((0, 1) if k % 2 == 0 else (1, 0)):
-            if side == 0:
-                eng = run_engine(engine, p.systems, passes, 1)  # a warm-up sample, then one
-                eng_s.append(sum(x["seconds"][0] for x in eng))
-            else:
-                sc = run_schedcat(schedcat, p.systems, 1 + passes)  # the first run is a warm-up
-                sim_s.append(sum(sum(x["sim_s"][1:]) for x in sc))
-                total_s.append(sum(sum(x["total_s"][1:]) for x in sc))
-    sc_jobs = sum(x["jobs"] for x in sc)
+    engs, scs = take_turns(
+        args.repeats,
+        lambda: run_engine(engine, p.systems, passes, 1),  # a warm-up sample, then one
+        lambda: run_schedcat(schedcat, p.systems, 1 + passes),  # the first run is a warm-up
+    )
+    eng_s = [sum(x["seconds"][0] for x in eng) for eng in engs]
+    sim_s = [sum(sum(x["sim_s"][1:]) for x in sc) for sc in scs]
+    total_s = [sum(sum(x["total_s"][1:]) for x in sc) for sc in scs]
+    sc_jobs = sum(x["jobs"] for x in scs[-1])
     res = {
         "sweep": p.sweep, "label": p.label, **p.params,
         "utilization": [round(s.utilization, 4) for s in p.systems],
         "horizon_ns": [s.horizon_ns for s in p.systems], "passes": passes,
         "jobs": jobs, "schedcat_jobs": sc_jobs,
         "deadline_misses": sum(r["deadline_misses"] for r in reports),
-        "schedcat_deadline_misses": sum(x["deadline_misses"] for x in sc),
+        "schedcat_deadline_misses": sum(x["deadline_misses"] for x in scs[-1]),
         "events": sum(r["events"] for r in reports),
         "criticore": rates(jobs * passes, eng_s),
         "criticore_python": rates(jobs * passes, crit_s),
-        "engine_jobs": sum(x["jobs"] for x in eng),
+        "engine_jobs": sum(x["jobs"] for x in engs[-1]),
         "criticore_parse_s": sum(parse_s),
         "criticore_call_s": statistics.median(crit_s) / passes,
         "schedcat": rates(sc_jobs * passes, sim_s),
@@ -338,7 +347,7 @@ def measure(p: Point, args, schedcat: Path, engine: Path) -> dict:
     res["ratio_median"] = res["criticore"]["median"] / res["schedcat"]["median"]
     res["ratio_pessimistic"] = res["criticore"]["min"] / res["schedcat"]["max"]
     # Per repeat, criticore against the SchedCAT run beside it (same jobs, so a ratio of times).
-    paired = sorted(sim / eng * jobs / sc_jobs for sim, eng in zip(sim_s, eng_s))
+    paired = sorted(sim / e * jobs / sc_jobs for sim, e in zip(sim_s, eng_s))
     res["ratio_paired"] = {"min": paired[0], "median": statistics.median(paired), "max": paired[-1]}
     if p.simso and not args.no_simso:
         systems = p.systems[: args.simso_systems]
@@ -368,19 +377,14 @@ def measure_batch(p: Point, args, schedcat: Path, engine: Path) -> dict:
                 runs[label].append(time.perf_counter() - start)
     jobs = sum(rows.column("completed").to_pylist())
     misses = sum(rows.column("deadline_misses").to_pylist())
-    eng_s, sim_s, total_s = [], [], []
-    for k in range(args.repeats):  # taking turns, as in measure()
-        for side in ((0, 1) if k % 2 == 0 else (1, 0)):
-            if side == 0:
-                eng_s.append(sum(x["seconds"][0] for x in run_engine(engine, p.systems, 1, 1)))
-            else:
-                sc = run_schedcat(schedcat, p.systems, 2)
-                sim_s.append(sum(x["sim_s"][1] for x in sc))
-                total_s.append(sum(x["total_s"][1] for x in sc))
-    sc_jobs = sum(x["jobs"] for x in sc)
+    engs, scs = take_turns(args.repeats, lambda: run_engine(engine, p.systems, 1, 1), lambda: run_schedcat(schedcat, p.systems, 2))
+    eng_s = [sum(x["seconds"][0] for x in eng) for eng in engs]
+    sim_s = [sum(x["sim_s"][1] for x in sc) for sc in scs]
+    total_s = [sum(x["total_s"][1] for x in sc) for sc in scs]
+    sc_jobs = sum(x["jobs"] for x in scs[-1])
     res = {
         "sweep": p.sweep, "label": p.label, **p.params, "jobs": jobs, "schedcat_jobs": sc_jobs,
-        "deadline_misses": misses, "schedcat_deadline_misses": sum(x["deadline_misses"] for x in sc),
+        "deadline_misses": misses, "schedcat_deadline_misses": sum(x["deadline_misses"] for x in scs[-1]),
         "criticore_batch": {label: rates(jobs, secs) for label, secs in runs.items()},
         "criticore_engine": rates(jobs, eng_s),
         "systems_per_s": {label: len(p.systems) / statistics.median(secs) for label, secs in runs.items()},
@@ -432,7 +436,7 @@ def main() -> None:
     if not schedcat.exists() or schedcat.stat().st_mtime < max(driver.stat().st_mtime, BUILD_SH.stat().st_mtime):
         if not (Path(args.schedcat_src) / "native" / "include" / "schedule_sim.h").exists():
             die(f"no SchedCAT checkout at {args.schedcat_src}: `git clone https://github.com/brandenburg/schedcat "
-                     f"{args.schedcat_src}` (outside this repository), or pass --schedcat-src")
+                f"{args.schedcat_src}` (outside this repository), or pass --schedcat-src")
         subprocess.run(["sh", str(BUILD_SH), args.schedcat_src, args.schedcat_build], check=True)
     sc_commit = subprocess.run(["git", "-C", args.schedcat_src, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     engine = engine_binary()

@@ -169,7 +169,8 @@ impl GlobalQueue {
         self.primary[core] = 0;
         self.idle += 1;
         let task = task_of(key) as usize;
-        match if self.queued > 0 { self.later[task].pop_front() } else { None } {
+        let next = if self.queued > 0 { self.later[task].pop_front() } else { None };
+        match next {
             Some(next) => {
                 self.queued -= 1;
                 self.ready.push(next);
