@@ -3,8 +3,8 @@
 
 Runs `cargo bench -p criticore --bench classic_analysis` (100,000 systems per
 test from `generate::classic`) and, in the same run, the pure-Python second
-method of tests/classic_reference.py (the reference the equality tests in
-tests/test_analyze_classic.py check the engine against, bound for bound) on
+method of tests/oracles/classic_reference.py (the reference the equality tests in
+tests/analyze/test_analyze_classic.py check the engine against, bound for bound) on
 systems of the same distributions (Python's own stream, so different
 systems), and prints systems per second for both and their ratio: the machine
 is shared and noisy, so the ratio from one run is the number to compare.
@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-import classic_reference as ref  # noqa: E402
+from oracles import classic_reference as ref  # noqa: E402
 
 SCHEDULERS = ["pfp", "pedf", "gfp", "servers"]
 

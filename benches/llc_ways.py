@@ -2,20 +2,20 @@
 """LLC-way allocation (optimizer phase 3, issue 5): exact Rust solver vs the
 HiGHS MILP reference, time per instance and speed ratio (target ≥ 100×).
 
-Instances: ``tests/llc_ways_instances.py`` with the i.MX6 shape, m = 4 cores
+Instances: ``tests/oracles/llc_ways_instances.py`` with the i.MX6 shape, m = 4 cores
 and N = 16 ways, seeds 0..count-1 (generated before timing, not timed). Before
 timing, every instance is solved both ways and the answers must agree
 (feasibility, and the objective to 1e-9). Then each measurement makes
 ``--passes`` passes over all instances, one thread; time per instance is the
 pass time / count, reported as min and median over the passes:
 
-- exact, dict → dict: ``criticore.milp.solve_exact(problem)`` (tables handed to
+- exact, dict → dict: ``criticore.optimize.milp.solve_exact(problem)`` (tables handed to
   Rust as Python objects, answer parsed back to a dict): the Python API;
 - exact, JSON text: ``criticore._core.solve_llc_ways(text)`` with the problem
   as JSON text made beforehand (parsed by Python's json inside the call);
-- HiGHS, dict → dict: ``criticore.milp.solve_milp(problem)``: builds the
+- HiGHS, dict → dict: ``criticore.optimize.milp.solve_milp(problem)``: builds the
   HighsLp from the tables, solves, reads the allocation back;
-- HiGHS, model prebuilt: ``criticore.milp.run_model(lp)`` on HighsLp objects
+- HiGHS, model prebuilt: ``criticore.optimize.milp.run_model(lp)`` on HighsLp objects
   built beforehand (a new Highs instance, options, passModel, run, solution).
 
 The headline ratio is HiGHS dict → dict over exact dict → dict (the same work
@@ -45,10 +45,10 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-import llc_ways_instances as gen  # noqa: E402
+from oracles import llc_ways_instances as gen  # noqa: E402
 from machine import machine as base_machine  # noqa: E402  (benches/machine.py)
 from criticore import _core  # noqa: E402
-from criticore.milp import build_model, run_model, solve_exact, solve_milp  # noqa: E402
+from criticore.optimize.milp import build_model, run_model, solve_exact, solve_milp  # noqa: E402
 
 console = Console(highlight=False, width=110)
 

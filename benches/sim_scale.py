@@ -2,7 +2,7 @@
 """Global-EDF simulator throughput at scale: criticore vs SchedCAT (and SimSo), one run (issue 13).
 
 Every point of every sweep runs the SAME generated task systems through
-  - criticore, summary only: `criticore._core.simulate(.., scheduler="gedf")`,
+  - criticore, summary only: `criticore._core.simulate(.., SimOptions(.., scheduler="gedf"))`,
     timed with perf_counter around the call (TOML parse included; the parse
     alone, timed with `_core.check` (parse, validation, a small outline), is
     reported apart);
@@ -62,6 +62,7 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))  # this checkout's build, not another one's
 from criticore import _core  # noqa: E402
+from criticore.simulate import SimOptions  # noqa: E402
 
 SIMSO_PY = ROOT / ".venv-simso" / "bin" / "python"
 SIMSO_RUNNER = ROOT / "benches" / "simso_runner.py"
@@ -97,7 +98,7 @@ def time_criticore_each(systems: list[System], passes: int) -> tuple[float, list
     for s in systems:
         for _ in range(passes):
             start = time.perf_counter()
-            report = _core.simulate(s.toml, s.name, s.horizon_ns, scheduler="gedf", jobs=False, trace=False, segments=False, memory=False)[0]
+            report = _core.simulate(s.toml, s.name, SimOptions(s.horizon_ns, scheduler="gedf", memory=False))[0]
             total += time.perf_counter() - start
         reports.append(json.loads(report))
     return total, reports
@@ -284,7 +285,7 @@ def run_simso(systems: list[System], repeats: int, max_jobs: int) -> dict:
         out = json.loads(dst.read_text())
     jobs = sum(r["jobs_finished"] for r in out["results"])
     # criticore's count on SimSo's horizon: the same schedule for non-overloaded systems.
-    crit = sum(json.loads(_core.simulate(s.toml, s.name, sp["horizon_ns"], scheduler="gedf", memory=False)[0])["completed"]
+    crit = sum(json.loads(_core.simulate(s.toml, s.name, SimOptions(sp["horizon_ns"], scheduler="gedf", memory=False))[0])["completed"]
                for s, sp in zip(systems, specs))
     seconds = [sum(r["seconds"][k] for r in out["results"]) for k in range(repeats)]
     return {"horizon_ns": [sp["horizon_ns"] for sp in specs], "jobs": jobs, "criticore_jobs": crit,
@@ -359,7 +360,7 @@ def measure_batch(p: Point, args, schedcat: Path, engine: Path) -> dict:
     """Sweep d: criticore's batch API (files read, parsed and simulated, one
     row each) on one thread and on every core, against SchedCAT simulating the
     same systems one after another in one process (it has no parallel mode)."""
-    from criticore.batch import simulate_many
+    from criticore.simulate.batch import simulate_many
 
     with tempfile.TemporaryDirectory(prefix="sim-scale-batch-") as d:
         paths = []

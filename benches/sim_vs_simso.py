@@ -40,7 +40,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from criticore.simulation import simulate
+from criticore.simulate.run import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 SIMSO_PY = ROOT / ".venv-simso" / "bin" / "python"

@@ -69,7 +69,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from criticore.simulation import simulate
+from criticore.simulate.run import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 SIMSO_PY = ROOT / ".venv-simso" / "bin" / "python"

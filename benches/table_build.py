@@ -4,7 +4,7 @@ arithmetic no builder can avoid, measured in the same run.
 
 Dataset: the full profiling grid of blin-bandwidth-monitor §3.1 on the
 simulator, 11 read-write ratios × 10 delays × the 5 load configurations of
-``criticore.profile.simulated.CONFIGS`` ([1x], [1x,1x], [1x,2x], [1x,1x,1x],
+``criticore.monitor.simulated.CONFIGS`` ([1x], [1x,1x], [1x,2x], [1x,1x,1x],
 [1x,2x,3x]) = 550 constant loads, plus the isolation run, for task ``rt`` of
 ``examples/monitor/rt-with-loads.toml`` on best-effort cores 1,2,3:
 ``simulated_dataset(..., loads=microbenchmark_loads())``, the function behind
@@ -20,7 +20,7 @@ Timed, per dataset, interleaved and rotated, ``--reps`` times:
   chosen, §3.2), the same with ``--degree D`` (D the chosen degree: no
   degree choice), ``criticore version`` (the CLI's start-up alone), and the
   peer as a process (``python benches/table_build.py --peer DATASET D``);
-- in process: ``criticore.profile.tables`` (``dataset.read``,
+- in process: ``criticore.monitor.tables`` (``dataset.read``,
   ``profile_from_dataset``, ``build``, ``table_text``), degree chosen and
   given, against the peer function.
 
@@ -104,8 +104,8 @@ def peer_fits(path: str | Path, degree: int) -> dict[tuple[int, int, str], np.nd
 def builder(path: str | Path, degree: int | None):
     """What ``criticore tables build`` does in process: read and validate,
     the builder's view, the tables, the file's text."""
-    from criticore.profile import dataset as ds
-    from criticore.profile import tables
+    from criticore.monitor import dataset as ds
+    from criticore.monitor import tables
 
     prof = tables.profile_from_dataset(ds.read(path), str(path))
     built = tables.build(prof, degree=degree)
@@ -114,8 +114,8 @@ def builder(path: str | Path, degree: int | None):
 
 def breakdown(path: Path) -> dict:
     """One pass with the builder's steps timed separately (degree chosen)."""
-    from criticore.profile import dataset as ds
-    from criticore.profile import tables
+    from criticore.monitor import dataset as ds
+    from criticore.monitor import tables
 
     t0 = time.perf_counter()
     table = ds.read(path)
@@ -137,8 +137,8 @@ def breakdown(path: Path) -> dict:
 def check_same_fits(path: Path, degree: int) -> float:
     """Largest |peer − builder| over every coefficient (the builder's
     unlifted fits at ``degree``): the peer does the builder's arithmetic."""
-    from criticore.profile import dataset as ds
-    from criticore.profile import tables
+    from criticore.monitor import dataset as ds
+    from criticore.monitor import tables
 
     prof = tables.profile_from_dataset(ds.read(path), str(path))
     groups = tables.curve_groups(prof.keys)
@@ -180,8 +180,8 @@ def ratio(a: list[float], b: list[float]) -> dict:
 
 
 def make_datasets(tmp: Path) -> dict:
-    from criticore.profile import dataset as ds
-    from criticore.profile.simulated import microbenchmark_loads, simulated_dataset
+    from criticore.monitor import dataset as ds
+    from criticore.monitor.simulated import microbenchmark_loads, simulated_dataset
 
     out = {}
     t0 = time.perf_counter()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import mc2_reference as ref
+from oracles import mc2_reference as ref
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

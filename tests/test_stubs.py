@@ -1,4 +1,4 @@
-"""The type stub of the Rust extension (python/criticore/_core.pyi, issue 14)
+"""The type stub of the Rust extension (python/criticore/_core/__init__.pyi, issue 14)
 stays in step with the bindings: one stub per public name, the same
 parameters in the same order, defaults where the bindings have them.
 
@@ -16,7 +16,7 @@ import pytest
 from criticore import _core
 
 PACKAGE = Path(__file__).resolve().parent.parent / "python" / "criticore"
-STUB = PACKAGE / "_core.pyi"
+STUB = PACKAGE / "_core" / "__init__.pyi"
 
 
 def _public(name: str) -> bool:

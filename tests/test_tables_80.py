@@ -18,10 +18,11 @@ from rich.cells import cell_len
 from rich.console import Console
 from typer.testing import CliRunner
 
-from criticore.cli import app, sweep_table
-from criticore.profile import load as gen
-from criticore.profile.experiment import _render as render_experiment
-from criticore.profile.load_render import render_load
+from criticore.cli import app
+from criticore.load.command import sweep_table
+from criticore.load import generator as gen
+from criticore.monitor.experiment import _render as render_experiment
+from criticore.load.render import render_load
 from criticore.regulate.render import live_table, render_compare, render_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,7 +89,7 @@ def test_the_simulate_table_keeps_servers_and_job_counts():
 
 
 def test_load_sweep_table_fits_80_columns():
-    from criticore.profile import sweep as sw
+    from criticore.load import sweep as sw
     import numpy as np
 
     reads = np.repeat(np.array(sw.READS), len(sw.DELAYS))

@@ -1,12 +1,29 @@
-"""One-line error reporting for the CLI: file, field, reason; exit code 2."""
+"""Bad input as one line: :class:`InputError` (the engine's exception, with its
+parts as attributes) and the helpers that build it. No printing and no exit
+here: the CLI's side (the line on stderr, exit 2) is :mod:`criticore.cli_errors`."""
 
 from __future__ import annotations
 
-import sys
+from criticore._core import InputError
 
-from criticore import InputError
+__all__ = ["InputError", "input_error", "input_error_line"]
 
-EXIT_BAD_INPUT = 2
+
+def _arg(i: int, doc: str) -> property:
+    return property(lambda e: e.args[i] if len(e.args) == 4 else None, doc=doc)
+
+
+# InputError(message, file, field, reason): the parts also as attributes.
+InputError.file = _arg(1, "The file (or label of a system built in Python) the error is in.")  # type: ignore[assignment]
+InputError.field = _arg(2, "The field's path, as in the file (``task[3].period``), or the option.")  # type: ignore[assignment]
+InputError.reason = _arg(3, "Why the value is refused.")  # type: ignore[assignment]
+# The one line ("FILE: FIELD: REASON"), not the tuple of arguments, in tracebacks.
+InputError.__str__ = lambda e: e.args[0] if len(e.args) == 4 else ValueError.__str__(e)  # type: ignore[method-assign]
+
+
+def input_error(file, field: str, reason: str) -> InputError:
+    """The InputError naming ``file``, ``field`` and ``reason`` (its message is the one line)."""
+    return InputError(f"{file}: {field}: {reason}", str(file), field, reason)
 
 
 def input_error_line(err: InputError) -> str:
@@ -17,29 +34,3 @@ def input_error_line(err: InputError) -> str:
     else:
         line = f"error: {err}"
     return " ".join(line.split())  # always a single line
-
-
-def fail(err: InputError) -> None:
-    print(input_error_line(err), file=sys.stderr)
-    raise SystemExit(EXIT_BAD_INPUT)
-
-
-def input_error(file, field: str, reason: str) -> InputError:
-    """The InputError naming ``file``, ``field`` and ``reason`` (its message is the one line)."""
-    return InputError(f"{file}: {field}: {reason}", str(file), field, reason)
-
-
-def bad(file, field: str, reason: str) -> None:
-    """Fail with one line naming ``file``, ``field`` and ``reason``."""
-    fail(input_error(file, field, reason))
-
-
-def duration_option(text: str, option: str, file) -> int:
-    """A positive duration option ("50us") in ns, or a one-line error naming it."""
-    from criticore.api import duration_ns
-
-    try:
-        return duration_ns(text, str(file), option)
-    except InputError as e:
-        fail(e)
-        raise  # not reached: fail exits

@@ -19,7 +19,7 @@ header's ``criticore_attach`` returns -1. The page layout is in
 
 from __future__ import annotations
 
-from criticore import _core
+import criticore._core as _core
 
 
 def attached() -> bool:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from criticore import InputError
+from criticore.errors import InputError
 
 
 def _refuse(path: Path, option: str, reason: str) -> InputError:

@@ -16,7 +16,10 @@ import matplotlib
 if "matplotlib.pyplot" not in sys.modules:
     matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
 import numpy as np  # noqa: E402
+
+from criticore.study import report  # noqa: E402
 
 MS = 1e6
 
@@ -115,13 +118,9 @@ def response_figure(jobs, task_names: list[str], title: str):
 def schedulability_figure(curves, scenario_id: int, stop: int | None = None):
     """A study scenario's schedulability against system utilization, one line
     per scheme (mc2-io-ipc-os-isolation §6, Fig. 15)."""
-    from criticore.study_report import scenario_figure
-
-    return scenario_figure(curves, scenario_id, stop)
+    return report.scenario_figure(curves, scenario_id, stop)
 
 
 def sua_figure(curves, sua):
     """A study's schedulable-utilization area per scheme."""
-    from criticore.study_report import sua_figure as bars
-
-    return bars(curves, sua)
+    return report.sua_figure(curves, sua)

@@ -15,13 +15,15 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
+from criticore.records import jobs_table
+
 if TYPE_CHECKING:
     import pyarrow as pa
     from matplotlib.figure import Figure
 
-    from criticore.simulation import SimRun
-    from criticore.study import StudySummary
-    from criticore.study_report import Curves
+    from criticore.simulate.run import SimRun
+    from criticore.study.report import Curves
+    from criticore.study.run import StudySummary
     from criticore.system import TaskSystem
 
 
@@ -186,11 +188,9 @@ class Simulation:
 
     @classmethod
     def from_run(cls, system: TaskSystem, run: SimRun) -> Simulation:
-        from criticore.simulation import _job_table
-
         report = run.report
         names = [t.name for t in system.tasks]
-        jobs = _job_table(run.jobs, names) if run.jobs is not None else None
+        jobs = jobs_table(run.jobs, names) if run.jobs is not None else None
         segments = _segment_table(run.segments, names) if run.segments is not None else None
         bandwidth = None
         if run.bandwidth is not None and run.bin_ns is not None:
@@ -209,7 +209,7 @@ class Simulation:
 
     def gantt(self, title: str | None = None) -> Figure:
         """Execution trace: tasks and servers over time (needs ``jobs=True, segments=True``)."""
-        from criticore import plots
+        import criticore.plots as plots  # matplotlib: loaded when a figure is asked for, not with criticore
 
         if self._run.segments is None:
             raise ValueError("simulate(..., segments=True) keeps the execution segments a Gantt chart draws")
@@ -219,7 +219,7 @@ class Simulation:
 
     def bandwidth_figure(self, title: str | None = None) -> Figure:
         """Memory bandwidth per core over time (needs ``bin_ns=``)."""
-        from criticore import plots
+        import criticore.plots as plots  # matplotlib: loaded when a figure is asked for, not with criticore
 
         if self.bandwidth is None:
             raise ValueError("simulate(..., bin_ns=...) keeps the bandwidth series")
@@ -227,7 +227,7 @@ class Simulation:
 
     def response_figure(self, title: str | None = None) -> Figure:
         """Response time of every job per task (needs ``jobs=True``)."""
-        from criticore import plots
+        import criticore.plots as plots  # matplotlib: loaded when a figure is asked for, not with criticore
 
         if self.jobs is None:
             raise ValueError("simulate(..., jobs=True) keeps the job records")
@@ -282,7 +282,7 @@ class Study:
     def figure(self, scenario_id: int | None = None) -> Figure:
         """Schedulability against system utilization, one line per scheme
         (the first scenario when none is named)."""
-        from criticore import plots
+        import criticore.plots as plots  # matplotlib: loaded when a figure is asked for, not with criticore
 
         sid = self.curves.scenario_ids[0] if scenario_id is None else scenario_id
         if sid not in self.curves.scenario_ids:
@@ -291,6 +291,6 @@ class Study:
 
     def sua_figure(self) -> Figure:
         """SUA per scheme, a bar chart."""
-        from criticore import plots
+        import criticore.plots as plots  # matplotlib: loaded when a figure is asked for, not with criticore
 
         return plots.sua_figure(self.curves, self.curves.sua())

@@ -16,10 +16,25 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
-from criticore import _core, read_input
-from criticore.errors import input_error
+import criticore._core as _core
+from criticore.errors import InputError, input_error
+
+def read_input(path: str | os.PathLike[str]) -> bytes:
+    """Read a task-system file, turning OS errors into an InputError."""
+    path = Path(path)
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        reason = e.strerror or str(e)
+        raise InputError(f"{path}: (file): cannot read: {reason}", str(path), "(file)", f"cannot read: {reason}") from None
+
+
+def check(path: str | os.PathLike[str]) -> dict:
+    """Parse and validate a task-system file; returns its outline (cores, tasks, servers)."""
+    return json.loads(_core.check(read_input(path), str(path)))
+
 
 #: The label errors give for a system built in Python (pass ``name=`` to choose one).
 PYTHON = "<python>"
@@ -267,3 +282,7 @@ class TaskSystem:
 def as_system(system: TaskSystem | str | os.PathLike[str]) -> TaskSystem:
     """A TaskSystem as given, or loaded from a path."""
     return system if isinstance(system, TaskSystem) else TaskSystem.load(system)
+
+
+#: A TaskSystem, or the path of a task-system file.
+SystemLike = Union[TaskSystem, str, "os.PathLike[str]"]

@@ -246,7 +246,10 @@ fn solve_llc_ways(py: Python<'_>, problem: &Bound<'_, PyAny>) -> PyResult<Option
         .transpose()
 }
 
+/// The extension is `criticore._core._native`; the package `criticore._core`
+/// (python/criticore/_core/__init__.py) re-exports it, a leaf of the import graph.
 #[pymodule]
+#[pyo3(name = "_native")]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::simulate_many, m)?)?;

@@ -296,36 +296,45 @@ fn drive<T: Send>(
     }
 }
 
+/// The fields of `criticore.simulate.SimOptions` (python/criticore/simulate/options.py),
+/// read by attribute: the one options object from the CLI and the library to
+/// the engine's `SimConfig`. Durations are ns, already checked positive there.
+#[derive(FromPyObject)]
+pub(crate) struct SimOptions {
+    duration_ns: u64,
+    scheduler: Option<String>,
+    seed: u64,
+    exec_level: String,
+    best_case_fraction: Option<f64>,
+    regulator: Option<String>,
+    memory: bool,
+    memory_model: Option<String>,
+    quantum_ns: Option<u64>,
+    bin_ns: Option<u64>,
+    jobs: bool,
+    segments: bool,
+    trace: bool,
+}
+
 /// Options shared by one run and a batch, checked once.
 struct RunOptions {
     scheduler: Option<String>,
     config: SimConfig,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_options(
-    file: &str,
-    duration_ns: u64,
-    scheduler: Option<String>,
-    seed: u64,
-    exec_level: &str,
-    best_case_fraction: Option<f64>,
-    regulator: Option<&str>,
-    memory: bool,
-    memory_model: Option<&str>,
-    quantum_ns: Option<u64>,
-) -> PyResult<RunOptions> {
+fn run_options(file: &str, o: &SimOptions) -> PyResult<RunOptions> {
+    let exec_level = o.exec_level.as_str();
     let level = Level::parse(exec_level)
         .ok_or_else(|| option_error(file, "--exec-level", format!("unknown level \"{exec_level}\" (expected A, B, C or D)")))?;
-    if duration_ns == 0 {
+    if o.duration_ns == 0 {
         return Err(option_error(file, "--duration", "must be positive"));
     }
-    let exec = match best_case_fraction {
+    let exec = match o.best_case_fraction {
         None => ExecModel::Pet(level),
         Some(f) if (0.0..=1.0).contains(&f) => ExecModel::Uniform { level, best_case_fraction: f },
         Some(f) => return Err(option_error(file, "--best-case", format!("must be between 0 and 1, got {f}"))),
     };
-    let regulation = match regulator {
+    let regulation = match o.regulator.as_deref() {
         None => None,
         Some("none") => Some(None),
         Some(name) => Some(Some(RegulationKind::parse(name).ok_or_else(|| {
@@ -333,26 +342,29 @@ fn run_options(
             option_error(file, "--regulator", format!("unknown regulator \"{name}\" (expected none, {})", names.join(", ")))
         })?)),
     };
-    if quantum_ns == Some(0) {
+    if o.quantum_ns == Some(0) {
         return Err(option_error(file, "--quantum", "must be positive"));
     }
-    let memory_kind = match memory_model.unwrap_or("fluid") {
+    let memory_kind = match o.memory_model.as_deref().unwrap_or("fluid") {
         "fluid" => {
-            if quantum_ns.is_some() {
+            if o.quantum_ns.is_some() {
                 return Err(option_error(file, "--quantum", "only the transaction model runs in quanta (add --memory transaction)"));
             }
             MemoryKind::Fluid
         }
-        "transaction" => MemoryKind::Transaction { quantum_ns: quantum_ns.unwrap_or(DEFAULT_QUANTUM_NS) },
+        "transaction" => MemoryKind::Transaction { quantum_ns: o.quantum_ns.unwrap_or(DEFAULT_QUANTUM_NS) },
         other => return Err(option_error(file, "--memory", format!("unknown memory model \"{other}\" (expected {})", MemoryKind::NAMES.join(" or ")))),
     };
-    let mut config = SimConfig::new(duration_ns);
-    config.seed = seed;
+    let mut config = SimConfig::new(o.duration_ns);
+    config.seed = o.seed;
     config.exec = exec;
-    config.memory = memory;
+    config.memory = o.memory;
     config.memory_kind = memory_kind;
     config.regulation = regulation;
-    Ok(RunOptions { scheduler, config })
+    config.record_jobs = o.jobs || o.trace;
+    config.record_segments = o.trace || o.segments;
+    config.bandwidth_bin_ns = o.bin_ns;
+    Ok(RunOptions { scheduler: o.scheduler.clone(), config })
 }
 
 /// Simulate a task-system file, streaming what is asked for to
@@ -363,38 +375,23 @@ fn run_options(
 /// is called every 50 ms. Returns (report JSON, interrupted): Ctrl-C stops
 /// the run and the report covers the time reached (`partial`).
 #[pyfunction]
-#[pyo3(signature = (data, file, duration_ns, scheduler=None, seed=0, exec_level="C", best_case_fraction=None, jobs=false, trace=false, segments=false, format=None, regulator=None, memory=true, bandwidth_bin_ns=None, overhead_table=None, overhead_file=None, memory_model=None, quantum_ns=None, on_batch=None, on_progress=None))]
+#[pyo3(signature = (data, file, options, format=None, overhead_table=None, overhead_file=None, on_batch=None, on_progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn simulate(
     py: Python<'_>,
     data: Source<'_>,
     file: &str,
-    duration_ns: u64,
-    scheduler: Option<String>,
-    seed: u64,
-    exec_level: &str,
-    best_case_fraction: Option<f64>,
-    jobs: bool,
-    trace: bool,
-    segments: bool,
+    options: SimOptions,
     format: Option<&str>,
-    regulator: Option<&str>,
-    memory: bool,
-    bandwidth_bin_ns: Option<u64>,
     overhead_table: Option<&str>,
     overhead_file: Option<&str>,
-    memory_model: Option<&str>,
-    quantum_ns: Option<u64>,
     on_batch: Option<Py<PyAny>>,
     on_progress: Option<Py<PyAny>>,
 ) -> PyResult<(String, bool)> {
     let system = parse_conditioned(&data, file, format)?;
-    let RunOptions { scheduler, mut config } =
-        run_options(file, duration_ns, scheduler, seed, exec_level, best_case_fraction, regulator, memory, memory_model, quantum_ns)?;
+    let RunOptions { scheduler, mut config } = run_options(file, &options)?;
+    let (jobs, trace, segments, bandwidth_bin_ns) = (options.jobs, options.trace, options.segments, options.bin_ns);
     let kind = scheduler_kind(&system, file, scheduler.as_deref())?;
-    config.record_jobs = jobs || trace;
-    config.record_segments = trace || segments;
-    config.bandwidth_bin_ns = bandwidth_bin_ns;
     config.overhead_table = match overhead_table {
         None => None,
         Some(text) => Some(parse_overhead_table(text, overhead_file.unwrap_or("(overhead table)")).map_err(to_py)?),
@@ -461,26 +458,16 @@ fn row<'a>(file: &'a str, system: &TaskSystem, kind: SchedulerKind, level: Level
 /// `on_progress(systems_done, jobs)` every 50 ms; Ctrl-C stops every run
 /// where it is (rows of systems not started are left out). Returns (rows, interrupted).
 #[pyfunction]
-#[pyo3(signature = (files, duration_ns, scheduler=None, seed=0, exec_level="C", best_case_fraction=None, regulator=None, memory=true, memory_model=None, quantum_ns=None, threads=None, on_progress=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (files, options, threads=None, on_progress=None))]
 pub(crate) fn simulate_many(
     py: Python<'_>,
     files: Vec<(Source<'_>, String)>,
-    duration_ns: u64,
-    scheduler: Option<String>,
-    seed: u64,
-    exec_level: &str,
-    best_case_fraction: Option<f64>,
-    regulator: Option<&str>,
-    memory: bool,
-    memory_model: Option<&str>,
-    quantum_ns: Option<u64>,
+    options: SimOptions,
     threads: Option<usize>,
     on_progress: Option<Py<PyAny>>,
 ) -> PyResult<(Vec<String>, bool)> {
     let first = files.first().map_or("(no files)", |f| f.1.as_str());
-    let RunOptions { scheduler, config } =
-        run_options(first, duration_ns, scheduler, seed, exec_level, best_case_fraction, regulator, memory, memory_model, quantum_ns)?;
+    let RunOptions { scheduler, config } = run_options(first, &options)?;
     let level = match config.exec {
         ExecModel::Pet(l) | ExecModel::Uniform { level: l, .. } => l,
     };

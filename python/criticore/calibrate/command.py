@@ -14,11 +14,12 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-import criticore
+from criticore._core import __version__
 from criticore.calibrate import fit as F
 from criticore.calibrate import fit_study as FS
-from criticore.errors import bad, fail
+from criticore.cli_common import bad, fail
 from criticore.outputs import writable, write_text
+from criticore.errors import InputError
 
 #: Obs. 1's ranges of CE and CL times as shares of SBP.
 PAPER_RANGE = {"ce_send": "9.2–12.9%", "ce_receive": "29.2–40.5%", "cl_send": "2.7–5.4%", "cl_receive": "10.6–15.9%"}
@@ -35,7 +36,7 @@ def parameter_set(name: str, iterations: int, runs: int, points, before, after, 
     l, r, _ = fitted
     within = lambda errs, tol: sum(abs(e) <= tol for e in errs)
     lines = [
-        f"# Written by `criticore calibrate --iterations {iterations} --runs {runs}` (criticore {criticore.__version__}).",
+        f"# Written by `criticore calibrate --iterations {iterations} --runs {runs}` (criticore {__version__}).",
         "# The fluid model's DRAM read latency L and row-conflict penalty R, fitted so that its",
         "# µB execution times match the transaction model's on the grid of mc2-hardware-management",
         "# §4.1 (µB 256 KiB beside three 1 MiB stress tasks; 2/4/8/16 colours × 2/8/16 ways ×",
@@ -118,7 +119,7 @@ def command(
         writable(output, force, "--output", (".toml",))
         if plot_file is not None:
             writable(plot_file, force, "--plot", (".png",))
-    except criticore.InputError as e:
+    except InputError as e:
         fail(e)
     err = Console(stderr=True)
     try:
@@ -133,13 +134,13 @@ def command(
     except KeyboardInterrupt:
         print("interrupted; nothing written", file=sys.stderr)
         raise SystemExit(130)
-    except criticore.InputError as e:
+    except InputError as e:
         fail(e)
     try:
         write_text(output, parameter_set(name, iterations, runs, points, before, after, fitted, study), "--output")
         if plot_file is not None:
             plot(points, before, after, plot_file)
-    except criticore.InputError as e:
+    except InputError as e:
         fail(e)
     except OSError as e:
         bad(plot_file or output, "--plot", f"cannot write: {e.strerror or e}")

@@ -17,7 +17,8 @@ import json
 import math
 from dataclasses import dataclass
 
-from criticore import _core
+import criticore._core as _core
+from criticore.simulate.options import SimOptions
 
 UB_WSS = 256 * 1024
 STRESS_WSS = 1024 * 1024
@@ -100,7 +101,7 @@ def _toml(p: Point, read_latency_ns: float, row_conflict_ns: float) -> str:
 
 def fluid_ns(p: Point, read_latency_ns: float, row_conflict_ns: float) -> float:
     """The µB's execution time under the fluid model at this point."""
-    report = json.loads(_core.simulate(_toml(p, read_latency_ns, row_conflict_ns).encode(), "calibration point", int(max(10 * p.loaded_ns, 1e9)))[0])
+    report = json.loads(_core.simulate(_toml(p, read_latency_ns, row_conflict_ns).encode(), "calibration point", SimOptions(int(max(10 * p.loaded_ns, 1e9))))[0])
     ub = next(t for t in report["per_task"] if t["task"] == "ub")
     return float(ub["max_response_ns"])
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from criticore import _core
+import criticore._core as _core
 
 SIZES = (64, 256, 1024, 4096, 8192)
 BANDWIDTHS = (25e6, 50e6, 100e6, 200e6, 400e6)

@@ -19,10 +19,10 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-import criticore
-from criticore import _core
-from criticore.errors import bad, fail
+import criticore._core as _core
+from criticore.cli_common import bad, fail
 from criticore.outputs import writable, write_table
+from criticore.errors import InputError
 
 #: Inset order of Fig. 5: (configuration, paper's WCET inset, ACET inset).
 CONFIGS = (("idle", "a", "b"), ("cache+bank", "c", "d"), ("cache", "e", "f"), ("unmanaged", "g", "h"))
@@ -167,7 +167,7 @@ def command(
         if output.is_dir():
             for p in paths:
                 writable(p, force, "--output")
-    except criticore.InputError as e:
+    except InputError as e:
         fail(e)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -187,7 +187,7 @@ def command(
     except KeyboardInterrupt:
         print(f"interrupted after {done} of {len(pts)} points; nothing written", file=sys.stderr)
         raise SystemExit(130)
-    except criticore.InputError as e:
+    except InputError as e:
         fail(e)
     try:
         output.mkdir(parents=True, exist_ok=True)
@@ -198,7 +198,7 @@ def command(
             import pyarrow as pa
 
             write_table(pa.Table.from_pylist(os_rows), output / "os-isolation.parquet", "--output")
-    except criticore.InputError as e:
+    except InputError as e:
         fail(e)
     except OSError as e:
         bad(output, "--output", f"cannot write: {e.strerror or e}")

@@ -17,7 +17,8 @@ from typing import Callable
 
 import numpy as np
 
-from criticore import _core, read_input
+import criticore._core as _core
+from criticore.system import read_input
 
 LOG_COLUMNS = {
     "period": "<u8",

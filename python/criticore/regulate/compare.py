@@ -18,6 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
+from criticore.analyze import analyze
+from criticore.errors import InputError
+from criticore.simulate.run import simulate
+
 #: The rows' keys: one row per task or group and quantity; None where a side has no value.
 ROW_KEYS = ("kind", "name", "what", "measured", "simulated", "bound")
 TASK_QUANTITIES = ("jobs", "deadline_misses", "response_ms_mean", "response_ms_max")
@@ -126,9 +130,7 @@ def analysis_bounds_ms(file: str | Path) -> dict[str, float | None]:
     """Each task's response-time bound (ms) from `criticore analyze FILE`
     (the scheduler the file implies); none under MC², which has no per-task
     response bounds."""
-    import criticore
-
-    report = criticore.analyze(file).json
+    report = analyze(file).json
     if report["scheduler"] == "mc2":
         return {}
     return {t["task"]: None if t["bound_ns"] is None else t["bound_ns"] / 1e6 for t in report["tasks"]}
@@ -149,8 +151,6 @@ def simulate_like(file: str | Path, duration_ns: int, mode: str | None):
     """The simulation `--compare-sim` sets beside a run: the same file, as
     long, under the same regulation (mode names are the simulator's
     `--regulator` names). Raises InputError for a file it cannot simulate."""
-    from criticore.simulation import simulate
-
     return simulate(file, duration_ns, regulator=mode)
 
 
@@ -176,8 +176,6 @@ def check_simulable(file: str | Path, mode: str | None, period_ns: int | None) -
     """Before the run, not after it: the file can be simulated as it will be
     regulated (one simulated millisecond), or an InputError naming the file,
     the field and the reason."""
-    from criticore import InputError
-
     if period_ns is not None:
         reason = "--compare-sim simulates the period of the file's [regulation]; set the period there"
         raise InputError(f"{file}: --period: {reason}", str(file), "--period", reason)

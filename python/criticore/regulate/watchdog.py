@@ -5,7 +5,7 @@ regulator's end of the pipe closes (however the regulator ended), resumes and
 thaws all of it (crates/criticore-rt/src/watchdog.rs).
 """
 
-from criticore import _core
+import criticore._core as _core
 
 if __name__ == "__main__":
     _core.watchdog_main()

@@ -1,0 +1,56 @@
+"""`criticore analyze` and `criticore check`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from criticore.analyze import analyze as analyze_system
+from criticore.analyze import check_sim as cs
+from criticore.cli_common import SCHEDULER_HELP, duration_option, fail
+from criticore.errors import InputError
+from criticore.render import render_analysis, render_task_bounds
+from criticore.simulate import run
+from criticore.system import check as check_file
+
+
+def analyze(
+    file: Path = typer.Argument(..., help="Task-system file (TOML or JSON)."),
+    scheduler: str = typer.Option(None, "--scheduler", "-s", help=SCHEDULER_HELP),
+    check_sim: bool = typer.Option(False, "--check-sim", help="Also simulate the file under the same scheduler and print each bound beside the simulated maximum response (exit 1 if one is exceeded)."),
+    duration: str = typer.Option("10s", "--duration", "-d", help="--check-sim: simulated time."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
+) -> None:
+    """Schedulability analysis: MC² (Levels A, B, C, the four configurations, the Level-A tables) or, for other schedulers, per-task response-time bounds."""
+    duration_ns = duration_option(duration, "--duration", file) if check_sim else None
+    try:
+        report = analyze_system(file, scheduler).json
+        if check_sim and report["scheduler"] == "mc2":
+            reason = "the MC² analysis gives no per-task response bounds to check; use --scheduler with another test"
+            raise InputError(f"{file}: --check-sim: {reason}", str(file), "--check-sim", reason)
+        if check_sim:
+            simulated = run.simulate(file, duration_ns, scheduler=report["scheduler"])
+            report["check_sim"] = cs.rows(report, simulated.report)
+            report["check_sim_duration_ns"] = duration_ns
+    except InputError as e:
+        fail(e)
+    if as_json:
+        print(json.dumps(report, indent=2))
+    elif report["scheduler"] == "mc2":
+        render_analysis(Console(), str(file), report)
+    else:
+        render_task_bounds(Console(), str(file), report)
+    if check_sim and cs.violated(report["check_sim"]):
+        raise typer.Exit(1)
+
+
+def check(file: Path = typer.Argument(..., help="Task-system file (TOML or JSON).")) -> None:
+    """Validate a task-system file without analyzing it."""
+    try:
+        summary = check_file(file)
+    except InputError as e:
+        fail(e)
+    print(f"{file}: ok ({len(summary['tasks'])} tasks, {len(summary['servers'])} servers, {summary['cores']} cores)")

@@ -1,0 +1,33 @@
+"""What every command.py shares: the CLI's side of bad input (the one line on
+stderr, exit 2), duration options, help texts. Not in cli.py, which imports
+every command.py (a circle otherwise)."""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+from criticore.errors import InputError, input_error, input_error_line
+from criticore.units import duration_ns
+
+EXIT_BAD_INPUT = 2
+
+SCHEDULER_HELP = "mc2, pfp, pedf, gedf, gfp or servers; default: what the file implies (servers, MC² levels, cores)."
+
+
+def fail(err: InputError) -> NoReturn:
+    print(input_error_line(err), file=sys.stderr)
+    raise SystemExit(EXIT_BAD_INPUT)
+
+
+def bad(file, field: str, reason: str) -> NoReturn:
+    """Fail with one line naming ``file``, ``field`` and ``reason``."""
+    fail(input_error(file, field, reason))
+
+
+def duration_option(text: str, option: str, file) -> int:
+    """A positive duration option ("50us") in ns, or a one-line error naming it."""
+    try:
+        return duration_ns(text, str(file), option)
+    except InputError as e:
+        fail(e)

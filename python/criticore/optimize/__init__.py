@@ -1,0 +1,28 @@
+"""The three-phase optimizer of mc2-io-ipc-os-isolation §6.1 (docs/optimizer.md):
+:func:`optimize`, and the exact and MILP LLC-way solvers (:mod:`criticore.optimize.milp`)."""
+
+from __future__ import annotations
+
+import json
+
+import criticore._core as _core
+import criticore.units as units
+from criticore.results import Optimization
+from criticore.system import SystemLike, TaskSystem, as_system
+
+#: The optimizer's default scheme (mc2-io-ipc-os-isolation §6.1): every buffer optimized.
+DEFAULT_SCHEME = "O|C+A/B-ALL"
+
+
+def optimize(system: SystemLike, scheme: str = DEFAULT_SCHEME, seed: int = 0) -> Optimization:
+    """The three-phase optimizer of mc2-io-ipc-os-isolation §6.1 under
+    ``scheme`` (one of the nine of §6.1, case-insensitive): packs Level-A/B
+    tasks, places buffers, splits the LLC ways. ``seed`` drives R|R's random
+    bank choices. docs/optimizer.md."""
+    s = as_system(system)
+    canonical = units.scheme_name(scheme, s.name)
+    units.seed(seed, s.name)
+    text, report_json = _core.optimize(s._core, s.name, None, canonical, seed)
+    report = json.loads(report_json)
+    optimized = TaskSystem._wrap(_core.System.from_json(text, s.name)) if report["schedulable"] else None
+    return Optimization(report["scheme"], report["schedulable"], report.get("reason"), optimized, report)

@@ -1,0 +1,118 @@
+"""`criticore optimize`: the optimizer's verdict, the LLC split, cores and buffer placements."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+import criticore._core as _core
+import criticore.units as units
+from criticore.cli_common import fail
+from criticore.errors import InputError
+from criticore.optimize import DEFAULT_SCHEME
+from criticore.outputs import distinct, writable, write_text
+from criticore.render import table as new_table
+from criticore.system import read_input
+
+
+def _scheme_name(scheme: str, file: Path) -> str:
+    """The canonical name of a scheme given on the command line (case-insensitive)."""
+    try:
+        return units.scheme_name(scheme, str(file), "--scheme")
+    except InputError as e:
+        fail(e)
+
+
+def _curve_notice(report: dict) -> str | None:
+    """One line on tasks without a cost curve, whose PETs no way split changes (docs/optimizer.md)."""
+    missing = report.get("without_cost_curve") or []
+    if not missing:
+        return None
+    if not report.get("cost_curves"):
+        return "no task has a cost curve (task.cost), so the LLC ways change no PET"
+    return f"{len(missing)} Level-A/B/C task(s) have no cost curve (task.cost): the ways change none of their PETs"
+
+
+def _render_optimize(console: Console, file: str, report: dict) -> None:
+    """Summary of `criticore optimize`: verdict, the LLC split, cores, buffer placements."""
+    scheme = report.get("scheme", "?")
+    tasks = report.get("tasks") or []
+    curves = report.get("cost_curves", 1)
+    notice = _curve_notice(report)
+    if not report.get("schedulable"):
+        console.print(f"{escape(file)} — {scheme}: [bold red]not schedulable[/] ({report.get('reason') or 'no reason given'})")
+        if notice:
+            console.print(f"  note: {notice}", markup=False)
+        return
+    sol = report.get("solution") or {}
+    console.print(f"{escape(file)} — {scheme}: [bold green]schedulable[/]")
+    console.print(f"  total Level-C utilization (minimized): {sol.get('objective', float('nan')):.4f}")
+    if notice:
+        console.print(f"  note: {notice}", markup=False)
+    ways = sol.get("per_core_ways") or []
+    table = new_table("cores")
+    # Without cost curves no way split is written: no ways column.
+    cols = ("core", "LLC ways", "Level A", "Level B", "tasks") if curves else ("core", "Level A", "Level B", "tasks")
+    for col in cols:
+        table.add_column(col, justify="right" if col != "tasks" else "left")
+    for p, w in enumerate(ways):
+        mine = [t for t in tasks if t.get("core") == p]
+        a = sum(1 for t in mine if t.get("level") == "A")
+        b = sum(1 for t in mine if t.get("level") == "B")
+        table.add_row(str(p), *([str(w)] if curves else []), str(a), str(b), ", ".join(t["name"] for t in mine))
+    console.print(table)
+    if curves:
+        console.print(
+            f"  Level-C/OS region: {sol.get('level_c_ways', 0)} ways; lock region: {sol.get('lock_ways', 0)} ways "
+            f"({sol.get('locked_buffers', 0)} CL buffers locked)"
+        )
+    ipc = Counter(t["ipc"] for t in tasks if t.get("ipc"))
+    io = Counter(t["io"] for t in tasks if t.get("io"))
+    if ipc:
+        console.print("  IPC buffers: " + ", ".join(f"{k} {n}" for k, n in sorted(ipc.items())))
+    if io:
+        console.print("  I/O buffers: " + ", ".join(f"{k} {n}" for k, n in sorted(io.items())))
+
+
+def optimize(
+    file: Path = typer.Argument(..., help="Task-system file (TOML or JSON)."),
+    scheme: str = typer.Option(DEFAULT_SCHEME, "--scheme", help="One of the nine schemes of mc2-io-ipc-os-isolation §6.1."),
+    output: Path = typer.Option(None, "--output", "-o", help="Write the file with the allocation, cores and buffer placements (same format as FILE)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the random bank choices of R|R."),
+    as_json: bool = typer.Option(False, "--json", help="Print the optimizer's report as one JSON object."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing output file."),
+) -> None:
+    """Three-phase optimizer (§6.1): pack Level-A/B tasks, place buffers by scheme, split the LLC ways.
+
+    With -o, writes FILE with the cores, buffer placements and LLC ways filled in (nothing is
+    written when the system is not schedulable under the scheme; the exit code is 0 either way)."""
+    name = _scheme_name(scheme, file)
+    if not 0 <= seed < 2**64:
+        fail(InputError(f"{file}: --seed: must be between 0 and 2^64 − 1", str(file), "--seed", "must be between 0 and 2^64 − 1"))
+    try:
+        if output is not None:
+            suffix = file.suffix.lower()
+            writable(output, force, "--output", suffixes=(suffix,) if suffix in (".toml", ".json") else None)
+            distinct([(file, "FILE"), (output, "--output")])
+        text, report_json = _core.optimize(read_input(file), str(file), None, name, seed)
+        report = json.loads(report_json)
+        if output is not None and report.get("schedulable"):
+            write_text(output, text, "--output")
+    except InputError as e:
+        fail(e)
+    if as_json:
+        print(json.dumps(report, indent=2))
+        notice = _curve_notice(report)
+        if notice:
+            print(f"note: {notice}", file=sys.stderr)
+    else:
+        _render_optimize(Console(), str(file), report)
+    if output is not None:
+        note = f"wrote {output}" if report.get("schedulable") else f"{output} not written: not schedulable under {name}"
+        print(f"  {note}", file=sys.stderr if as_json else sys.stdout)

@@ -1,0 +1,90 @@
+"""The simulation options, typed once: :class:`SimOptions` goes from the CLI
+and the library to the binding (``criticore._core.simulate``), which reads
+its fields into the engine's ``SimConfig`` (crates/criticore/src/sim/mod.rs)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Real
+
+import criticore.units as units
+from criticore.errors import input_error
+
+
+@dataclass(frozen=True)
+class SimOptions:
+    """One simulation's options, in SI units (the engine's ``SimConfig``
+    plus the scheduler). Build it from user values with :meth:`of`."""
+
+    #: Simulated time (ns).
+    duration_ns: int
+    #: mc2, pfp, pedf, gedf, gfp or servers; None: what the system implies.
+    scheduler: str | None = None
+    #: Seed of sporadic jitter and random execution times.
+    seed: int = 0
+    #: Jobs run for their PET at this level (A, B, C, D).
+    exec_level: str = "C"
+    #: Execution times drawn uniformly in [f·PET, PET]; None: the PET.
+    best_case_fraction: float | None = None
+    #: none, memguard, mcti, mrs or monitor; None: the system's [regulation].
+    regulator: str | None = None
+    #: False: CPU-only (memory profiles ignored).
+    memory: bool = True
+    #: fluid or transaction; None: fluid.
+    memory_model: str | None = None
+    #: The transaction model's quantum (ns); None: 20 µs.
+    quantum_ns: int | None = None
+    #: Bin width of the per-core bandwidth series (ns); None: no series.
+    bin_ns: int | None = None
+    #: Keep job records (and unfinished jobs).
+    jobs: bool = False
+    #: Keep execution segments of tasks and servers.
+    segments: bool = False
+    #: Write the Perfetto trace.
+    trace: bool = False
+
+    @classmethod
+    def of(
+        cls,
+        file: str,
+        duration: int | str,
+        *,
+        scheduler: str | None = None,
+        seed: int = 0,
+        exec_level: str = "C",
+        best_case_fraction: float | None = None,
+        regulator: str | None = None,
+        memory: bool = True,
+        memory_model: str | None = None,
+        quantum_ns: int | str | None = None,
+        bin_ns: int | str | None = None,
+        jobs: bool = False,
+        segments: bool = False,
+        trace: bool = False,
+    ) -> SimOptions:
+        """Options from the library's arguments: durations as ns or strings with
+        a unit ("10ms"), like the file; an InputError naming the argument (in
+        ``file``, the system's label) for a value of the wrong kind or range."""
+        for name, value in (("scheduler", scheduler), ("exec_level", exec_level), ("regulator", regulator), ("memory_model", memory_model)):
+            if value is not None and not isinstance(value, str):
+                raise input_error(file, name, f"expected a name (a string), got {type(value).__name__}")
+        for name, value in (("memory", memory), ("jobs", jobs), ("segments", segments), ("trace", trace)):
+            if not isinstance(value, bool):
+                raise input_error(file, name, f"expected True or False, got {type(value).__name__}")
+        if best_case_fraction is not None and (isinstance(best_case_fraction, bool) or not isinstance(best_case_fraction, Real)):
+            raise input_error(file, "best_case_fraction", f"expected a number, got {type(best_case_fraction).__name__}")
+        return cls(
+            duration_ns=units.duration_ns(duration, file),
+            scheduler=scheduler,
+            seed=units.seed(seed, file),
+            exec_level=exec_level,
+            best_case_fraction=None if best_case_fraction is None else float(best_case_fraction),
+            regulator=regulator,
+            memory=memory,
+            memory_model=memory_model,
+            quantum_ns=None if quantum_ns is None else units.duration_ns(quantum_ns, file, "quantum_ns"),
+            bin_ns=None if bin_ns is None else units.duration_ns(bin_ns, file, "bin_ns"),
+            jobs=jobs,
+            segments=segments,
+            trace=trace,
+        )

@@ -1,0 +1,227 @@
+"""`criticore analyze` beyond MC² (issue 12): the classic test each scheduler
+implies, per-task bounds worked out by hand, and `--check-sim`."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import criticore
+from regulate.test_regulate import one_line_error as one_line
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-m", "criticore"]
+MS = 1_000_000
+
+
+def cli(*args: str | Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def bounds(report: dict) -> dict[str, int | None]:
+    return {t["task"]: t["bound_ns"] for t in report["tasks"]}
+
+
+def test_the_mrs_file_gets_server_bounds_by_hand():
+    # Core 0: Server0 (P 24, Q 8, High) above Server1 (P 40, Q 16, Low).
+    # Server0 is served first in each period: within 8 ms, so its worst gap is
+    # (24 − 8) + (8 − 8) = 16 ms. Task1 (2 ms, prio 98): 16 + 2 = 18 ms.
+    # Task2 (4 ms) below Task1 (2 ms every 40): 4 + 2 = 6 ms of supply = 16 + 6 = 22 ms.
+    # Server1's own response: 16 + ⌈R/24⌉·8 → 24 ms, so its gap is (40 − 16) + (24 − 16) = 32:
+    # Task3 (8 ms) = 32 + 8 = 40 ms.
+    r = criticore.analyze(ROOT / "examples/mrs-synthetic.toml").json
+    assert r["scheduler"] == "servers"
+    b = bounds(r)
+    assert (b["Task1"], b["Task2"], b["Task3"]) == (18 * MS, 22 * MS, 40 * MS)
+    assert r["schedulable"] is True
+    assert {g["name"] for g in r["groups"]} == {f"Server{i}" for i in range(5)}
+
+
+PFP = """[platform]
+cores = 2
+[[task]]
+name = "a"
+core = 0
+period = "4ms"
+pet = "1ms"
+[[task]]
+name = "b"
+core = 0
+period = "6ms"
+pet = "2ms"
+[[task]]
+name = "c"
+core = 0
+period = "10ms"
+pet = "3ms"
+[[task]]
+name = "d"
+core = 1
+period = "5ms"
+pet = "5ms"
+"""
+
+
+def test_every_scheduler_by_name(tmp_path):
+    f = tmp_path / "p.toml"
+    f.write_text(PFP)
+    # Rate monotonic on core 0 (Buttazzo's example): 1, 3 and 10 ms; d fills core 1.
+    r = criticore.analyze(f).json
+    assert r["scheduler"] == "pfp"
+    assert bounds(r) == {"a": 1 * MS, "b": 3 * MS, "c": 10 * MS, "d": 5 * MS}
+    assert r["schedulable"] is True
+    # EDF per core: U = 0.25 + 0.333 + 0.3 ≤ 1 and 1 on core 1: every deadline met, bound = deadline.
+    e = criticore.analyze(f, "pedf").json
+    assert bounds(e) == {"a": 4 * MS, "b": 6 * MS, "c": 10 * MS, "d": 5 * MS} and e["schedulable"] is True
+    # Globally on 2 cores, U = 1.883 and u_max = 1: Goossens-Funk-Baruah fails (1.883 > 2 − 1);
+    # bounded tardiness needs Σ > (m−1)·u_max + U_L(1) = 1 + 1: fails too, so no bound.
+    g = criticore.analyze(f, "gedf").json
+    assert all(v is None for v in bounds(g).values()) and g["schedulable"] is False
+    # Global FP (Bertogna-Cirinei), RM order a, d, b, c on 2 cores, in ns: a 1 ms;
+    # d: 5 ms + ⌊min(W_a, 1 ns)/2⌋ = 5 ms. b: f(R) = 2 ms + ⌊(min(W_a, R − C + 1) +
+    # min(W_d, R − C + 1))/2⌋ = R + 1 while R − C + 1 < W_a = 1 ms, and
+    # f(3 ms) = 2 + ⌊(1 + 1.000001)/2⌋ = 3 ms: the least fixed point; the engine steps
+    # D/1000 = 6 µs from 2 ms and stops at the first R with f(R) ≤ R, 3.002 ms.
+    # c ends at its deadline, 10 ms (f(10 ms) = 3 + ⌊(3 + 8 + 4)/2⌋ ms = 10 ms).
+    p = criticore.analyze(f, "gfp").json
+    assert bounds(p) == {"a": 1 * MS, "b": 3_002_000, "c": 10 * MS, "d": 5 * MS} and p["schedulable"] is True
+
+
+def test_a_file_without_tasks_says_so(tmp_path):
+    f = tmp_path / "empty.toml"
+    f.write_text("[platform]\ncores = 2\n")
+    r = criticore.analyze(f).json
+    assert r["schedulable"] is None and r["tasks"] == []
+    p = cli("analyze", f)
+    assert p.returncode == 0 and "no task to analyze" in p.stdout and "schedulable" not in p.stdout.replace("nothing is schedulable or not", "")
+
+
+def test_bad_requests_are_one_line(tmp_path):
+    f = tmp_path / "p.toml"
+    f.write_text(PFP)
+    one_line(cli("analyze", f, "--scheduler", "lottery"), "--scheduler", "lottery")
+    one_line(cli("analyze", ROOT / "examples/mc2-llc-heavy.toml", "--check-sim"), "--check-sim", "MC²")
+    g = tmp_path / "global.toml"
+    g.write_text(PFP.replace("core = 0\n", "", 1))
+    one_line(cli("analyze", g, "--scheduler", "pfp"), "task[0].core", "pfp")
+
+
+def test_check_sim_puts_each_bound_beside_the_simulation():
+    p = cli("analyze", "examples/mrs-synthetic.toml", "--check-sim", "--duration", "2s", "--json")
+    assert p.returncode == 0, p.stderr
+    rows = {r["task"]: r for r in json.loads(p.stdout)["check_sim"]}
+    # The bound is reached: Task1's releases every 40 ms drift against
+    # Server0's 24 ms periods until one falls just after the budget is spent,
+    # then waits the 16 ms gap: 18 ms in the simulation too.
+    assert all(r["holds"] for r in rows.values()), rows
+    assert rows["Task1"]["simulated_max_ns"] == 18 * MS
+    assert rows["Task1"]["bound_ns"] == 18 * MS
+    assert rows["Task1"]["slack_ns"] == rows["Task1"]["bound_ns"] - rows["Task1"]["simulated_max_ns"]
+    # CBS servers with memory profiles are still analyzed CPU-only (MCTI's
+    # task under test beside a memory-hungry co-runner): the simulator's memory
+    # stalls exceed the bound, and the check exits 1.
+    p = cli("analyze", "examples/mcti/ScMt.toml", "--check-sim", "--duration", "5s")
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    assert "EXCEEDED" in p.stdout and "CPU only" in p.stdout
+
+
+def test_pfp_bounds_include_memory_stalls_and_memguard():
+    # memguard-bombs: the real-time task beside three memory bombs under MemGuard.
+    # Its bound includes the fluid model's worst stalls and MemGuard's; the bombs
+    # never finish a job, and get no bound.
+    p = cli("analyze", "examples/memguard-bombs.toml", "--check-sim", "--duration", "1s", "--json")
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    assert r["test"] == "response-time analysis per core with memory stalls" and r["notes"] == []
+    rows = {c["task"]: c for c in r["check_sim"]}
+    assert rows["rt"]["holds"] is True and rows["rt"]["bound_ns"] > rows["rt"]["simulated_max_ns"]
+    assert all(rows[b]["bound_ns"] is None for b in ("bomb1", "bomb2", "bomb3"))
+    # Without memory (CPU-only) its bound is its PET: the stalls are what the bound adds.
+    cpu = {t["task"]: t for t in r["tasks"]}["rt"]
+    assert cpu["bound_ns"] > cpu["pet_ns"]
+
+
+@pytest.mark.parametrize("scheduler", ["pfp", "pedf", "gfp", "servers"])
+def test_engine_equals_the_python_reference_on_random_systems(tmp_path, scheduler):
+    # tests/classic_reference.py: the same tests written again in Python from
+    # the formulas; every bound must be equal, to the nanosecond.
+    from oracles import classic_reference as ref
+
+    rng = random.Random(12)
+    verdicts = set()
+    for k in range(80):
+        system = ref.random_system(rng, scheduler)
+        f = tmp_path / f"{scheduler}-{k}.toml"
+        f.write_text(ref.to_toml(system))
+        got = criticore.analyze(f, scheduler).json
+        want = ref.analyze(system, scheduler)
+        assert bounds(got) == want, f"{f}\n{ref.to_toml(system)}"
+        verdicts.add(got["schedulable"])
+    assert verdicts == {True, False}
+
+
+def test_the_intensive_servers_memory_budget_lowers_the_others_bounds(tmp_path):
+    # examples/mrs-memory.toml: Server1 (core 0) holds the memory-intensive Task3.
+    # Under MRS its jobs can run at most min(Q, M / r) per period (r: Task3's least
+    # request rate), and the tasks on core 1 are slowed by it only that long: the
+    # smaller Server1's memory budget M, the lower their bounds. Core 0's tasks
+    # never run beside it, so theirs do not move.
+    text = (ROOT / "examples/mrs-memory.toml").read_text()
+    assert text.count("memory_budget = 47500") == 1
+    bounds_at = {}
+    for m in (47_500, 10_000, 5_000, 2_000):
+        f = tmp_path / f"m{m}.toml"
+        f.write_text(text.replace("memory_budget = 47500", f"memory_budget = {m}"))
+        bounds_at[m] = bounds(criticore.analyze(f).json)
+    for task in ("Task4", "Task7"):
+        seq = [bounds_at[m][task] for m in (47_500, 10_000, 5_000, 2_000)]
+        assert seq[0] is None and all(b is not None for b in seq[1:]), (task, seq)
+        assert seq[1] >= seq[2] >= seq[3] and seq[1] > seq[3], (task, seq)
+    for task in ("Task1", "Task2"):
+        assert len({bounds_at[m][task] for m in bounds_at}) == 1
+
+
+def gedf_file(tmp_path, tasks: list[tuple[int, int]]) -> Path:
+    f = tmp_path / "g.toml"
+    f.write_text("[platform]\ncores = 2\n" + "".join(f'[[task]]\nname = "t{i}"\nperiod = "{t}ms"\npet = "{c}ms"\n' for i, (c, t) in enumerate(tasks)))
+    return f
+
+
+def test_global_edf_by_hand_on_both_sides(tmp_path):
+    # (2, 10), (3, 10), (4, 10) on 2 cores: U = 0.9 ≤ m − (m−1)·u_max = 1.6: every deadline met.
+    r = criticore.analyze(gedf_file(tmp_path, [(2, 10), (3, 10), (4, 10)]), "gedf").json
+    assert bounds(r) == {"t0": 10 * MS, "t1": 10 * MS, "t2": 10 * MS} and r["schedulable"] is True
+    # (9, 10), (9, 10), (1, 10): U = 1.9 > 2 − 0.9: GFB fails; bounded tardiness holds,
+    # 2 > 0.9 + U_L(1) = 1.8, x = E_L(1) / 0.2 = 9 / 0.2 = 45 ms: bounds T + x + C = 64, 64, 56 ms.
+    r = criticore.analyze(gedf_file(tmp_path, [(9, 10), (9, 10), (1, 10)]), "gedf").json
+    assert bounds(r) == {"t0": 64 * MS, "t1": 64 * MS, "t2": 56 * MS} and r["schedulable"] is False
+    # (10, 10), (10, 10): 1 + 1 is not < 2: no bound.
+    r = criticore.analyze(gedf_file(tmp_path, [(10, 10), (10, 10)]), "gedf").json
+    assert set(bounds(r).values()) == {None}
+
+
+def test_cbs_servers_by_hand_on_both_sides(tmp_path):
+    # A CBS reservation Q = 4 of P = 10 ms: EDF among reservations serves Q in
+    # every period when the core's bandwidth is at most 1, anywhere in it
+    # (R_s = P): blackout 2·(10 − 4) = 12 ms, so a 3 ms job every 40 ms ends by 15 ms.
+    def cbs(second_budget_ms: int) -> Path:
+        f = tmp_path / f"cbs{second_budget_ms}.toml"
+        f.write_text(
+            "[platform]\ncores = 1\n"
+            '[[server]]\nname = "a"\ncore = 0\nkind = "cbs"\nperiod = "10ms"\nbudget = "4ms"\n'
+            f'[[server]]\nname = "b"\ncore = 0\nkind = "cbs"\nperiod = "10ms"\nbudget = "{second_budget_ms}ms"\n'
+            '[[task]]\nname = "x"\nserver = "a"\nperiod = "40ms"\npet = "3ms"\n'
+            '[[task]]\nname = "y"\nserver = "b"\nperiod = "40ms"\npet = "1ms"\n'
+        )
+        return f
+
+    r = criticore.analyze(cbs(6)).json
+    assert bounds(r)["x"] == 15 * MS and r["schedulable"] is True
+    # 0.4 + 0.7 = 1.1 > 1: neither reservation is sure; no bounds.
+    r = criticore.analyze(cbs(7)).json
+    assert set(bounds(r).values()) == {None} and r["schedulable"] is False
