@@ -4,7 +4,7 @@
 Runs `cargo bench -p criticore --bench classic_analysis` (100,000 systems per
 test from `generate::classic`) and, in the same run, the pure-Python second
 method of tests/oracles/classic_reference.py (the reference the equality tests in
-tests/analyze/test_analyze_classic.py check the engine against, bound for bound) on
+tests/analysis/test_analyze_classic.py check the engine against, bound for bound) on
 systems of the same distributions (Python's own stream, so different
 systems), and prints systems per second for both and their ratio: the machine
 is shared and noisy, so the ratio from one run is the number to compare.

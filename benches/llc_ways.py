@@ -9,13 +9,13 @@ timing, every instance is solved both ways and the answers must agree
 ``--passes`` passes over all instances, one thread; time per instance is the
 pass time / count, reported as min and median over the passes:
 
-- exact, dict → dict: ``criticore.optimize.milp.solve_exact(problem)`` (tables handed to
+- exact, dict → dict: ``criticore.optimization.milp.solve_exact(problem)`` (tables handed to
   Rust as Python objects, answer parsed back to a dict): the Python API;
 - exact, JSON text: ``criticore._core.solve_llc_ways(text)`` with the problem
   as JSON text made beforehand (parsed by Python's json inside the call);
-- HiGHS, dict → dict: ``criticore.optimize.milp.solve_milp(problem)``: builds the
+- HiGHS, dict → dict: ``criticore.optimization.milp.solve_milp(problem)``: builds the
   HighsLp from the tables, solves, reads the allocation back;
-- HiGHS, model prebuilt: ``criticore.optimize.milp.run_model(lp)`` on HighsLp objects
+- HiGHS, model prebuilt: ``criticore.optimization.milp.run_model(lp)`` on HighsLp objects
   built beforehand (a new Highs instance, options, passModel, run, solution).
 
 The headline ratio is HiGHS dict → dict over exact dict → dict (the same work
@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from oracles import llc_ways_instances as gen  # noqa: E402
 from machine import machine as base_machine  # noqa: E402  (benches/machine.py)
 from criticore import _core  # noqa: E402
-from criticore.optimize.milp import build_model, run_model, solve_exact, solve_milp  # noqa: E402
+from criticore.optimization.milp import build_model, run_model, solve_exact, solve_milp  # noqa: E402
 
 console = Console(highlight=False, width=110)
 

@@ -62,7 +62,7 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))  # this checkout's build, not another one's
 from criticore import _core  # noqa: E402
-from criticore.simulate import SimOptions  # noqa: E402
+from criticore.simulation import SimOptions  # noqa: E402
 
 SIMSO_PY = ROOT / ".venv-simso" / "bin" / "python"
 SIMSO_RUNNER = ROOT / "benches" / "simso_runner.py"
@@ -360,7 +360,7 @@ def measure_batch(p: Point, args, schedcat: Path, engine: Path) -> dict:
     """Sweep d: criticore's batch API (files read, parsed and simulated, one
     row each) on one thread and on every core, against SchedCAT simulating the
     same systems one after another in one process (it has no parallel mode)."""
-    from criticore.simulate.batch import simulate_many
+    from criticore.simulation.batch import simulate_many
 
     with tempfile.TemporaryDirectory(prefix="sim-scale-batch-") as d:
         paths = []

@@ -40,7 +40,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from criticore.simulate.run import simulate
+from criticore.simulation import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 SIMSO_PY = ROOT / ".venv-simso" / "bin" / "python"

@@ -8,11 +8,8 @@ from a file), the functions :func:`analyze`, :func:`optimize`,
 (:mod:`criticore.results`), plots, and the CLI. docs/python.md is the tour.
 
 This module is the face only: it re-exports. The code is in one package per
-job (``criticore.analyze``, ``criticore.simulate``, …; docs/architecture.md),
-and no module of the package imports this one. The functions ``analyze``,
-``optimize`` and ``simulate`` are named like their packages; as attributes of
-``criticore`` they are the functions (import the packages' modules by their
-full names, ``from criticore.simulate.run import SimRun``).
+job (``criticore.analysis``, ``criticore.simulation``, ``criticore.study``,
+…; README "Layout"), and no module of the package imports this one.
 """
 
 from __future__ import annotations
@@ -21,10 +18,11 @@ from criticore._core import __version__  # noqa: F401
 from criticore.errors import InputError
 from criticore.system import TaskSystem, check, read_input
 from criticore.results import Analysis, Optimization, Simulation, Study
-from criticore.analyze import analyze
-from criticore.optimize import optimize
-from criticore.simulate import SimOptions, simulate, simulate_many
-from criticore.simulate import batch, run as simulation  # the streaming run (documented as criticore.simulation)
+from criticore.analysis import analyze
+from criticore.optimization import optimize
+from criticore import simulation
+from criticore.simulation import SimOptions, batch
+from criticore.simulation.library import simulate, simulate_many
 from criticore.study.library import load_study, run_study
 
 __all__ = [

@@ -8,7 +8,7 @@ import re
 import typer
 
 from criticore._core import __version__
-from criticore.analyze import command as analyze
+from criticore.analysis import command as analyze
 from criticore.calibrate import command as calibrate
 from criticore.calibrate import mc2_ub
 from criticore.load import command as load
@@ -16,9 +16,9 @@ from criticore.monitor import command as profile
 from criticore.monitor.experiment import experiment_app
 from criticore.monitor.plot import add_table_plot
 from criticore.monitor.tables_command import tables_app
-from criticore.optimize import command as optimize
+from criticore.optimization import command as optimize
 from criticore.regulate import command as regulate
-from criticore.simulate import command as simulate
+from criticore.simulation import command as simulate
 from criticore.study.command import study_app
 
 #: The top-level help; `main` appends the registered commands, so it names exactly what exists.

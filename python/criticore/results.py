@@ -15,13 +15,12 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
-from criticore.records import jobs_table
+from criticore.simulation.run import SimRun, _job_table
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from matplotlib.figure import Figure
 
-    from criticore.simulate.run import SimRun
     from criticore.study.report import Curves
     from criticore.study.run import StudySummary
     from criticore.system import TaskSystem
@@ -190,7 +189,7 @@ class Simulation:
     def from_run(cls, system: TaskSystem, run: SimRun) -> Simulation:
         report = run.report
         names = [t.name for t in system.tasks]
-        jobs = jobs_table(run.jobs, names) if run.jobs is not None else None
+        jobs = _job_table(run.jobs, names) if run.jobs is not None else None
         segments = _segment_table(run.segments, names) if run.segments is not None else None
         bandwidth = None
         if run.bandwidth is not None and run.bin_ns is not None:

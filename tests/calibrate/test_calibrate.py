@@ -10,7 +10,7 @@ from pathlib import Path
 
 from criticore import _core
 from criticore.calibrate import fit as F
-from criticore.simulate import SimOptions
+from criticore.simulation import SimOptions
 
 BUILT_IN = Path(__file__).resolve().parents[2] / "crates/criticore/src/model/params/imx6-transaction.toml"
 

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from criticore.monitor import experiment
 from criticore.monitor import simulated as sim
 from criticore.monitor.experiment import experiment_app
-from criticore.simulate.run import simulate
+from criticore.simulation import simulate
 from test_tables import one_line_error
 
 ROOT = Path(__file__).resolve().parents[2]

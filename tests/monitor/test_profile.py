@@ -186,7 +186,7 @@ def test_the_bundled_program_profiled_here_builds_a_table_that_drives_the_simula
     table = tmp_path / "table.toml"
     b = subprocess.run([*CLI, "tables", "build", str(out), "-o", str(table)], capture_output=True, text=True)
     assert b.returncode == 0, b.stderr
-    from criticore.simulate.run import simulate
+    from criticore.simulation import simulate
 
     run = simulate(file, 200_000_000, jobs=True)
     details = run.report["regulation"]["details"]

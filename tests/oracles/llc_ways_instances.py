@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import random
 
-from criticore.optimize.milp import solve_exact
+from criticore.optimization.milp import solve_exact
 
 S_CHOICES = (1.16, 2.95, 15.68)
 CRITICALITY = {  # Table 3, category 1: percent of the workload per level A, B, C

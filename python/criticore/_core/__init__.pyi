@@ -15,7 +15,7 @@ the module has a stub here, with the same parameters in the same order.
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from criticore.simulate.options import SimOptions
+from criticore.simulation.options import SimOptions
 
 __version__: str
 __all__ = [
@@ -162,7 +162,7 @@ def simulate(
     on_progress: Callable[[int, int], object] | None = None,
 ) -> tuple[str, bool]:
     """Simulate a task-system file under ``options`` (a
-    :class:`~criticore.simulate.SimOptions`, read by attribute: the engine's
+    :class:`~criticore.simulation.SimOptions`, read by attribute: the engine's
     ``SimConfig`` and the scheduler), streaming what is asked for to
     ``on_batch(kind, payload)`` as it is produced: "jobs", "unfinished",
     "segments", "server_segments" (dicts of little-endian columns),

@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 
 import criticore._core as _core
-from criticore.simulate.options import SimOptions
+from criticore.simulation.options import SimOptions
 
 UB_WSS = 256 * 1024
 STRESS_WSS = 1024 * 1024

@@ -38,7 +38,7 @@ from criticore.monitor import simulated as sim
 from criticore.monitor.tables_command import _cores
 from criticore.errors import InputError
 from criticore.system import check
-from criticore.simulate.run import simulate
+from criticore.simulation.run import simulate
 
 experiment_app = typer.Typer(
     help="The papers' evaluations as experiments: figures, data and a summary (on the simulator, and on this machine).",

@@ -49,7 +49,7 @@ import numpy as np
 from criticore.system import check
 from criticore.monitor import dataset as ds
 from criticore.monitor.tables import ns_text as _ns_text
-from criticore.simulate.run import simulate
+from criticore.simulation.run import simulate
 
 __all__ = [
     "Load",

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from criticore.analyze import analyze
+from criticore.analysis import analyze
 from criticore.errors import InputError
-from criticore.simulate.run import simulate
+from criticore.simulation.run import simulate
 
 #: The rows' keys: one row per task or group and quantity; None where a side has no value.
 ROW_KEYS = ("kind", "name", "what", "measured", "simulated", "bound")

@@ -3,7 +3,7 @@
 //! (W_C) and a locked-buffer region (W_lock), minimizing the total Level-C
 //! utilization subject to every level's schedulability test. Exact, over
 //! tables; docs/optimizer.md has the full statement, the MILP reference
-//! (`python/criticore/optimize/milp.py`) and the benchmark.
+//! (`python/criticore/optimization/milp.py`) and the benchmark.
 //!
 //! # Problem
 //!

@@ -5,7 +5,7 @@
 //! [`packing`] of Level-A/B tasks onto cores, with IPC groups kept together for
 //! CE; (2) [`buffers`]: IPC and I/O buffer placement by [`scheme`]; (3)
 //! [`llc_ways`]: an exact split of the LLC ways (the paper solves it as a
-//! MILP; the reference is `python/criticore/optimize/milp.py`). [`cost`] turns
+//! MILP; the reference is `python/criticore/optimization/milp.py`). [`cost`] turns
 //! placements and ways into conditioned PETs; [`framework`] runs the phases.
 //! Pure functions, no I/O.
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from criticore.analyze import analyze as analyze_system
-from criticore.analyze import check_sim as cs
+from criticore.analysis import analyze as analyze_system
+from criticore.analysis import check_sim as cs
 from criticore.cli_common import SCHEDULER_HELP, duration_option, fail
 from criticore.errors import InputError
 from criticore.render import render_analysis, render_task_bounds
-from criticore.simulate import run
+from criticore.simulation import run
 from criticore.system import check as check_file
 
 

@@ -1,5 +1,5 @@
 """Schedulability analysis (docs/analysis.md): :func:`analyze`, and the check
-of its bounds against the simulator (:mod:`criticore.analyze.check_sim`)."""
+of its bounds against the simulator (:mod:`criticore.analysis.check_sim`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Issue 13: many task systems at once. `criticore simulate DIR` (or a quoted
-glob, or several files) and `criticore.simulate.batch.simulate_many` give one summary
+glob, or several files) and `criticore.batch.simulate_many` give one summary
 row per system, equal to what a single simulation of that file reports; bad
 inputs are one-line errors; Ctrl-C keeps the rows simulated so far."""
 
@@ -22,8 +22,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from criticore import _core
-from criticore.simulate.batch import ROW_FIELDS, simulate_many
-from criticore.simulate.run import Interrupted, simulate
+from criticore.simulation.batch import ROW_FIELDS, simulate_many
+from criticore.simulation import Interrupted, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

@@ -15,7 +15,7 @@ import criticore._core as _core
 import criticore.units as units
 from criticore.cli_common import fail
 from criticore.errors import InputError
-from criticore.optimize import DEFAULT_SCHEME
+from criticore.optimization import DEFAULT_SCHEME
 from criticore.outputs import distinct, writable, write_text
 from criticore.render import table as new_table
 from criticore.system import read_input

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import criticore
-from criticore.simulate import SimOptions
-from criticore.simulate.batch import simulate_many as batch_simulate_many
-from criticore.simulate.run import simulate as run_simulate
+from criticore.simulation import SimOptions
+from criticore.simulation.batch import simulate_many as batch_simulate_many
+from criticore.simulation.run import simulate as run_simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 MRS = ROOT / "examples" / "mrs-synthetic.toml"

@@ -1,5 +1,5 @@
 """The three-phase optimizer of mc2-io-ipc-os-isolation §6.1 (docs/optimizer.md):
-:func:`optimize`, and the exact and MILP LLC-way solvers (:mod:`criticore.optimize.milp`)."""
+:func:`optimize`, and the exact and MILP LLC-way solvers (:mod:`criticore.optimization.milp`)."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ from criticore.monitor.simulated import (
     write_variant,
 )
 from criticore.monitor.tables import Curve, build_table, envelope, pack
-from criticore.simulate.run import simulate
+from criticore.simulation import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "monitor" / "rt-with-loads.toml"

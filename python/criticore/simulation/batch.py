@@ -14,8 +14,8 @@ from typing import Callable
 
 import criticore._core as _core
 from criticore.errors import InputError
-from criticore.simulate.options import SimOptions
-from criticore.simulate.run import Interrupted
+from criticore.simulation.options import SimOptions
+from criticore.simulation.run import Interrupted
 from criticore.system import TaskSystem, read_input
 
 SUFFIXES = (".toml", ".json")
@@ -69,7 +69,7 @@ def simulate_many(
     ``duration_ns`` (summary only), in parallel over
     all cores (or ``threads``); returns a pyarrow table with one row per system,
     in the order given (columns: :data:`ROW_FIELDS`). ``options`` are the fields
-    of :class:`~criticore.simulate.SimOptions` but the records (jobs, segments,
+    of :class:`~criticore.simulation.SimOptions` but the records (jobs, segments,
     trace, bin_ns). Every file is read and checked first: a bad one raises
     InputError before anything runs.
     ``progress(systems_done, jobs)`` every 50 ms. Ctrl-C raises

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from criticore.simulate.run import simulate
+from criticore.simulation import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "mrs-memory.toml"

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from criticore.simulate.run import SimRun, simulate
+from criticore.simulation import SimRun, simulate
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "mcti"
 SCENARIOS = ["ScSt", "ScStC", "ScMt", "ScMtC", "McSt", "McStC", "McMt", "McMtC"]

@@ -20,7 +20,7 @@ import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 import pytest
 
-from criticore.simulate.run import Interrupted, job_table, simulate
+from criticore.simulation import Interrupted, job_table, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

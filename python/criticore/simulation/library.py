@@ -1,7 +1,7 @@
-"""Simulation (docs/simulator.md): :func:`simulate` and :func:`simulate_many`
-return typed results; :mod:`criticore.simulate.run` streams one run's records
-to numpy or files, :mod:`criticore.simulate.batch` runs many systems; the one
-options object, :class:`SimOptions`, goes from here (or the CLI) to the engine."""
+"""The library's simulation functions: ``criticore.simulate`` and
+``criticore.simulate_many`` return typed results (:mod:`criticore.results`),
+built on the streaming run (:mod:`criticore.simulation.run`) and the batch
+(:mod:`criticore.simulation.batch`) with one :class:`SimOptions`."""
 
 from __future__ import annotations
 
@@ -11,16 +11,13 @@ from typing import TYPE_CHECKING
 
 from criticore.errors import input_error
 from criticore.results import Simulation
-from criticore.simulate import batch, run
-from criticore.simulate.options import SimOptions
-from criticore.simulate.run import Interrupted
+from criticore.simulation import batch, run
+from criticore.simulation.options import SimOptions
+from criticore.simulation.run import Interrupted
 from criticore.system import SystemLike, TaskSystem, as_system
 
 if TYPE_CHECKING:
     import pyarrow as pa
-
-__all__ = ["Interrupted", "SimOptions", "simulate", "simulate_many"]
-
 
 def simulate(
     system: SystemLike,

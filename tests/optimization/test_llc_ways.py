@@ -17,7 +17,7 @@ import pytest
 
 from oracles import llc_ways_instances as gen
 from criticore import _core
-from criticore.optimize.milp import MARGIN, TIE_EPS, evaluate, slacks, solve_exact, solve_milp
+from criticore.optimization.milp import MARGIN, TIE_EPS, evaluate, slacks, solve_exact, solve_milp
 
 
 def by_wc(u_c, u_max, u_l):

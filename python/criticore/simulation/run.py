@@ -12,8 +12,7 @@ from typing import Callable
 import numpy as np
 
 import criticore._core as _core
-from criticore.records import jobs_table
-from criticore.simulate.options import SimOptions
+from criticore.simulation.options import SimOptions
 from criticore.system import TaskSystem, as_system, read_input
 
 _U32 = {"task", "job", "core", "preemptions", "migrations", "server_core", "server", "unfinished_task", "unfinished_job"}
@@ -109,7 +108,7 @@ class _Files:
         if kind == "trace":
             self.trace.write(payload)
         elif kind == "jobs":
-            self._write("jobs", jobs_table(_columns(payload), self.names))
+            self._write("jobs", _job_table(_columns(payload), self.names))
         elif kind == "bandwidth":
             first, raw = payload
             self._write("bandwidth", self._bandwidth_table(first, np.frombuffer(raw, dtype="<f8").reshape(-1, self.cores)))
@@ -140,7 +139,7 @@ class _Files:
     def close(self) -> None:
         # A run with no records still leaves a valid file with the columns.
         if self.paths["jobs"] is not None and "jobs" not in self.writers:
-            self._write("jobs", jobs_table({n: np.zeros(0, dtype="<u4" if n in _U32 else "<u8") for n in _NAMES["jobs"]}, self.names))
+            self._write("jobs", _job_table({n: np.zeros(0, dtype="<u4" if n in _U32 else "<u8") for n in _NAMES["jobs"]}, self.names))
         if self.paths["bandwidth"] is not None and "bandwidth" not in self.writers:
             self._write("bandwidth", self._bandwidth_table(0, np.zeros((0, self.cores))))
         for writer in self.writers.values():
@@ -161,7 +160,7 @@ def simulate(
 ) -> SimRun:
     """Simulate a task-system file or :class:`~criticore.TaskSystem`; see
     docs/simulator.md and docs/memory-model.md. ``options`` are the fields of
-    :class:`~criticore.simulate.SimOptions` (``scheduler``, ``seed``,
+    :class:`~criticore.simulation.SimOptions` (``scheduler``, ``seed``,
     ``bin_ns``, …; durations as ns or strings with a unit).
 
     ``regulator`` overrides the file's [regulation] ("none" switches it off);
@@ -245,7 +244,35 @@ def run(
     return run
 
 
+def _job_table(cols: dict[str, np.ndarray], task_names: list[str]):
+    """Job records as a pyarrow table with names and derived response/tardiness."""
+    import pyarrow as pa
+
+    response = cols["finish_ns"] - cols["release_ns"]
+    late = cols["finish_ns"] > cols["deadline_ns"]
+    tardiness = np.where(late, cols["finish_ns"] - np.minimum(cols["finish_ns"], cols["deadline_ns"]), 0).astype("u8")
+    names = np.asarray(task_names, dtype=object)
+    return pa.table(
+        {
+            "task": pa.array(names[cols["task"].astype(np.int64)], type=pa.string()),
+            "job": cols["job"],
+            "core": cols["core"],
+            "release_ns": cols["release_ns"],
+            "start_ns": cols["start_ns"],
+            "finish_ns": cols["finish_ns"],
+            "deadline_ns": cols["deadline_ns"],
+            "exec_ns": cols["exec_ns"],
+            "response_ns": response,
+            "tardiness_ns": tardiness,
+            "preemptions": cols["preemptions"],
+            "migrations": cols["migrations"],
+            "memory_requests": cols["memory_requests"],
+            "memory_stall_ns": cols["memory_stall_ns"],
+        }
+    )
+
+
 def job_table(run: SimRun, task_names: list[str]):
     """Job records of a run as a pyarrow table with names and derived response/tardiness."""
     assert run.jobs is not None, "simulate(..., jobs=True) keeps job records"
-    return jobs_table(run.jobs, task_names)
+    return _job_table(run.jobs, task_names)

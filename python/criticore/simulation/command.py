@@ -15,10 +15,10 @@ from criticore.errors import InputError
 from criticore.outputs import distinct, writable, write_table
 from criticore.progress import ProgressBar
 from criticore.render import render_simulation
-from criticore.simulate import batch
-from criticore.simulate import run as simulate_run
-from criticore.simulate.options import SimOptions
-from criticore.simulate.run import Interrupted
+from criticore.simulation import batch
+from criticore.simulation import run as simulate_run
+from criticore.simulation.options import SimOptions
+from criticore.simulation.run import Interrupted
 from criticore.system import as_system
 
 
