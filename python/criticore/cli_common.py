@@ -8,7 +8,7 @@ import sys
 from typing import NoReturn
 
 from criticore.errors import InputError, input_error, input_error_line
-from criticore.units import duration_ns
+from criticore.units import U64_MAX, duration_ns
 
 EXIT_BAD_INPUT = 2
 
@@ -31,3 +31,11 @@ def duration_option(text: str, option: str, file) -> int:
         return duration_ns(text, str(file), option)
     except InputError as e:
         fail(e)
+
+
+def seed_option(seed: int, file) -> None:
+    """A seed the engine holds (0 to 2^64 − 1), or a one-line error naming --seed."""
+    if seed < 0:
+        bad(file, "--seed", "must not be negative")
+    if seed > U64_MAX:
+        bad(file, "--seed", "must be at most 2^64 − 1")

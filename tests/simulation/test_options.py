@@ -5,6 +5,8 @@ the argument, never an OverflowError or a TypeError."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -112,3 +114,11 @@ def test_one_options_object_carries_every_option_to_the_engine():
     assert jitter.jobs.equals(again.jobs)
     others = [criticore.simulate(MRS, "50ms", seed=s, best_case_fraction=0.2, jobs=True).jobs for s in (1, 2, 3)]
     assert any(not o.equals(jitter.jobs) for o in others)
+
+
+@pytest.mark.parametrize("command", [["simulate", str(MRS), "-d", "10ms"], ["plot", "gantt", str(MRS), "-o", "g.png"]])
+def test_the_cli_refuses_a_seed_the_engine_cannot_hold(command, tmp_path):
+    for seed, reason in ((2**64, "must be at most 2^64 − 1"), (-1, "must not be negative")):
+        done = subprocess.run([sys.executable, "-m", "criticore", *command, "--seed", str(seed)], capture_output=True, text=True, cwd=tmp_path)
+        assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {MRS}: --seed: {reason}\n")
+    assert not (tmp_path / "g.png").exists()

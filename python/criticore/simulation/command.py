@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from criticore.cli_common import SCHEDULER_HELP, bad, duration_option, fail
+from criticore.cli_common import SCHEDULER_HELP, bad, duration_option, fail, seed_option
 from criticore.errors import InputError
 from criticore.outputs import distinct, writable, write_table
 from criticore.progress import ProgressBar
@@ -49,8 +49,7 @@ def simulate(
         reason = f"unknown memory model {memory_model!r} (expected fluid or transaction)"
         fail(InputError(f"{first}: --memory: {reason}", str(first), "--memory", reason))
     quantum_ns = duration_option(quantum, "--quantum", first) if quantum is not None else None
-    if seed < 0:
-        fail(InputError(f"{first}: --seed: must not be negative", str(first), "--seed", "must not be negative"))
+    seed_option(seed, first)
     options = SimOptions(duration_ns, scheduler=scheduler, seed=seed, exec_level=exec_level, best_case_fraction=best_case,
                          regulator=regulator, memory=not no_memory, memory_model=memory_model, quantum_ns=quantum_ns)
     try:
@@ -112,8 +111,7 @@ def plot_gantt(
     from criticore.plots import gantt  # matplotlib: loaded for this command only
 
     duration_ns = duration_option(duration, "--duration", file)
-    if seed < 0:
-        fail(InputError(f"{file}: --seed: must not be negative", str(file), "--seed", "must not be negative"))
+    seed_option(seed, file)
     try:
         writable(output, force, "--output", suffixes=(".png", ".svg", ".pdf"))
         options = SimOptions(duration_ns, scheduler=scheduler, seed=seed, exec_level=exec_level, jobs=True, segments=True)
