@@ -22,8 +22,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 import criticore._core as _core
 from criticore.cli_common import bad, duration_option, fail
-from criticore.outputs import writable
 from criticore.errors import InputError
+from criticore.load.sweep import DELAYS, READS
+from criticore.monitor import dataset as ds
+from criticore.monitor import real
+from criticore.monitor.simulated import _duration_ns, _load_doc, _pet_ns, configs_for
+from criticore.outputs import writable
 from criticore.system import check
 
 QUICK_READS = (0, 5, 10)
@@ -54,8 +58,6 @@ def check_program(file: Path, argv: list[str]) -> None:
 
 def _task_and_cores(file: Path, rt_task: str | None, be: str | None, cpu: int | None):
     """(task name, its core, be cores, work shares, sample_ns from the file or None)."""
-    from criticore.monitor.simulated import _duration_ns, _load_doc, _pet_ns
-
     check(file)  # one-line errors for a bad file, before reading it raw
     doc = _load_doc(file)
     reg = doc.get("regulation") or {}
@@ -127,11 +129,6 @@ def profile_command(
 ) -> None:
     """Profile a real-time program alone and against the load grid (blin-bandwidth-monitor §3.1): a profile dataset."""
     import json
-
-    from criticore.monitor import real
-    from criticore.monitor.simulated import configs_for
-    from criticore.load.sweep import DELAYS, READS
-    from criticore.monitor import dataset as ds
 
     try:
         writable(output, force, "--output", (".parquet",))

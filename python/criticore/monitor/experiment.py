@@ -33,12 +33,14 @@ from rich.console import Console
 
 import criticore._core as _core
 from criticore.cli_common import bad, duration_option, fail
-from criticore.outputs import writable, write_table
-from criticore.monitor import simulated as sim
-from criticore.monitor.tables_command import _cores
 from criticore.errors import InputError
-from criticore.system import check
+from criticore.monitor import experiment_real, real
+from criticore.monitor import simulated as sim
+from criticore.monitor.command import _ints, _task_and_cores, check_program
+from criticore.monitor.tables_command import _cores
+from criticore.outputs import writable, write_table
 from criticore.simulation.run import simulate
+from criticore.system import check
 
 experiment_app = typer.Typer(
     help="The papers' evaluations as experiments: figures, data and a summary (on the simulator, and on this machine).",
@@ -435,9 +437,6 @@ def monitor_real(
     force: bool = typer.Option(False, "--force", help="Overwrite existing outputs."),
 ) -> None:
     """§4.3 on this machine: the program after -- next to real constant loads, without and under `criticore regulate --mode monitor` (Fig. 8, Fig. 9, a Parquet)."""
-    from criticore.monitor import experiment_real, real
-    from criticore.monitor.command import _ints, _task_and_cores, check_program
-
     started = time.perf_counter()
     check_program(file, ctx.args)
     app = application(file, rt_task, be_cores)

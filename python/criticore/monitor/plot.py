@@ -12,8 +12,12 @@ import typer
 
 import criticore._core as _core
 from criticore.cli_common import fail
-from criticore.outputs import distinct, writable
 from criticore.errors import InputError
+from criticore.monitor import dataset as ds
+from criticore.monitor import tables
+from criticore.monitor.tables import BEYOND, step_mb_s
+from criticore.monitor.tables_command import _degree
+from criticore.outputs import distinct, writable
 from criticore.system import read_input
 
 
@@ -57,8 +61,6 @@ def draw_table(doc: dict, path: Path, tables=None, title: str | None = None) -> 
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from criticore.monitor.tables import BEYOND, step_mb_s
 
     rows = doc["rows"]
     n = len(rows)
@@ -108,8 +110,6 @@ def plot_table(
     force: bool = typer.Option(False, "--force", help="Overwrite an existing image."),
 ) -> None:
     """Draw an overhead table like Fig. 6 of blin-bandwidth-monitor: overhead against bandwidth, per phase."""
-    from criticore.monitor.tables_command import _degree
-
     deg = _degree(degree, table)
     try:
         distinct([(table, "TABLE"), (output, "--output"), (dataset, "--dataset")])
@@ -117,9 +117,6 @@ def plot_table(
         doc = read_table_file(table)
         built = None
         if dataset is not None:
-            from criticore.monitor import dataset as ds
-            from criticore.monitor import tables
-
             prof = tables.profile_from_dataset(ds.read(dataset), str(dataset))
             if prof.n_phases != len(doc["rows"]):
                 raise _bad(dataset, "phase", f"{prof.n_phases} phases, but {table} has {len(doc['rows'])}")

@@ -20,8 +20,13 @@ import typer
 from rich.console import Console
 
 from criticore.cli_common import bad, duration_option, fail
-from criticore.outputs import distinct, writable
 from criticore.errors import InputError
+from criticore.monitor import dataset as ds
+from criticore.monitor import simulated as sim
+from criticore.monitor import tables
+from criticore.monitor.tables import DEGREES, degree_wins, ns_text, profile_from_dataset
+from criticore.outputs import distinct, writable
+from criticore.render import table
 from criticore.system import check, read_input
 
 tables_app = typer.Typer(
@@ -34,8 +39,6 @@ _bad = bad
 
 
 def _degree(text: str, file: Path) -> int | None:
-    from criticore.monitor.tables import DEGREES
-
     t = text.strip().lower()
     if t == "auto":
         return None
@@ -63,9 +66,6 @@ def build(
     force: bool = typer.Option(False, "--force", help="Overwrite an existing table file."),
 ) -> None:
     """Build the overhead table (one row per phase) from a profile dataset."""
-    from criticore.monitor import dataset as ds
-    from criticore.monitor import tables
-
     started = time.perf_counter()
     sample_ns = duration_option(sample, "--sample", dataset) if sample is not None else None
     deg = _degree(degree, dataset)
@@ -91,9 +91,6 @@ def build(
 
 
 def _render_build(console: Console, dataset: Path, output: Path, t, seconds: float) -> None:
-    from criticore.monitor.tables import degree_wins, ns_text
-    from criticore.render import table
-
     prof = t.profile
     console.print(f"[bold]{output}[/bold]: overhead table of {prof.task!r} from {dataset} ({prof.source}, {prof.machine})")
     runs = len(prof.run_ids)
@@ -170,9 +167,6 @@ def simulate(
     force: bool = typer.Option(False, "--force", help="Overwrite an existing dataset."),
 ) -> None:
     """Profile a task on the simulator (§3.1–3.2): alone and next to constant loads (11 ratios × 10 delays × the symmetric and asymmetric configurations) → a profile dataset."""
-    from criticore.monitor import dataset as ds
-    from criticore.monitor import simulated as sim
-
     started = time.perf_counter()
     sample_ns = duration_option(sample, "--sample", file)
     cores = _rt_and_cores(file, rt_task, be_cores)
@@ -193,8 +187,6 @@ def simulate(
         ds.write(table, output)
     except InputError as e:
         fail(e)
-    from criticore.monitor.tables import profile_from_dataset
-
     prof = profile_from_dataset(table, str(output))
     console.print(f"[bold]{output}[/bold]: profile dataset of {rt_task!r} on the simulator ({prof.machine})")
     console.print(
@@ -216,8 +208,6 @@ def evaluate(
     duration: str = typer.Option("1s", "--duration", "-d", help="Simulated time per load."),
 ) -> None:
     """§4.3 on the simulator: the file's monitor next to 50 constant loads, with and without it (a Markdown table)."""
-    from criticore.monitor import simulated as sim
-
     duration_ns = duration_option(duration, "--duration", file)
     cores = _rt_and_cores(file, rt_task, be_cores)
     loads = sim.microbenchmark_loads(reads=(0, 3, 5, 7, 10), delays_ns=(0, 20, 80, 320, 1280), configs=sim.configs_for(len(cores)))
