@@ -22,6 +22,7 @@ __all__ = [
     "size_bytes",
     "bandwidth_bytes_per_s",
     "InputError",
+    "UnknownTaskError",
     "check",
     "System",
     "analyze",
@@ -65,6 +66,9 @@ class InputError(ValueError):
     field: str | None
     reason: str | None
 
+class UnknownTaskError(InputError, LookupError):
+    """No task of that name (TaskSystem.task): an InputError and a LookupError."""
+
 # --- task systems held for Python (system.rs) ------------------------------
 
 class System:
@@ -80,6 +84,13 @@ class System:
     def from_json(text: str, file: str) -> System:
         """Parse a document given as JSON text; ``file`` names it in errors.
         Raises InputError."""
+    @staticmethod
+    def from_dict(document: Any, file: str) -> System:
+        """Parse a document given as Python values (dicts with str keys,
+        lists, str, int, float, bool); ``file`` names it in errors. Raises
+        InputError naming the path of a value a file cannot hold."""
+    def task_index(self, name: str) -> int:
+        """The index of the task called ``name``. Raises UnknownTaskError."""
     @property
     def file(self) -> str:
         """The name errors give for this system (its path, or a label)."""

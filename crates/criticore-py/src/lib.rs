@@ -5,7 +5,7 @@ use criticore::analysis::report::report;
 use criticore::model::units::parse_duration_ns;
 use criticore::sim::sched::SchedulerKind;
 use pyo3::types::{PyBytes, PyDict};
-use criticore::model::parse::parse_task_system_bytes;
+use criticore::model::parse::parse_task_system_bytes_with;
 use criticore::{Format, InputError as EngineInputError, TaskSystem};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -38,7 +38,7 @@ pub(crate) fn format_of(file: &str, format: Option<&str>) -> PyResult<Format> {
 }
 
 pub(crate) fn parse(data: &[u8], file: &str, format: Option<&str>) -> PyResult<TaskSystem> {
-    parse_task_system_bytes(data, format_of(file, format)?, file).map_err(to_py)
+    parse_task_system_bytes_with(data, format_of(file, format)?, file, &system::param_reader(file)).map_err(to_py)
 }
 
 /// Parse, then replace cost-curve PETs by their conditioned values under the
@@ -254,6 +254,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(size_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(bandwidth_bytes_per_s, m)?)?;
     m.add("InputError", m.py().get_type::<InputError>())?;
+    system::register(m)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_class::<system::System>()?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
