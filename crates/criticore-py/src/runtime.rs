@@ -9,8 +9,8 @@ fn f64_column<'py>(py: Python<'py>, values: impl Iterator<Item = f64>) -> Bound<
 }
 use criticore::model::overhead::parse_overhead_table;
 use criticore::model::RegulationKind;
-use criticore_rt::counter_page::{CounterPage, EventKind};
-use criticore_rt::regulator::{percentile, EndReason, Snapshot};
+use criticore_rt::os::counter_page::{CounterPage, EventKind};
+use criticore_rt::loops::{percentile, EndReason, Snapshot};
 use criticore_rt::session::{self, CounterChoice, Options, ThrottleChoice};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -194,7 +194,7 @@ pub fn regulate<'py>(
 /// The watchdog's body on stdin (`python -m criticore.regulate.watchdog`); never returns.
 #[pyfunction]
 pub fn watchdog_main() {
-    criticore_rt::watchdog::run(0)
+    criticore_rt::os::watchdog::run(0)
 }
 
 static PAGE: OnceLock<Result<Option<CounterPage>, String>> = OnceLock::new();
@@ -202,7 +202,7 @@ static PAGE: OnceLock<Result<Option<CounterPage>, String>> = OnceLock::new();
 /// The page of `CRITICORE_COUNTER`; none without the variable, an OSError
 /// if it names a page that cannot be attached (as the C header's -1).
 fn page() -> PyResult<Option<&'static CounterPage>> {
-    let p = PAGE.get_or_init(|| CounterPage::from_env().transpose().map_err(|e| format!("{}: {e}", criticore_rt::counter_page::ENV)));
+    let p = PAGE.get_or_init(|| CounterPage::from_env().transpose().map_err(|e| format!("{}: {e}", criticore_rt::os::counter_page::ENV)));
     p.as_ref().map(|p| p.as_ref()).map_err(|e| pyo3::exceptions::PyOSError::new_err(e.clone()))
 }
 

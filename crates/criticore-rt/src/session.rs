@@ -8,18 +8,18 @@
 //! per-core budgets). Each task with a `command` becomes a process pinned to
 //! its core; `--attach` adds running processes to a task's group.
 
-use crate::counter::perf::{self, Target};
-use crate::counter::shm::ShmCounter;
-use crate::counter::{Counter, CounterError};
-use crate::counter_page::CounterPage;
-use crate::launch::{launch, LaunchSpec, Launched, Output};
-use crate::monitor::{self, MonitorConfig};
-use crate::regulator::{self, Group, Observer, Rules, Snapshot};
-use crate::server;
-use crate::throttle::freezer::FreezerThrottler;
-use crate::throttle::signal::SignalThrottler;
-use crate::throttle::Throttler;
-use crate::watchdog::Watchdog;
+use crate::os::counter::perf::{self, Target};
+use crate::os::counter::shm::ShmCounter;
+use crate::os::counter::{Counter, CounterError};
+use crate::os::counter_page::CounterPage;
+use crate::os::launch::{launch, LaunchSpec, Launched, Output};
+use crate::loops::monitor::{self, MonitorConfig};
+use crate::loops::regulator::{self, Rules};
+use crate::loops::{server, EndReason, Group, Observer, Report, Snapshot};
+use crate::os::throttle::freezer::FreezerThrottler;
+use crate::os::throttle::signal::SignalThrottler;
+use crate::os::throttle::Throttler;
+use crate::os::watchdog::Watchdog;
 use criticore::model::overhead::OverheadTable;
 use criticore::model::{Level, RegulationKind, TaskSystem};
 use criticore::model::ServerKind;
@@ -187,7 +187,7 @@ fn plan_servers(system: &TaskSystem) -> Result<Vec<GroupPlan>, SessionError> {
 /// What the run did, for the CLI's tables and files.
 #[derive(Debug)]
 pub struct SessionReport {
-    pub report: regulator::Report,
+    pub report: Report,
     pub groups: Vec<GroupPlan>,
     /// Per group, the processes regulated (pid, task name).
     pub processes: Vec<Vec<(i32, String)>>,
@@ -276,7 +276,7 @@ fn open_counter(choice: &CounterChoice, pid: i32, page: Option<&PathBuf>, cookie
 /// The shared-memory page a running process was started with, from its environment.
 fn page_of_process(pid: i32) -> Option<PathBuf> {
     let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-    let key = format!("{}=", crate::counter_page::ENV);
+    let key = format!("{}=", crate::os::counter_page::ENV);
     env.split(|&b| b == 0).find_map(|kv| kv.strip_prefix(key.as_bytes()).map(|v| PathBuf::from(String::from_utf8_lossy(v).into_owned())))
 }
 
@@ -315,13 +315,13 @@ impl CommonStart {
             libc::sigaddset(&mut signals, libc::SIGINT);
             libc::sigaddset(&mut signals, libc::SIGTERM);
         }
-        CommonStart { starters: Vec::new(), signals, began_ns: crate::counter_page::now_ns(), interrupted: false, timed_out: false }
+        CommonStart { starters: Vec::new(), signals, began_ns: crate::os::counter_page::now_ns(), interrupted: false, timed_out: false }
     }
 
     /// Wait until every starter is set up or has ended (or the time-out, or a signal).
     fn wait(&mut self, launched: &mut [Launched], notices: &mut Vec<String>) {
-        use crate::counter_page::SETTING_UP;
-        let _blocked = regulator::Blocked::new(&self.signals);
+        use crate::os::counter_page::SETTING_UP;
+        let _blocked = crate::os::signals::Blocked::new(&self.signals);
         while !(self.interrupted || self.timed_out) {
             let waiting: Vec<&str> = self
                 .starters
@@ -333,13 +333,13 @@ impl CommonStart {
             if waiting.is_empty() {
                 return;
             }
-            let now = crate::counter_page::now_ns();
+            let now = crate::os::counter_page::now_ns();
             if now - self.began_ns > START_TIMEOUT_NS {
                 notices.push(format!("common start: {} not set up after {} s; started without waiting for them", waiting.join(", "), START_TIMEOUT_NS / 1_000_000_000));
                 self.timed_out = true;
                 return;
             }
-            let got = regulator::wait(&self.signals, now + 2_000_000);
+            let got = crate::os::signals::wait(&self.signals, now + 2_000_000);
             if got == libc::SIGINT || got == libc::SIGTERM {
                 self.interrupted = true;
             }
@@ -351,11 +351,11 @@ impl CommonStart {
         if self.starters.is_empty() {
             return self.interrupted;
         }
-        let origin = crate::counter_page::now_ns();
+        let origin = crate::os::counter_page::now_ns();
         for s in &self.starters {
             s.page.release_start(origin);
         }
-        let ready = self.starters.iter().filter(|s| s.page.ready_ns() > crate::counter_page::SETTING_UP).count();
+        let ready = self.starters.iter().filter(|s| s.page.ready_ns() > crate::os::counter_page::SETTING_UP).count();
         notices.push(format!("common start: {ready} program(s) set up one after another in {:.1} s, unregulated; their time 0 is the regulation's", (origin - self.began_ns) as f64 / 1e9));
         self.interrupted
     }
@@ -510,7 +510,7 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
                     p.hold_start();
                     running.pages.push(page.clone());
                     gate.starters.push(Starter { launched: running.launched.len(), task: task.name.clone(), page: p, ours });
-                    spec.env.push((crate::counter_page::ENV.into(), page.display().to_string()));
+                    spec.env.push((crate::os::counter_page::ENV.into(), page.display().to_string()));
                 }
                 let launched = launch(&spec).map_err(|e| err(format!("task[{t}].command"), e))?;
                 let pid = launched.pid;
@@ -535,7 +535,7 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
                 watchdog.watch(&throttler.undo_list()).map_err(|e| err("watchdog", e))?;
                 let page = page_of_process(pid);
                 if counter == CounterChoice::Shm && page.is_none() {
-                    return Err(err("--attach", format!("pid {pid} was not started with {} (not instrumented); use --counter sw:… or a PMU event", crate::counter_page::ENV)));
+                    return Err(err("--attach", format!("pid {pid} was not started with {} (not instrumented); use --counter sw:… or a PMU event", crate::os::counter_page::ENV)));
                 }
                 if k == 0 && rt_page.is_none() {
                     rt_page = page.clone();
@@ -554,7 +554,7 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
         // RESULTS anomaly 3: unpinned, at short periods it takes most of the
         // CPU it wakes on and starves what runs there; a best-effort CPU is
         // the place for it.
-        crate::launch::pin_current_thread(&[c]).map_err(|e| err("--regulator-cpu", e))?;
+        crate::os::launch::pin_current_thread(&[c]).map_err(|e| err("--regulator-cpu", e))?;
     }
     if let Some(p) = options.fifo_priority {
         let param = libc::sched_param { sched_priority: p as i32 };
@@ -599,7 +599,7 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     let result = {
         let mut observer = Alive { launched: &mut running.launched, attached: &attached_pids, on_snapshot };
         if interrupted {
-            Ok(regulator::Report { periods: Vec::new(), elapsed_ns: 0, cpu_ns: 0, end: regulator::EndReason::Interrupted, warnings: Vec::new(), signals: 0, throttle_errors: 0, overload_periods: 0 })
+            Ok(Report::empty(EndReason::Interrupted))
         } else if mode == RegulationKind::Monitor {
             let m = reg.monitor.as_ref().expect("planned");
             let table = options.overhead_table.clone().ok_or_else(|| err("regulation.overhead_table", "monitor mode needs the overhead table"))?;
@@ -615,7 +615,7 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
             };
             monitor::run(&mconfig, rules, 0, &page, &mut groups, throttler.as_mut(), &mut observer).map(|r| {
                 monitor_log = Some((r.samples, r.jobs));
-                regulator::Report {
+                Report {
                     periods: Vec::new(),
                     elapsed_ns: r.elapsed_ns,
                     cpu_ns: r.cpu_ns,

@@ -9,8 +9,8 @@ mod throttle_common;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use criticore_rt::deadline::{self, admission_limit, get_affinity, get_deadline, get_policy, set_deadline, DeadlineErrorKind, SCHED_DEADLINE};
-use criticore_rt::launch::{launch, LaunchSpec, Launched, Output, Policy};
+use criticore_rt::os::deadline::{self, admission_limit, get_affinity, get_deadline, get_policy, set_deadline, DeadlineErrorKind, SCHED_DEADLINE};
+use criticore_rt::os::launch::{launch, LaunchSpec, Launched, Output, Policy};
 use throttle_common::*;
 
 static DL_LOCK: Mutex<()> = Mutex::new(());

@@ -8,8 +8,8 @@ mod throttle_common;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use criticore_rt::throttle::freezer::{clean_stale_in, FreezeState, FreezerKind, FreezerThrottler};
-use criticore_rt::throttle::Throttler;
+use criticore_rt::os::throttle::freezer::{clean_stale_in, FreezeState, FreezerKind, FreezerThrottler};
+use criticore_rt::os::throttle::Throttler;
 use throttle_common::*;
 
 fn open_or_skip(kind: FreezerKind) -> Option<FreezerThrottler> {

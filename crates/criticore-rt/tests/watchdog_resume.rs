@@ -18,10 +18,10 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use criticore_rt::throttle::freezer::{criticore_ancestor, FreezerKind, FreezerThrottler};
-use criticore_rt::throttle::signal::{pidfd_open, pidfd_send_signal, SignalThrottler};
-use criticore_rt::throttle::{Throttler, UndoList};
-use criticore_rt::watchdog::Watchdog;
+use criticore_rt::os::throttle::freezer::{criticore_ancestor, FreezerKind, FreezerThrottler};
+use criticore_rt::os::throttle::signal::{pidfd_open, pidfd_send_signal, SignalThrottler};
+use criticore_rt::os::throttle::{Throttler, UndoList};
+use criticore_rt::os::watchdog::Watchdog;
 use throttle_common::*;
 
 const ROLE: &str = "CRITICORE_TEST_STAND_IN";

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use criticore_rt::throttle::freezer::{criticore_ancestor, release_criticore_dir};
-use criticore_rt::throttle::signal::{pidfd_open, pidfd_send_signal};
+use criticore_rt::os::throttle::freezer::{criticore_ancestor, release_criticore_dir};
+use criticore_rt::os::throttle::signal::{pidfd_open, pidfd_send_signal};
 
 /// Every wait in these tests ends after this at the latest.
 pub const WAIT: Duration = Duration::from_secs(5);

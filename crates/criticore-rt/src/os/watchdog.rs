@@ -20,14 +20,14 @@
 //!   watchdog. SIGPIPE is ignored so a closed stdout cannot kill it. SIGKILL
 //!   cannot be ignored: a supervisor that kills a whole cgroup (systemd stop)
 //!   kills the watchdog too; the regulated processes' PDEATHSIG = SIGCONT
-//!   ([`crate::launch`]) and [`crate::throttle::freezer::clean_stale`] cover that.
+//!   ([`crate::os::launch`]) and [`crate::os::throttle::freezer::clean_stale`] cover that.
 //! - **A pidfd per pid, opened as soon as the line is read**, while the
 //!   regulator is alive and the process is its (unreaped) child or at least
 //!   known alive: SIGCONT later goes to that very process, never to a
 //!   recycled pid (notes §2). A pid that has already exited is skipped.
 //! - **Thaw texts written to the freezer files**, then for directories that
 //!   criticore created (`criticore-*`): processes moved to the directory that
-//!   holds it, directories removed ([`crate::throttle::freezer::release_criticore_dir`]).
+//!   holds it, directories removed ([`crate::os::throttle::freezer::release_criticore_dir`]).
 //!   SIGCONT and thaw come first: they are what the loads wait for.
 //! - **SCHED_FIFO 90 when permitted**: the watchdog sleeps in `read` all the
 //!   time; when it wakes it must not wait behind real-time loads.
@@ -56,9 +56,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::throttle::freezer::{criticore_ancestor, release_criticore_dir};
-use crate::throttle::signal::{pidfd_open, pidfd_send_signal};
-use crate::throttle::UndoList;
+use crate::os::throttle::freezer::{criticore_ancestor, release_criticore_dir};
+use crate::os::throttle::signal::{pidfd_open, pidfd_send_signal};
+use crate::os::throttle::UndoList;
 
 /// How long [`Watchdog::finish`] (and `Drop`) waits for the watchdog to exit.
 pub const FINISH_TIMEOUT: Duration = Duration::from_secs(2);
