@@ -19,7 +19,7 @@ use crate::loops::{server, EndReason, Group, Observer, Report, Snapshot};
 use crate::os::throttle::freezer::FreezerThrottler;
 use crate::os::throttle::signal::SignalThrottler;
 use crate::os::throttle::Throttler;
-use crate::os::watchdog::Watchdog;
+use crate::os::watchdog::{locate as locate_watchdog, Watchdog};
 use criticore::model::overhead::OverheadTable;
 use criticore::model::{Level, RegulationKind, TaskSystem};
 use criticore::model::ServerKind;
@@ -65,7 +65,8 @@ pub struct Options {
     pub attach: Vec<(i32, String)>,
     /// A command from the command line for one task: (task name, argv).
     pub command: Option<(String, Vec<String>)>,
-    /// How to start the watchdog.
+    /// How to start the watchdog; empty: the native `criticore-watchdog`
+    /// that [`crate::os::watchdog::locate`] finds (an error if there is none).
     pub watchdog: Vec<String>,
     /// What a leading `criticore` in a task's command becomes (e.g. [python, -m, criticore]).
     pub criticore: Vec<String>,
@@ -465,7 +466,12 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
         ThrottleChoice::Signal => Box::new(SignalThrottler::new()),
         ThrottleChoice::Freezer => Box::new(FreezerThrottler::detect().map_err(|e| err("--throttle", e))?),
     };
-    let mut watchdog = Watchdog::spawn(&options.watchdog).map_err(|e| err("watchdog", e))?;
+    // Before anything is launched: never a regulation without a watchdog.
+    let program = match options.watchdog.is_empty() {
+        true => vec![locate_watchdog().map_err(|e| err("watchdog", e))?.display().to_string()],
+        false => options.watchdog.clone(),
+    };
+    let mut watchdog = Watchdog::spawn(&program).map_err(|e| err("watchdog", e))?;
 
     let fifo = match options.fifo_priority {
         // A SCHED_FIFO task above a SCHED_OTHER regulator could keep it from stopping anything.
@@ -679,6 +685,41 @@ mod tests {
         assert_eq!((g.len(), g[0].tasks.clone(), g[0].budget), (1, vec![0, 2], 5));
         assert!(plan_groups(&s, RegulationKind::Mcti).unwrap_err().reason.contains("per core"));
         assert!(plan_groups(&s, RegulationKind::Mrs).unwrap_err().reason.contains("[[server]]"));
+    }
+
+    #[test]
+    fn no_watchdog_no_regulation() {
+        let marker = std::env::temp_dir().join(format!("criticore-session-no-watchdog-{}", std::process::id()));
+        let _ = std::fs::remove_file(&marker);
+        let text = format!(
+            "[platform]\ncores = 1\n[[task]]\nname = \"a\"\ncore = 0\nperiod = \"10ms\"\npet = \"1ms\"\ncommand = [\"touch\", \"{}\"]\n\
+             [regulation]\nkind = \"memguard\"\nbudgets = [10]\n",
+            marker.display()
+        );
+        let options = Options {
+            mode: None,
+            duration_ns: Some(1_000_000),
+            period_ns: None,
+            poll_ns: None,
+            counter: CounterChoice::Shm,
+            throttle: ThrottleChoice::Signal,
+            attach: Vec::new(),
+            command: None,
+            watchdog: vec!["/nonexistent/criticore-watchdog".into()],
+            criticore: Vec::new(),
+            output: None,
+            fifo_priority: None,
+            snapshot_ns: 200_000_000,
+            overhead_table: None,
+            lead: true,
+            job_log_dir: None,
+            regulator_cpu: None,
+        };
+        let e = run(&system(&text), &options, |_| true).unwrap_err();
+        assert_eq!(e.field, "watchdog");
+        assert!(e.reason.starts_with("cannot start watchdog `/nonexistent/criticore-watchdog`"), "{e}");
+        assert!(!e.to_string().contains('\n'));
+        assert!(!marker.exists(), "the task was launched without a watchdog");
     }
 
     #[test]
