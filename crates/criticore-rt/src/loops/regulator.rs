@@ -11,10 +11,10 @@
 //! started (a user-space timer is late by tens of µs; the run reports it
 //! rather than assume MemGuard's hrtimer).
 //!
-//! [`regulate`] runs in named steps: [`Regulation::plan`] (signals, poll
-//! period), [`Regulation::arm`] (time 0, accounts, counters armed), the loop
-//! ([`Regulation::run`]: an overflow, a poll, a period's end, the zero check,
-//! a snapshot) and [`Regulation::finish`] (last records, everything resumed).
+//! [`regulate`] runs in named steps: `plan` (signals, poll period), `arm`
+//! (time 0, accounts, counters armed), the loop (`run`: an overflow, a poll,
+//! a period's end, the zero check, a snapshot) and `finish` (last records,
+//! everything resumed).
 
 use super::lead::Lead;
 use super::period::{Account, PeriodRecord};
