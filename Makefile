@@ -24,6 +24,8 @@ install: $(STAMP)
 
 build: install
 	$(VENV)/bin/maturin develop --release --quiet
+	cargo build --release --quiet -p criticore-rt --bin criticore-watchdog
+	install -D -m 755 $${CARGO_TARGET_DIR:-target}/release/criticore-watchdog python/criticore/_bin/criticore-watchdog
 
 run: build
 	$(VENV)/bin/criticore analyze examples/mc2-llc-heavy.toml

@@ -12,7 +12,7 @@ the module has a stub here, with the same parameters in the same order.
 """
 
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 __version__: str
 __all__ = [
@@ -40,7 +40,6 @@ __all__ = [
     "optimize",
     "study_way_problem",
     "regulate",
-    "watchdog_main",
     "instrument_attached",
     "instrument_count",
     "instrument_mark",
@@ -372,7 +371,8 @@ def regulate(
     """Regulate real processes as the file says. ``options`` is a dict:
     mode, duration_ns, period_ns, poll_ns, counter ("auto"|"shm"|event),
     throttle ("signal"|"freezer"), attach [(pid, task)], command (task, argv),
-    watchdog argv, criticore argv, output path, fifo_priority, snapshot_ns.
+    watchdog argv (empty: the native criticore-watchdog in the package's
+    _bin/ or $CRITICORE_WATCHDOG), criticore argv, output path, fifo_priority, snapshot_ns.
     ``on_snapshot(dict) -> bool`` is called from time to time (False stops).
     Returns (summary dict, period columns dict).
 
@@ -383,9 +383,6 @@ def regulate(
     columns (u64 unless noted): period, group (u32), start_ns, lateness_ns,
     budget, used, overshoot, exhausted_ns, reaction_ns, throttled_ns, lead.
     """
-
-def watchdog_main() -> NoReturn:
-    """The watchdog's body on stdin (``python -m criticore.regulate.watchdog``); never returns."""
 
 def instrument_attached() -> bool:
     """Whether this process was started with a counter page (under ``criticore regulate`` or ``profile``).

@@ -26,7 +26,7 @@
 //! after the group is thawed and before the directories are removed.
 //!
 //! A regulator that dies without releasing leaves frozen cgroups frozen
-//! (notes §2): the watchdog thaws them ([`crate::watchdog`], which also
+//! (notes §2): the watchdog thaws them ([`crate::os::watchdog`], which also
 //! removes the directories with [`release_criticore_dir`]), and
 //! [`clean_stale`] removes what is left by owners that no longer exist.
 

@@ -8,9 +8,9 @@
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::counter_page::now_ns;
-use crate::launch::pin_current_thread;
-use crate::load::{self, LoadSpec};
+use crate::os::counter_page::now_ns;
+use crate::os::launch::pin_current_thread;
+use crate::workload::load::{self, LoadSpec};
 
 /// One point of the curve.
 #[derive(Debug, Clone, Copy, PartialEq)]

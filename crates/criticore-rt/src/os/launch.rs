@@ -12,7 +12,7 @@
 //!   checked after setting it, because the parent may already be gone.
 //! - `sched_setaffinity` and `sched_setscheduler(SCHED_FIFO)` in the child.
 //! - SCHED_DEADLINE is set from the parent right after the spawn
-//!   ([`crate::deadline`]), with SCHED_FLAG_RESET_ON_FORK so the command may
+//!   ([`crate::os::deadline`]), with SCHED_FLAG_RESET_ON_FORK so the command may
 //!   fork (a DL task cannot otherwise; its children start as SCHED_OTHER). The
 //!   command's first microseconds therefore run as SCHED_OTHER. A DL task
 //!   cannot have an affinity narrower than its root domain
@@ -31,8 +31,8 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
-use crate::deadline;
-use crate::throttle::signal::{pidfd_open, pidfd_send_signal};
+use crate::os::deadline;
+use crate::os::throttle::signal::{pidfd_open, pidfd_send_signal};
 
 /// Scheduling policy of a launched command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
