@@ -18,7 +18,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 RESULT = re.compile(r"test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored")
-IGNORED = re.compile(r"^test (\S+) \.\.\. ignored(?:, (.*))?$")
+# libtest: "test NAME ... ignored, REASON"; libtest-mimic: "test NAME   ... ignored (REASON)".
+IGNORED = re.compile(r"^test (\S+)\s+\.\.\. ignored(?:, (.*)| \((.*)\))?$")
 
 
 def rust(log: Path) -> tuple[int, int, int, list[str]]:
@@ -28,7 +29,7 @@ def rust(log: Path) -> tuple[int, int, int, list[str]]:
         if m := RESULT.search(line):
             passed, failed, ignored = passed + int(m[1]), failed + int(m[2]), ignored + int(m[3])
         elif m := IGNORED.match(line.strip()):
-            why.append(f"{m[1]}: {m[2] or 'ignored (no reason given)'}")
+            why.append(f"{m[1]}: {m[2] or m[3] or 'ignored (no reason given)'}")
     return passed, failed, ignored, why
 
 
