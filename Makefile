@@ -41,7 +41,7 @@ PY_REPORT  := target/test-python.xml
 test-rust:
 	mkdir -p target
 	set -o pipefail; cargo test --workspace --exclude criticore-py 2>&1 | tee $(RUST_LOG) \
-		| { grep -E --line-buffered '^error|FAILED|ignored[,(]|^skipped ' || true; } \
+		| { grep -E --line-buffered '^error|FAILED|ignored(,| \()|^skipped ' || true; } \
 		|| { sed -n '/^failures:$$/,/^test result/p' $(RUST_LOG) | head -300; echo "whole log: $(RUST_LOG)"; exit 1; }
 
 test-python: build
