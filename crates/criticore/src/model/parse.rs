@@ -8,7 +8,7 @@
 use super::units::{parse_bandwidth_bytes_per_s, parse_duration_ns, parse_size_bytes};
 use super::*;
 use crate::error::{FieldError, FieldResult, InputError};
-use crate::regulate::memguard::MemguardOptions;
+use crate::model::MemguardOptions;
 use serde_json::{Map, Value};
 
 /// File format of a task system.
