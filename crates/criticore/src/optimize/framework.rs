@@ -194,7 +194,7 @@ pub fn try_optimize(system: &TaskSystem, scheme: Scheme, seed: u64) -> Result<Op
         Uncovered::NoLevel => FieldError::new(
             "task.level",
             format!(
-                "no task has an MC² level (A–D): the optimizer places MC² tasks for MC²'s tests (mc2-io-ipc-os-isolation §6.1); the file implies {}, whose verdict `criticore analyze` gives",
+                "no task has an MC² level (A–D), and the optimizer places MC² tasks for MC²'s tests (mc2-io-ipc-os-isolation §6.1); the file implies {}: `criticore analyze` gives its verdict",
                 SchedulerKind::implied_by(system).name()
             ),
         ),
@@ -340,7 +340,7 @@ mod tests {
              [[task]]\nname = \"b\"\ncore = 0\nperiod = \"10ms\"\npet = \"8ms\"\n",
         );
         assert_eq!(e.field, "task.level");
-        assert!(e.reason.starts_with("no task has an MC² level") && e.reason.contains("the file implies pfp"), "{}", e.reason);
+        assert!(e.reason.starts_with("no task has an MC² level") && e.reason.contains("the file implies pfp:"), "{}", e.reason);
     }
 
     #[test]
