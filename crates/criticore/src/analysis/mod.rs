@@ -137,6 +137,13 @@ mod tests {
     }
 
     #[test]
+    fn a_file_without_tasks_is_not_refused() {
+        // Nothing is left out of an empty file: MC² covers it vacuously, as before.
+        let Ok(Analysis::Mc2(r)) = analyze(&system(""), SchedulerKind::Mc2) else { panic!("not the MC² report") };
+        assert!(r.schedulable);
+    }
+
+    #[test]
     fn classic_schedulers_still_analyze_the_file_without_levels() {
         // pfp: b (second in file order, same period) waits for a: 8 + 8 = 16 ms > 10 ms.
         let Ok(Analysis::Classic(a)) = analyze(&system(OVERLOADED_PFP), SchedulerKind::Pfp) else { panic!("not the classic analysis") };
