@@ -1,7 +1,6 @@
 //! Python bindings: `criticore._core`. Thin: parse, run the engine, hand back
 //! JSON text; input problems raise `InputError(message, file, field, reason)`.
 
-use criticore::analysis::report::report;
 use criticore::model::units::parse_duration_ns;
 use criticore::sim::sched::SchedulerKind;
 use pyo3::types::{PyBytes, PyDict};
@@ -107,14 +106,12 @@ pub(crate) fn outline(system: &TaskSystem) -> serde_json::Value {
 fn analyze(py: Python<'_>, data: Source<'_>, file: &str, format: Option<&str>, scheduler: Option<String>) -> PyResult<String> {
     let system = parse_conditioned(&data, file, format)?;
     let kind = scheduler_kind(&system, file, scheduler.as_deref())?;
-    let value = if kind == SchedulerKind::Mc2 {
-        let mut v = serde_json::to_value(report(&system)).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        v["scheduler"] = serde_json::Value::from("mc2");
-        v
-    } else {
-        let a = py.allow_threads(|| criticore::analysis::classic::analyze(&system, kind)).map_err(|e| option_error(file, &e.field, e.reason))?;
-        serde_json::to_value(a).map_err(|e| PyValueError::new_err(e.to_string()))?
-    };
+    // The engine refuses a request that would analyze no task, or drop some.
+    let a = py.allow_threads(|| criticore::analysis::analyze(&system, kind)).map_err(|e| option_error(file, &e.field, e.reason))?;
+    let mut value = serde_json::to_value(&a).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    if let criticore::analysis::Analysis::Mc2(_) = a {
+        value["scheduler"] = serde_json::Value::from("mc2");
+    }
     Ok(value.to_string())
 }
 

@@ -8,7 +8,6 @@
 use super::units::{parse_bandwidth_bytes_per_s, parse_duration_ns, parse_size_bytes};
 use super::*;
 use crate::error::{breaks_line, key, quote, quote_list, FieldError, FieldResult, InputError};
-use crate::regulate::memguard::MemguardOptions;
 use serde_json::{Map, Value};
 
 /// File format of a task system.

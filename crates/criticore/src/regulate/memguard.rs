@@ -18,14 +18,8 @@
 //! - spare sharing: once every active entity is stalled, all run freely
 //!   until the next period.
 
-/// Options of MemGuard beyond strict reservation.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct MemguardOptions {
-    pub reclaim: bool,
-    /// The least a reclaiming entity takes from the pool (MemGuard's qmin).
-    pub reclaim_min: f64,
-    pub spare_sharing: bool,
-}
+// The options are part of the task system (`regulation` in the file).
+pub use crate::model::MemguardOptions;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemguardRules {
