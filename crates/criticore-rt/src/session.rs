@@ -634,7 +634,7 @@ fn arm(options: &Options, started: &mut Started, gate: CommonStart, watchdog: &m
         if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } != 0 {
             notices.push(format!("could not run the regulator at SCHED_FIFO {p}: {}", std::io::Error::last_os_error()));
         }
-        // notes/runtime-anchors.md §2: the default 50 µs timer slack delays every wake-up.
+        // docs/references.md, Runtime §2: the default 50 µs timer slack delays every wake-up.
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1, 0, 0, 0) };
     }
     // Set-up (interpreter start, buffers, calibration) runs unregulated and at

@@ -86,7 +86,7 @@ fn env_and_output_file() {
 }
 
 fn pdeathsig_resumes_a_stopped_child_when_the_launching_thread_exits() {
-    // notes/runtime-anchors.md §2: PDEATHSIG fires when the creating thread exits.
+    // docs/references.md, Runtime §2: PDEATHSIG fires when the creating thread exits.
     let handle = std::thread::spawn(|| {
         let g = Guard(launch(&LaunchSpec::new(["sh", "-c", "while :; do :; done"])).unwrap());
         g.0.signal(libc::SIGSTOP).unwrap();

@@ -2,8 +2,8 @@
 //! everything the regulator stopped or froze when the regulator ends, however
 //! it ends (normal exit, SIGINT, SIGTERM, SIGKILL, panic, abort).
 //! A regulator that dies with its loads stopped or frozen leaves them so
-//! forever (notes/runtime-anchors.md §2, notes/regulation-reference.md
-//! "never leave work stopped"); in-process cleanup (Drop, signal handlers)
+//! forever (docs/references.md, Runtime §2 and Regulation: "never leave
+//! work stopped"); in-process cleanup (Drop, signal handlers)
 //! cannot run after SIGKILL, so the undo must live in another process.
 //!
 //! Mechanisms, and why each exists:
@@ -24,7 +24,7 @@
 //! - **A pidfd per pid, opened as soon as the line is read**, while the
 //!   regulator is alive and the process is its (unreaped) child or at least
 //!   known alive: SIGCONT later goes to that very process, never to a
-//!   recycled pid (notes §2). A pid that has already exited is skipped.
+//!   recycled pid (docs/references.md, Runtime §2). A pid that has already exited is skipped.
 //! - **Thaw texts written to the freezer files**, then for directories that
 //!   criticore created (`criticore-*`): processes moved to the directory that
 //!   holds it, directories removed ([`crate::os::throttle::freezer::release_criticore_dir`]).

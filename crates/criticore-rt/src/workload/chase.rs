@@ -1,6 +1,6 @@
 //! Loaded latency: a pointer-chasing victim against load generators on other
 //! cores, like Intel MLC's loaded-latency mode and IsolBench's `latency`
-//! (notes/runtime-anchors.md §3). The victim walks a random cyclic
+//! (docs/references.md, Runtime §3). The victim walks a random cyclic
 //! permutation of the lines of a buffer far larger than the LLC, one
 //! dependent load per line, so every access waits for memory and none can be
 //! prefetched; the loads run `load::run` in threads pinned to their cores.

@@ -19,7 +19,7 @@ pub struct CoreTest {
     pub schedulable: bool,
 }
 
-/// Level-A test of one core: U_A^A(p) ≤ 1 (notes/mc2-analysis-reference.md).
+/// Level-A test of one core: U_A^A(p) ≤ 1 (docs/references.md, MC²: Per-level conditions).
 pub fn test(system: &TaskSystem, core: usize, prov: Provisioning) -> Option<CoreTest> {
     let items = charged(system, core, prov)?;
     let (utilization, schedulable) = fits_one_core(&items);

@@ -1,5 +1,5 @@
 //! Schedulability analysis. MC² (mc2-hardware-management §2, mc2-io-ipc-os-isolation §2;
-//! conditions collected in shared/notes/mc2-analysis-reference.md, documented in
+//! conditions collected in docs/references.md (MC²: Per-level conditions), documented in
 //! docs/analysis.md).
 //!
 //! Small pure functions over a [`TaskSystem`]: a per-core utilization test for

@@ -1,4 +1,4 @@
-//! Fluid memory model, its equations (DESIGN.md "Simulator"; docs/memory-model.md).
+//! Fluid memory model, its equations (docs/memory-model.md).
 //! The simulator solves them over time (`sim::memory::fluid`); the analysis
 //! takes their worst case (`analysis::memory`).
 //!

@@ -364,7 +364,7 @@ pub struct Device {
 /// competing work, no I/O or IPC interference.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct CostCurve {
-    /// s = C(0 ways) / C(all ways), the slowdown without LLC (notes: {1.16, 2.95, 15.68}).
+    /// s = C(0 ways) / C(all ways), the slowdown without LLC (docs/references.md, MC²: {1.16, 2.95, 15.68}).
     pub llc_slowdown: f64,
     /// Working-set size in LLC ways: the cost reaches its floor here.
     pub wss_ways: u32,

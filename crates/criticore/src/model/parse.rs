@@ -983,7 +983,7 @@ fn walk_regulation(obj: &Obj, platform: &Platform, tasks: &[Task]) -> FieldResul
         let names: Vec<_> = RegulationKind::NAMES.iter().map(|(n, _)| *n).collect();
         FieldError::new(&field, format!("unknown regulation {} (expected one of: {})", quote(name), names.join(", ")))
     })?;
-    // MemGuard's default period is 1 ms (notes/regulation-reference.md); MCTI uses the same (§6.1.2).
+    // MemGuard's default period is 1 ms (docs/references.md, Regulation: MemGuard); MCTI uses the same (mcti-task-isolation §6.1.2).
     let period_ns = obj.opt("period").map(|v| as_duration_positive(v, &obj.field("period"))).transpose()?.unwrap_or(1_000_000);
     let groups = walk_budget_groups(obj, tasks, platform, period_ns)?;
     if !groups.is_empty() && (obj.opt("budget").is_some() || obj.opt("budgets").is_some()) {
@@ -1033,7 +1033,7 @@ fn walk_regulation(obj: &Obj, platform: &Platform, tasks: &[Task]) -> FieldResul
     };
     let memguard = MemguardOptions {
         reclaim: flag("reclaim")?,
-        // MemGuard's qmin default is 500 MB/s worth (notes/runtime-anchors.md §1).
+        // MemGuard's qmin default is 500 MB/s worth (docs/references.md, Runtime §1).
         reclaim_min: match obj.opt("reclaim_min") {
             Some(v) => as_requests(v, &obj.field("reclaim_min"), platform, period_ns)? as f64,
             None => (500_000_000u128 * period_ns as u128 / 1_000_000_000 / platform.llc.line_bytes as u128) as f64,

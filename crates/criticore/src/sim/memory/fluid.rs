@@ -482,7 +482,7 @@ impl MemoryModel for Fluid {
     }
 
     /// Cache-related preemption delay, bounded as in the MC² study
-    /// (notes/mc2-analysis-reference.md): reload what the job had cached and
+    /// (docs/references.md, MC²: Cost versus LLC ways): reload what the job had cached and
     /// would have hit, min(WSS, partition), at the isolated miss cost.
     fn resume_penalty_ns(&mut self, job: &Job) -> u64 {
         let tm = &self.rules.tasks[job.task as usize];
