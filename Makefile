@@ -1,6 +1,7 @@
 # Two commands for a fresh machine: `make run` and `make test` (README).
 # Both create .venv, install what is needed and build the Rust engine.
 
+SHELL   := /bin/bash
 VENV    := .venv
 PY      := $(VENV)/bin/python
 PIP     := $(VENV)/bin/pip
@@ -23,6 +24,8 @@ install: $(STAMP)
 
 build: install
 	$(VENV)/bin/maturin develop --release --quiet
+	cargo build --release --quiet -p criticore-rt --bin criticore-watchdog
+	install -D -m 755 $${CARGO_TARGET_DIR:-target}/release/criticore-watchdog python/criticore/_core/_bin/criticore-watchdog
 
 run: build
 	$(VENV)/bin/criticore analyze examples/mc2-llc-heavy.toml
@@ -30,13 +33,23 @@ run: build
 	$(VENV)/bin/criticore simulate examples/mrs-synthetic.toml --duration 10s
 	$(VENV)/bin/criticore optimize examples/study-fig15a.toml
 
+# Each suite's log goes to target/; the last lines of `make test` count what
+# ran, passed and was skipped, with each skip's reason (tools/test_summary.py).
+RUST_LOG   := target/test-rust.log
+PY_REPORT  := target/test-python.xml
+
 test-rust:
-	cargo test --workspace --exclude criticore-py --quiet
+	mkdir -p target
+	set -o pipefail; cargo test --workspace --exclude criticore-py 2>&1 | tee $(RUST_LOG) \
+		| { grep -E --line-buffered '^error|FAILED|ignored(,| \()|^skipped ' || true; } \
+		|| { sed -n '/^failures:$$/,/^test result/p' $(RUST_LOG) | head -300; echo "whole log: $(RUST_LOG)"; exit 1; }
 
 test-python: build
-	$(PY) -m pytest -q
+	mkdir -p target
+	$(PY) -m pytest -q -rs --junitxml=$(PY_REPORT)
 
 test: install test-rust test-python
+	$(PY) tools/test_summary.py $(RUST_LOG) $(PY_REPORT)
 
 bench: build
 	$(PY) benches/analysis_reference.py

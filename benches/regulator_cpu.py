@@ -15,7 +15,7 @@ so bandwidth budgets become lines per P). Two scenarios per period:
   wake-ups): nothing is ever throttled, no overflow signal; the cost is the
   per-period wake-up and replenishment alone;
 - ``throttle``: MemGuard's default budgets (1000 MB/s for one group, 500 MB/s
-  for the other; notes/regulation-reference.md), so each load exhausts its
+  for the other; docs/references.md, Regulation: MemGuard), so each load exhausts its
   budget within a few µs of every period start: per period one timer wake-up,
   two overflow signals, two SIGSTOPs and two SIGCONTs.
 

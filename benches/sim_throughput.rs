@@ -4,7 +4,7 @@
 //! bench-simso`, which runs it through `benches/sim_vs_simso.py` together with
 //! SimSo on the same systems, in one run).
 //!
-//! Workload (DESIGN.md performance targets): 4 cores, 20 periodic tasks with
+//! Workload (the simulator's throughput benchmark, benches/RESULTS.md): 4 cores, 20 periodic tasks with
 //! implicit deadlines, periods uniform in [10 ms, 100 ms] in whole µs, drawn
 //! among the primes (distinct primes: no two jobs of different tasks share an
 //! absolute deadline before T_i·T_j >= 100 s, so the G-EDF schedule has no

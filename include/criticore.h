@@ -5,7 +5,7 @@
  *
  * The runtime gives each program a shared-memory counter page and names it in
  * the environment variable CRITICORE_COUNTER. The page is "counter_page.rs
- * layout v1" (crates/criticore-rt/src/counter_page.rs): this header mirrors
+ * layout v1" (crates/criticore-rt/src/os/counter_page.rs): this header mirrors
  * that layout byte for byte and its protocol call for call (the static
  * asserts below pin the offsets), so change both together.
  *

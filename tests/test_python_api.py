@@ -207,10 +207,10 @@ def test_bad_values_raise_input_error_naming_the_field(change, field, reason, tm
 def test_values_json_cannot_hold_are_refused_by_name():
     with pytest.raises(InputError) as caught:
         TaskSystem({"cores": 2}, tasks=[{"name": "t", "core": 0, "period": object(), "pet": "1ms"}])
-    assert caught.value.field == "(python)" and "object is not a file value" in caught.value.reason
+    assert caught.value.field == "task[0].period" and "object is not a file value" in caught.value.reason
     with pytest.raises(InputError) as caught:
         TaskSystem({"cores": 2, "llc": {"ways": float("nan")}})
-    assert caught.value.field == "(python)"
+    assert (caught.value.field, caught.value.reason) == ("platform.llc.ways", "got nan, not a finite number")
 
 
 def test_bad_options_raise_input_error_naming_the_option():

@@ -40,22 +40,6 @@ def check(path: str | os.PathLike[str]) -> dict:
 PYTHON = "<python>"
 
 
-def _json_text(document: Mapping[str, Any], name: str) -> str:
-    """The document as JSON, or an InputError naming the first value JSON cannot hold."""
-
-    def refuse(value: Any) -> Any:
-        if isinstance(value, Path):
-            return str(value)
-        if isinstance(value, (tuple, set, frozenset)):
-            return list(value)
-        raise input_error(name, "(python)", f"{type(value).__name__} is not a file value (use str, int, float, bool, list or dict)")
-
-    try:
-        return json.dumps(document, default=refuse, allow_nan=False)
-    except ValueError as e:  # NaN or infinity
-        raise input_error(name, "(python)", str(e)) from None
-
-
 @dataclass(frozen=True)
 class Platform:
     """The platform as the engine reads it (presets filled in)."""
@@ -160,7 +144,7 @@ class TaskSystem:
             document["allocation"] = allocation
         if regulation is not None:
             document["regulation"] = regulation
-        self._init(_core.System.from_json(_json_text(document, name), name), None)
+        self._init(_core.System.from_dict(document, name), None)
 
     def _init(self, core: _core.System, path: Path | None) -> None:
         self._core = core
@@ -184,7 +168,7 @@ class TaskSystem:
         """A system from a whole document: the file's keys (``platform``, ``task``, …)."""
         if not isinstance(document, Mapping):
             raise input_error(name, "(top level)", f"expected a dict, got {type(document).__name__}")
-        return cls._wrap(_core.System.from_json(_json_text(document, name), name))
+        return cls._wrap(_core.System.from_dict(document, name))
 
     def to_dict(self) -> dict[str, Any]:
         """The document, fields as written (a fresh copy: editing it changes nothing here)."""
@@ -259,11 +243,8 @@ class TaskSystem:
         return self._view["implied_scheduler"]
 
     def task(self, name: str) -> Task:
-        """The task called ``name`` (KeyError if none)."""
-        for t in self.tasks:
-            if t.name == name:
-                return t
-        raise KeyError(name)
+        """The task called ``name`` (``UnknownTaskError`` if none: an InputError and a LookupError)."""
+        return self.tasks[self._core.task_index(name)]
 
     def outline(self) -> dict[str, Any]:
         """What :func:`criticore.check` returns for a file."""
@@ -281,7 +262,11 @@ class TaskSystem:
 
 def as_system(system: TaskSystem | str | os.PathLike[str]) -> TaskSystem:
     """A TaskSystem as given, or loaded from a path."""
-    return system if isinstance(system, TaskSystem) else TaskSystem.load(system)
+    if isinstance(system, TaskSystem):
+        return system
+    if not isinstance(system, (str, os.PathLike)):
+        raise input_error(PYTHON, "system", f"expected a TaskSystem or the path of a task-system file, got {type(system).__name__}")
+    return TaskSystem.load(system)
 
 
 #: A TaskSystem, or the path of a task-system file.

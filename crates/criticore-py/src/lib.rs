@@ -1,11 +1,10 @@
 //! Python bindings: `criticore._core`. Thin: parse, run the engine, hand back
 //! JSON text; input problems raise `InputError(message, file, field, reason)`.
 
-use criticore::analysis::report::report;
 use criticore::model::units::parse_duration_ns;
 use criticore::sim::sched::SchedulerKind;
 use pyo3::types::{PyBytes, PyDict};
-use criticore::model::parse::parse_task_system_bytes;
+use criticore::model::parse::parse_task_system_bytes_with;
 use criticore::{Format, InputError as EngineInputError, TaskSystem};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -38,7 +37,7 @@ pub(crate) fn format_of(file: &str, format: Option<&str>) -> PyResult<Format> {
 }
 
 pub(crate) fn parse(data: &[u8], file: &str, format: Option<&str>) -> PyResult<TaskSystem> {
-    parse_task_system_bytes(data, format_of(file, format)?, file).map_err(to_py)
+    parse_task_system_bytes_with(data, format_of(file, format)?, file, &system::param_reader(file)).map_err(to_py)
 }
 
 /// Parse, then replace cost-curve PETs by their conditioned values under the
@@ -107,14 +106,12 @@ pub(crate) fn outline(system: &TaskSystem) -> serde_json::Value {
 fn analyze(py: Python<'_>, data: Source<'_>, file: &str, format: Option<&str>, scheduler: Option<String>) -> PyResult<String> {
     let system = parse_conditioned(&data, file, format)?;
     let kind = scheduler_kind(&system, file, scheduler.as_deref())?;
-    let value = if kind == SchedulerKind::Mc2 {
-        let mut v = serde_json::to_value(report(&system)).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        v["scheduler"] = serde_json::Value::from("mc2");
-        v
-    } else {
-        let a = py.allow_threads(|| criticore::analysis::classic::analyze(&system, kind)).map_err(|e| option_error(file, &e.field, e.reason))?;
-        serde_json::to_value(a).map_err(|e| PyValueError::new_err(e.to_string()))?
-    };
+    // The engine refuses a request that would analyze no task, or drop some.
+    let a = py.allow_threads(|| criticore::analysis::analyze(&system, kind)).map_err(|e| option_error(file, &e.field, e.reason))?;
+    let mut value = serde_json::to_value(&a).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    if let criticore::analysis::Analysis::Mc2(_) = a {
+        value["scheduler"] = serde_json::Value::from("mc2");
+    }
     Ok(value.to_string())
 }
 
@@ -257,6 +254,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(size_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(bandwidth_bytes_per_s, m)?)?;
     m.add("InputError", m.py().get_type::<InputError>())?;
+    system::register(m)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_class::<system::System>()?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;

@@ -1,12 +1,12 @@
-//! Binding of the load generator (`criticore_rt::load`): `criticore load`
+//! Binding of the load generator (`criticore_rt::workload::load`): `criticore load`
 //! runs its hot loop here, with the GIL released.
 
 use crate::{option_error, u64_column};
-use criticore_rt::counter::perf;
-use criticore_rt::counter::Counter;
-use criticore_rt::counter_page::CounterPage;
-use criticore_rt::launch::pin_current_thread;
-use criticore_rt::load::{self, LoadSpec, StopOnSignals, STOP};
+use criticore_rt::os::counter::perf;
+use criticore_rt::os::counter::Counter;
+use criticore_rt::os::counter_page::CounterPage;
+use criticore_rt::os::launch::pin_current_thread;
+use criticore_rt::workload::load::{self, LoadSpec, StopOnSignals, STOP};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::atomic::Ordering;
@@ -137,20 +137,20 @@ pub fn loaded_latency(py: Python<'_>, victim_cpu: usize, load_cpus: Vec<usize>, 
         return Err(option_error("criticore load", &format!("--{field}"), reason));
     }
     let buffer = buffer_bytes.unwrap_or(spec.buffer_bytes);
-    let r = py.allow_threads(|| criticore_rt::chase::loaded_latency(victim_cpu, &load_cpus, &spec, buffer, duration_ns));
+    let r = py.allow_threads(|| criticore_rt::workload::chase::loaded_latency(victim_cpu, &load_cpus, &spec, buffer, duration_ns));
     let r = r.map_err(|e| option_error("criticore load", "--cpu", e.to_string()))?;
     Ok((r.latency_ns, r.load_bytes_per_s))
 }
 
 /// Periodic mode: run task `task` of the file as a real periodic process in
-/// this thread (`criticore_rt::periodic`). `options`: jobs, duration_ns, cpu.
+/// this thread (`criticore_rt::workload::periodic`). `options`: jobs, duration_ns, cpu.
 /// `on_job(job, response_ns, deadline_missed) -> bool` per job (False stops).
 /// Returns (notes list, job columns dict in the simulator's job-record names).
 #[pyfunction]
 #[pyo3(signature = (data, file, task, options, on_job=None))]
 pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, options: &Bound<'py, PyDict>, on_job: Option<PyObject>) -> PyResult<(Vec<String>, Bound<'py, PyDict>)> {
     use criticore::model::Level;
-    use criticore_rt::periodic::{self, PeriodicSpec};
+    use criticore_rt::workload::periodic::{self, PeriodicSpec};
     let system = crate::parse(data, file, None)?;
     let get = |key: &str| options.get_item(key).ok().flatten().filter(|v| !v.is_none());
     let index = system.tasks.iter().position(|t| t.name == task).ok_or_else(|| option_error(file, "--task", format!("no task named \"{task}\"")))?;

@@ -1,11 +1,11 @@
-//! Binding of one profiling point (`criticore_rt::profile`): `criticore
+//! Binding of one profiling point (`criticore_rt::workload::profile`): `criticore
 //! profile` calls it once per load of the grid, with the GIL released.
 
 use crate::{option_error, u32_column, u64_column};
-use criticore_rt::counter::perf;
-use criticore_rt::launch::{LaunchSpec, Output, Policy};
-use criticore_rt::load::{self, LoadSpec, StopOnSignals, STOP};
-use criticore_rt::profile::{run_point, LoadInstance, PointEnd, PointSpec};
+use criticore_rt::os::counter::perf;
+use criticore_rt::os::launch::{LaunchSpec, Output, Policy};
+use criticore_rt::workload::load::{self, LoadSpec, StopOnSignals, STOP};
+use criticore_rt::workload::profile::{run_point, LoadInstance, PointEnd, PointSpec};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::atomic::Ordering;

@@ -1,6 +1,6 @@
-//! Bindings of the Linux runtime (`criticore-rt`): the regulation session,
-//! the watchdog's body, and the tiny counting/phase/job API for Python
-//! programs (`criticore.instrument`).
+//! Bindings of the Linux runtime (`criticore-rt`): the regulation session
+//! and the tiny counting/phase/job API for Python programs
+//! (`criticore.instrument`). The watchdog is native (`criticore-watchdog`).
 
 use crate::{option_error, parse, u32_column, u64_column};
 
@@ -9,8 +9,8 @@ fn f64_column<'py>(py: Python<'py>, values: impl Iterator<Item = f64>) -> Bound<
 }
 use criticore::model::overhead::parse_overhead_table;
 use criticore::model::RegulationKind;
-use criticore_rt::counter_page::{CounterPage, EventKind};
-use criticore_rt::regulator::{percentile, EndReason, Snapshot};
+use criticore_rt::os::counter_page::{CounterPage, EventKind};
+use criticore_rt::loops::{percentile, EndReason, Snapshot};
 use criticore_rt::session::{self, CounterChoice, Options, ThrottleChoice};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -42,7 +42,8 @@ fn snapshot_dict<'py>(py: Python<'py>, s: &Snapshot) -> PyResult<Bound<'py, PyDi
 /// Regulate real processes as the file says. `options` is a dict:
 /// mode, duration_ns, period_ns, poll_ns, counter ("auto"|"shm"|event),
 /// throttle ("signal"|"freezer"), attach [(pid, task)], command (task, argv),
-/// watchdog argv, criticore argv, output path, fifo_priority, snapshot_ns.
+/// watchdog argv (empty: the native criticore-watchdog in the package's
+/// _bin/ or $CRITICORE_WATCHDOG), criticore argv, output path, fifo_priority, snapshot_ns.
 /// `on_snapshot(dict) -> bool` is called from time to time (False stops).
 /// Returns (summary dict, period columns dict).
 #[pyfunction]
@@ -191,18 +192,12 @@ pub fn regulate<'py>(
     Ok((summary, cols))
 }
 
-/// The watchdog's body on stdin (`python -m criticore.regulate.watchdog`); never returns.
-#[pyfunction]
-pub fn watchdog_main() {
-    criticore_rt::watchdog::run(0)
-}
-
 static PAGE: OnceLock<Result<Option<CounterPage>, String>> = OnceLock::new();
 
 /// The page of `CRITICORE_COUNTER`; none without the variable, an OSError
 /// if it names a page that cannot be attached (as the C header's -1).
 fn page() -> PyResult<Option<&'static CounterPage>> {
-    let p = PAGE.get_or_init(|| CounterPage::from_env().transpose().map_err(|e| format!("{}: {e}", criticore_rt::counter_page::ENV)));
+    let p = PAGE.get_or_init(|| CounterPage::from_env().transpose().map_err(|e| format!("{}: {e}", criticore_rt::os::counter_page::ENV)));
     p.as_ref().map(|p| p.as_ref()).map_err(|e| pyo3::exceptions::PyOSError::new_err(e.clone()))
 }
 
@@ -239,7 +234,6 @@ pub fn instrument_mark(kind: &str, arg: u32) -> PyResult<()> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(regulate, m)?)?;
-    m.add_function(wrap_pyfunction!(watchdog_main, m)?)?;
     m.add_function(wrap_pyfunction!(instrument_attached, m)?)?;
     m.add_function(wrap_pyfunction!(instrument_count, m)?)?;
     m.add_function(wrap_pyfunction!(instrument_mark, m)?)?;

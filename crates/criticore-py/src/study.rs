@@ -5,7 +5,7 @@
 use crate::{option_error, to_py};
 use criticore::generate::mc2_io::{generate, Scenario, CATEGORIES};
 use criticore::model::write::{study_system_toml, with_placements};
-use criticore::optimize::{optimize as run_optimize, Scheme, Unschedulable};
+use criticore::optimize::{try_optimize, Scheme, Unschedulable};
 use criticore::study::{evaluate_points, Point, Sampling};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -122,7 +122,8 @@ pub fn optimize(py: Python<'_>, data: crate::Source<'_>, file: &str, format: Opt
         .collect();
     let curves = system.tasks.iter().filter(|t| t.cost.is_some()).count();
     let any_curve = curves > 0;
-    let result = py.allow_threads(|| run_optimize(&system, scheme, seed));
+    // Refused (one line) when the optimizer would test no task or leave some out.
+    let result = py.allow_threads(|| try_optimize(&system, scheme, seed)).map_err(|e| option_error(file, &e.field, e.reason))?;
     let tasks: Vec<Value> = result
         .system
         .tasks

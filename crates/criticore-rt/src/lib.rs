@@ -2,35 +2,26 @@
 //! The regulators' rules live in the engine (`criticore::regulate`); this crate
 //! feeds them real counts and times and carries out their decisions.
 //!
-//! - [`counter`]: counter sources behind one trait (perf_event hardware and
-//!   software events, shared-memory counter pages).
-//! - [`throttle`]: stopping and resuming groups of processes (pidfd signals,
-//!   cgroup v1/v2 freezer).
-//! - [`deadline`]: SCHED_DEADLINE reservations.
-//! - [`launch`]: starting regulated commands (affinity, policy, parent-death signal).
-//! - [`watchdog`]: the process that resumes everything if the regulator dies.
-//! - [`counter_page`]: the shared-memory page instrumented programs write.
-//! - [`load`]: the load generator's hot loop.
-//! - [`periodic`]: a task of the file as a periodic real process (like rt-app).
-//! - [`chase`]: loaded latency, a pointer-chasing victim against loads.
-//! - [`profile`]: one point of `criticore profile`: a real-time program against constant loads.
-//! - [`lead`]: arming counters early by the lag between a stop decision and the stop.
-//! - [`regulator`]: the regulation loop (MemGuard, MCTI).
-//! - [`server`]: the Multi-Resource Server's loop (mrs-multi-resource-server §III).
-//! - [`monitor`]: the bandwidth monitor's loop (blin-bandwidth-monitor §3.3).
+//! - [`os`]: the OS's side, no policy: counter sources ([`os::counter`]),
+//!   throttling ([`os::throttle`]), launching commands ([`os::launch`]),
+//!   SCHED_DEADLINE ([`os::deadline`]), the watchdog process
+//!   ([`os::watchdog`]), the counter page instrumented programs write
+//!   ([`os::counter_page`]), signals and clocks ([`os::signals`], [`os::clock`]).
+//! - [`loops`]: the regulation loops, which carry out the engine's rules:
+//!   MemGuard/MCTI ([`loops::regulator`]), the Multi-Resource Server
+//!   ([`loops::server`]), the bandwidth monitor ([`loops::monitor`]), and
+//!   what they share (period accounting, [`loops::period`]; the stop lag, [`loops::lead`]).
+//! - [`workload`]: programs criticore runs: the load generator
+//!   ([`workload::load`]), loaded latency ([`workload::chase`]), a task as a
+//!   periodic process ([`workload::periodic`]), a profiling point ([`workload::profile`]).
+//! - [`session`]: one `criticore regulate` run, from the file to the loop and
+//!   back: plans the groups, launches and attaches, starts the watchdog and
+//!   the throttler, runs one loop, undoes everything on every path out. It
+//!   sits above both `os` and `loops` (it is the only module that uses all
+//!   of them), so it stays at the top rather than in `loops/`, which it
+//!   would otherwise make depend on launching processes.
 
-pub mod chase;
-pub mod counter;
-pub mod counter_page;
-pub mod deadline;
-pub mod launch;
-pub mod lead;
-pub mod load;
-pub mod monitor;
-pub mod periodic;
-pub mod profile;
-pub mod regulator;
-pub mod server;
+pub mod loops;
+pub mod os;
 pub mod session;
-pub mod throttle;
-pub mod watchdog;
+pub mod workload;

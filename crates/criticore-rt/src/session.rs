@@ -8,18 +8,18 @@
 //! per-core budgets). Each task with a `command` becomes a process pinned to
 //! its core; `--attach` adds running processes to a task's group.
 
-use crate::counter::perf::{self, Target};
-use crate::counter::shm::ShmCounter;
-use crate::counter::{Counter, CounterError};
-use crate::counter_page::CounterPage;
-use crate::launch::{launch, LaunchSpec, Launched, Output};
-use crate::monitor::{self, MonitorConfig};
-use crate::regulator::{self, Group, Observer, Rules, Snapshot};
-use crate::server;
-use crate::throttle::freezer::FreezerThrottler;
-use crate::throttle::signal::SignalThrottler;
-use crate::throttle::Throttler;
-use crate::watchdog::Watchdog;
+use crate::os::counter::perf::{self, Target};
+use crate::os::counter::shm::ShmCounter;
+use crate::os::counter::{Counter, CounterError};
+use crate::os::counter_page::CounterPage;
+use crate::os::launch::{launch, LaunchSpec, Launched, Output};
+use crate::loops::monitor::{self, MonitorConfig};
+use crate::loops::regulator::{self, Rules};
+use crate::loops::{server, EndReason, Group, Observer, Report, Snapshot};
+use crate::os::throttle::freezer::FreezerThrottler;
+use crate::os::throttle::signal::SignalThrottler;
+use crate::os::throttle::Throttler;
+use crate::os::watchdog::{locate as locate_watchdog, Watchdog};
 use criticore::model::overhead::OverheadTable;
 use criticore::model::{Level, RegulationKind, TaskSystem};
 use criticore::model::ServerKind;
@@ -27,7 +27,7 @@ use criticore::regulate::monitor::MonitorRules;
 use criticore::regulate::mrs::MrsMemoryRules;
 use criticore::regulate::mrs_cpu::{MrsCpuRules, MrsServer};
 use criticore::regulate::mcti::MctiRules;
-use criticore::regulate::memguard::MemguardRules;
+use criticore::regulate::memguard::{MemguardOptions, MemguardRules};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -65,7 +65,8 @@ pub struct Options {
     pub attach: Vec<(i32, String)>,
     /// A command from the command line for one task: (task name, argv).
     pub command: Option<(String, Vec<String>)>,
-    /// How to start the watchdog.
+    /// How to start the watchdog; empty: the native `criticore-watchdog`
+    /// that [`crate::os::watchdog::locate`] finds (an error if there is none).
     pub watchdog: Vec<String>,
     /// What a leading `criticore` in a task's command becomes (e.g. [python, -m, criticore]).
     pub criticore: Vec<String>,
@@ -187,7 +188,7 @@ fn plan_servers(system: &TaskSystem) -> Result<Vec<GroupPlan>, SessionError> {
 /// What the run did, for the CLI's tables and files.
 #[derive(Debug)]
 pub struct SessionReport {
-    pub report: regulator::Report,
+    pub report: Report,
     pub groups: Vec<GroupPlan>,
     /// Per group, the processes regulated (pid, task name).
     pub processes: Vec<Vec<(i32, String)>>,
@@ -276,7 +277,7 @@ fn open_counter(choice: &CounterChoice, pid: i32, page: Option<&PathBuf>, cookie
 /// The shared-memory page a running process was started with, from its environment.
 fn page_of_process(pid: i32) -> Option<PathBuf> {
     let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-    let key = format!("{}=", crate::counter_page::ENV);
+    let key = format!("{}=", crate::os::counter_page::ENV);
     env.split(|&b| b == 0).find_map(|kv| kv.strip_prefix(key.as_bytes()).map(|v| PathBuf::from(String::from_utf8_lossy(v).into_owned())))
 }
 
@@ -315,13 +316,13 @@ impl CommonStart {
             libc::sigaddset(&mut signals, libc::SIGINT);
             libc::sigaddset(&mut signals, libc::SIGTERM);
         }
-        CommonStart { starters: Vec::new(), signals, began_ns: crate::counter_page::now_ns(), interrupted: false, timed_out: false }
+        CommonStart { starters: Vec::new(), signals, began_ns: crate::os::counter_page::now_ns(), interrupted: false, timed_out: false }
     }
 
     /// Wait until every starter is set up or has ended (or the time-out, or a signal).
     fn wait(&mut self, launched: &mut [Launched], notices: &mut Vec<String>) {
-        use crate::counter_page::SETTING_UP;
-        let _blocked = regulator::Blocked::new(&self.signals);
+        use crate::os::counter_page::SETTING_UP;
+        let _blocked = crate::os::signals::Blocked::new(&self.signals);
         while !(self.interrupted || self.timed_out) {
             let waiting: Vec<&str> = self
                 .starters
@@ -333,13 +334,13 @@ impl CommonStart {
             if waiting.is_empty() {
                 return;
             }
-            let now = crate::counter_page::now_ns();
+            let now = crate::os::counter_page::now_ns();
             if now - self.began_ns > START_TIMEOUT_NS {
                 notices.push(format!("common start: {} not set up after {} s; started without waiting for them", waiting.join(", "), START_TIMEOUT_NS / 1_000_000_000));
                 self.timed_out = true;
                 return;
             }
-            let got = regulator::wait(&self.signals, now + 2_000_000);
+            let got = crate::os::signals::wait(&self.signals, now + 2_000_000);
             if got == libc::SIGINT || got == libc::SIGTERM {
                 self.interrupted = true;
             }
@@ -351,11 +352,11 @@ impl CommonStart {
         if self.starters.is_empty() {
             return self.interrupted;
         }
-        let origin = crate::counter_page::now_ns();
+        let origin = crate::os::counter_page::now_ns();
         for s in &self.starters {
             s.page.release_start(origin);
         }
-        let ready = self.starters.iter().filter(|s| s.page.ready_ns() > crate::counter_page::SETTING_UP).count();
+        let ready = self.starters.iter().filter(|s| s.page.ready_ns() > crate::os::counter_page::SETTING_UP).count();
         notices.push(format!("common start: {ready} program(s) set up one after another in {:.1} s, unregulated; their time 0 is the regulation's", (origin - self.began_ns) as f64 / 1e9));
         self.interrupted
     }
@@ -376,7 +377,6 @@ pub fn remove_stale_pages() {
     }
 }
 
-/// Run the whole session. `on_snapshot` feeds the live view (return false to stop).
 /// MRS §III: inside a server its tasks are scheduled by fixed priority (Table
 /// V's 98, 97). Tasks that give a `priority` run SCHED_FIFO in the same order,
 /// ranked 1, 2, … so that every one stays below the regulator (`regulator_fifo`)
@@ -399,13 +399,55 @@ fn server_task_fifo(system: &TaskSystem, regulator_fifo: u8, notices: &mut Vec<S
     system.tasks.iter().map(|t| if t.server.is_some() { t.priority.map(rank) } else { None }).collect()
 }
 
+/// Run the whole session, in steps: `plan` (the file and the options,
+/// checked before anything starts), the throttler and the watchdog,
+/// `launch_all` (commands started and attached processes taken, each counted
+/// and watched from the start), `arm` (the regulator's CPU and policy, the
+/// common start), `regulate_loop` (one of the three loops) and `finish`
+/// (everything resumed, ended and removed). `on_snapshot` feeds the live view
+/// (return false to stop). Every path out, errors included, resumes and ends
+/// what was started: `Started` and `Running` clean up on drop, the watchdog
+/// undoes when its pipe closes, the throttler resumes on drop.
 pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snapshot) -> bool) -> Result<SessionReport, SessionError> {
+    let mut notices = Vec::new();
+    let plan = plan(system, options, &mut notices)?;
+    let mut throttler: Box<dyn Throttler> = match options.throttle {
+        ThrottleChoice::Signal => Box::new(SignalThrottler::new()),
+        ThrottleChoice::Freezer => Box::new(FreezerThrottler::detect().map_err(|e| err("--throttle", e))?),
+    };
+    // Before anything is launched: never a regulation without a watchdog.
+    let program = match options.watchdog.is_empty() {
+        true => vec![locate_watchdog().map_err(|e| err("watchdog", e))?.display().to_string()],
+        false => options.watchdog.clone(),
+    };
+    let mut watchdog = Watchdog::spawn(&program).map_err(|e| err("watchdog", e))?;
+    let (mut started, gate) = launch_all(system, options, &plan, throttler.as_mut(), &mut watchdog, &mut notices)?;
+    let interrupted = arm(options, &mut started, gate, &mut watchdog, &mut notices)?;
+    let (result, monitor_log) = regulate_loop(system, options, &plan, &mut started, throttler.as_mut(), interrupted, on_snapshot, &mut notices)?;
+    finish(plan, started, throttler, watchdog, result, monitor_log, notices)
+}
+
+/// What the file and the options ask for, checked before anything starts.
+struct Plan {
+    mode: RegulationKind,
+    period_ns: u64,
+    memguard: MemguardOptions,
+    groups: Vec<GroupPlan>,
+    /// Per task: its command (the file's, or the command line's).
+    commands: Vec<Option<Vec<String>>>,
+    /// Per task: running processes to regulate as it.
+    attach_of_task: Vec<Vec<i32>>,
+    counter: CounterChoice,
+}
+
+/// The groups (budgets scaled to another period), each task's command or
+/// attached processes, the counter; one-line errors for what cannot run.
+fn plan(system: &TaskSystem, options: &Options, notices: &mut Vec<String>) -> Result<Plan, SessionError> {
     let reg = system.regulation.as_ref().ok_or_else(|| err("regulation", "the file has no [regulation] table"))?;
     let mode = options.mode.unwrap_or(reg.kind);
     let groups_plan = plan_groups(system, mode)?;
     remove_stale_pages();
     let period_ns = options.period_ns.unwrap_or(reg.period_ns);
-    let mut notices = Vec::new();
     let mut groups_plan = groups_plan;
     let mut memguard = reg.memguard;
     if matches!(mode, RegulationKind::Memguard | RegulationKind::Mcti) && period_ns != reg.period_ns && reg.period_ns > 0 {
@@ -460,16 +502,40 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
         let spec = perf::parse_event(event).map_err(|e| err("--counter", e))?;
         perf::open(&spec, Target::Task(std::process::id() as i32), false).map_err(|e| err("--counter", e))?;
     }
+    Ok(Plan { mode, period_ns, memguard, groups: groups_plan, commands, attach_of_task, counter })
+}
 
-    let mut throttler: Box<dyn Throttler> = match options.throttle {
-        ThrottleChoice::Signal => Box::new(SignalThrottler::new()),
-        ThrottleChoice::Freezer => Box::new(FreezerThrottler::detect().map_err(|e| err("--throttle", e))?),
-    };
-    let mut watchdog = Watchdog::spawn(&options.watchdog).map_err(|e| err("watchdog", e))?;
+/// What was started for the run. Fields drop in this order on every path
+/// out: the counters before the pages they read, then the launched commands
+/// ended and their pages removed.
+struct Started {
+    groups: Vec<Group>,
+    /// Per group, the processes regulated (pid, task name).
+    processes: Vec<Vec<(i32, String)>>,
+    attached_pids: Vec<i32>,
+    /// Monitor mode: the real-time program's page (its job and phase marks).
+    rt_page: Option<PathBuf>,
+    /// MRS server tasks to run SCHED_FIFO once all are set up (pid, priority).
+    fifo_pids: Vec<(i32, u8)>,
+    running: Running,
+}
 
+/// Start each task's command and take each attached process, group by
+/// group: each is in the throttler, told to the watchdog and counted from
+/// its first instruction, and sets up alone while the earlier ones wait for
+/// the common start.
+fn launch_all(
+    system: &TaskSystem,
+    options: &Options,
+    plan: &Plan,
+    throttler: &mut dyn Throttler,
+    watchdog: &mut Watchdog,
+    notices: &mut Vec<String>,
+) -> Result<(Started, CommonStart), SessionError> {
+    let (mode, counter) = (plan.mode, &plan.counter);
     let fifo = match options.fifo_priority {
         // A SCHED_FIFO task above a SCHED_OTHER regulator could keep it from stopping anything.
-        Some(p) if mode == RegulationKind::Mrs && p > 1 => server_task_fifo(system, p, &mut notices),
+        Some(p) if mode == RegulationKind::Mrs && p > 1 => server_task_fifo(system, p, notices),
         _ => vec![None; system.tasks.len()],
     };
     let mut fifo_pids: Vec<(i32, u8)> = Vec::new();
@@ -482,12 +548,12 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     let stamp = std::process::id();
     // Monitor mode: the real-time program's page (its job and phase marks).
     let mut rt_page: Option<PathBuf> = None;
-    for (k, g) in groups_plan.iter().enumerate() {
+    for (k, g) in plan.groups.iter().enumerate() {
         let mut group = Group { name: g.name.clone(), pids: Vec::new(), counters: Vec::new(), criticality: g.criticality };
         let mut procs = Vec::new();
         for &t in &g.tasks {
             let task = &system.tasks[t];
-            if let Some(argv) = &commands[t] {
+            if let Some(argv) = &plan.commands[t] {
                 let page = PathBuf::from(format!("/dev/shm/criticore-{stamp}-{cookie}"));
                 let ours = argv[0] == "criticore";
                 let mut argv = argv.clone();
@@ -504,13 +570,13 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
                 }
                 // criticore's own programs get a page under any counter: it
                 // carries their job marks and the common start.
-                if counter == CounterChoice::Shm || mode == RegulationKind::Monitor || ours {
+                if *counter == CounterChoice::Shm || mode == RegulationKind::Monitor || ours {
                     // The reader creates the page; the program attaches through the environment.
                     let p = CounterPage::create(&page).map_err(|e| err("--counter", format!("{}: {e}", page.display())))?;
                     p.hold_start();
                     running.pages.push(page.clone());
                     gate.starters.push(Starter { launched: running.launched.len(), task: task.name.clone(), page: p, ours });
-                    spec.env.push((crate::counter_page::ENV.into(), page.display().to_string()));
+                    spec.env.push((crate::os::counter_page::ENV.into(), page.display().to_string()));
                 }
                 let launched = launch(&spec).map_err(|e| err(format!("task[{t}].command"), e))?;
                 let pid = launched.pid;
@@ -520,7 +586,7 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
                 running.launched.push(launched);
                 throttler.add(k, pid).map_err(|e| err(format!("task[{t}].command"), e))?;
                 watchdog.watch(&throttler.undo_list()).map_err(|e| err("watchdog", e))?;
-                group.counters.push(open_counter(&counter, pid, Some(&page), cookie)?);
+                group.counters.push(open_counter(counter, pid, Some(&page), cookie)?);
                 group.pids.push(pid);
                 if k == 0 && rt_page.is_none() {
                     rt_page = Some(page.clone());
@@ -528,19 +594,19 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
                 procs.push((pid, task.name.clone()));
                 cookie += 1;
                 // Counted and watched from its first instruction; set up alone.
-                gate.wait(&mut running.launched, &mut notices);
+                gate.wait(&mut running.launched, notices);
             }
-            for &pid in &attach_of_task[t] {
+            for &pid in &plan.attach_of_task[t] {
                 throttler.add(k, pid).map_err(|e| err("--attach", e))?;
                 watchdog.watch(&throttler.undo_list()).map_err(|e| err("watchdog", e))?;
                 let page = page_of_process(pid);
-                if counter == CounterChoice::Shm && page.is_none() {
-                    return Err(err("--attach", format!("pid {pid} was not started with {} (not instrumented); use --counter sw:… or a PMU event", crate::counter_page::ENV)));
+                if *counter == CounterChoice::Shm && page.is_none() {
+                    return Err(err("--attach", format!("pid {pid} was not started with {} (not instrumented); use --counter sw:… or a PMU event", crate::os::counter_page::ENV)));
                 }
                 if k == 0 && rt_page.is_none() {
                     rt_page = page.clone();
                 }
-                group.counters.push(open_counter(&counter, pid, page.as_ref(), cookie)?);
+                group.counters.push(open_counter(counter, pid, page.as_ref(), cookie)?);
                 group.pids.push(pid);
                 attached_pids.push(pid);
                 procs.push((pid, task.name.clone()));
@@ -550,35 +616,64 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
         groups.push(group);
         processes.push(procs);
     }
+    Ok((Started { groups, processes, attached_pids, rt_page, fifo_pids, running }, gate))
+}
+
+/// Before time 0: the regulator's CPU and policy, then the common start
+/// (the programs' set-up ran unregulated), then MRS server tasks at
+/// SCHED_FIFO. Whether a signal came while the programs set up.
+fn arm(options: &Options, started: &mut Started, gate: CommonStart, watchdog: &mut Watchdog, notices: &mut Vec<String>) -> Result<bool, SessionError> {
     if let Some(c) = options.regulator_cpu {
         // RESULTS anomaly 3: unpinned, at short periods it takes most of the
         // CPU it wakes on and starves what runs there; a best-effort CPU is
         // the place for it.
-        crate::launch::pin_current_thread(&[c]).map_err(|e| err("--regulator-cpu", e))?;
+        crate::os::launch::pin_current_thread(&[c]).map_err(|e| err("--regulator-cpu", e))?;
     }
     if let Some(p) = options.fifo_priority {
         let param = libc::sched_param { sched_priority: p as i32 };
         if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } != 0 {
             notices.push(format!("could not run the regulator at SCHED_FIFO {p}: {}", std::io::Error::last_os_error()));
         }
-        // notes/runtime-anchors.md §2: the default 50 µs timer slack delays every wake-up.
+        // docs/references.md, Runtime §2: the default 50 µs timer slack delays every wake-up.
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1, 0, 0, 0) };
     }
     // Set-up (interpreter start, buffers, calibration) runs unregulated and at
     // the launched programs' own policy; the regulation's time 0 is their
     // common start.
-    let interrupted = gate.release(&mut notices);
+    let interrupted = gate.release(notices);
     // Server tasks go SCHED_FIFO only now, all launched and set up and the regulator
     // above them: launched so, a task that never blocks would starve the ones
     // started after it on its core before they reach exec (and the launch with them).
-    for &(pid, p) in &fifo_pids {
+    for &(pid, p) in &started.fifo_pids {
         let param = libc::sched_param { sched_priority: p as i32 };
         watchdog.demote(pid).map_err(|e| err("watchdog", e))?;
         if unsafe { libc::sched_setscheduler(pid, libc::SCHED_FIFO, &param) } != 0 {
             notices.push(format!("could not run pid {pid} at SCHED_FIFO {p}: {}", std::io::Error::last_os_error()));
         }
     }
+    Ok(interrupted)
+}
 
+/// What one loop returned, and monitor mode's samples and jobs.
+type LoopResult = (Result<Report, CounterError>, Option<(Vec<monitor::SampleRecord>, Vec<monitor::JobRecord>)>);
+
+/// Run the mode's loop (none if a signal came during the set-up).
+#[allow(clippy::too_many_arguments)]
+fn regulate_loop(
+    system: &TaskSystem,
+    options: &Options,
+    plan: &Plan,
+    started: &mut Started,
+    throttler: &mut dyn Throttler,
+    interrupted: bool,
+    on_snapshot: impl FnMut(&Snapshot) -> bool,
+    notices: &mut Vec<String>,
+) -> Result<LoopResult, SessionError> {
+    let reg = system.regulation.as_ref().expect("planned");
+    let (mode, period_ns, memguard) = (plan.mode, plan.period_ns, plan.memguard);
+    let groups_plan = &plan.groups;
+    let groups = &mut started.groups;
+    let rt_page = &started.rt_page;
     let budgets: Vec<u64> = groups_plan.iter().map(|g| g.budget).collect();
     let rules = match mode {
         RegulationKind::Mcti => Rules::Mcti { guard: MemguardRules::new(period_ns, &budgets, Default::default()), rules: MctiRules::new(groups.len()) },
@@ -597,9 +692,9 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     };
     let mut monitor_log = None;
     let result = {
-        let mut observer = Alive { launched: &mut running.launched, attached: &attached_pids, on_snapshot };
+        let mut observer = Alive { launched: &mut started.running.launched, attached: &started.attached_pids, on_snapshot };
         if interrupted {
-            Ok(regulator::Report { periods: Vec::new(), elapsed_ns: 0, cpu_ns: 0, end: regulator::EndReason::Interrupted, warnings: Vec::new(), signals: 0, throttle_errors: 0, overload_periods: 0 })
+            Ok(Report::empty(EndReason::Interrupted))
         } else if mode == RegulationKind::Monitor {
             let m = reg.monitor.as_ref().expect("planned");
             let table = options.overhead_table.clone().ok_or_else(|| err("regulation.overhead_table", "monitor mode needs the overhead table"))?;
@@ -613,9 +708,9 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
                 deadline_ns: rt.deadline_ns,
                 snapshot_ns: options.snapshot_ns,
             };
-            monitor::run(&mconfig, rules, 0, &page, &mut groups, throttler.as_mut(), &mut observer).map(|r| {
+            monitor::run(&mconfig, rules, 0, &page, groups, throttler, &mut observer).map(|r| {
                 monitor_log = Some((r.samples, r.jobs));
-                regulator::Report {
+                Report {
                     periods: Vec::new(),
                     elapsed_ns: r.elapsed_ns,
                     cpu_ns: r.cpu_ns,
@@ -629,11 +724,26 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
         } else if mode == RegulationKind::Mrs {
             let cpu = MrsCpuRules::new(&system.servers.iter().map(|sv| MrsServer::new(sv.core, sv.priority, sv.period_ns, sv.budget_ns)).collect::<Vec<_>>());
             let mem = MrsMemoryRules::new(&system.servers.iter().map(|sv| (sv.period_ns, sv.memory_budget)).collect::<Vec<_>>());
-            server::run(options.duration_ns, options.snapshot_ns, cpu, mem, &mut groups, throttler.as_mut(), &mut observer)
+            server::run(options.duration_ns, options.snapshot_ns, cpu, mem, groups, throttler, &mut observer)
         } else {
-            regulator::regulate(&config, rules, &mut groups, throttler.as_mut(), &mut observer)
+            regulator::regulate(&config, rules, groups, throttler, &mut observer)
         }
     };
+    Ok((result, monitor_log))
+}
+
+/// Everything resumed, the launched commands ended, their pages removed,
+/// the throttler released, the watchdog told the run ended; the report.
+fn finish(
+    plan: Plan,
+    started: Started,
+    mut throttler: Box<dyn Throttler>,
+    watchdog: Watchdog,
+    result: Result<Report, CounterError>,
+    monitor_log: Option<(Vec<monitor::SampleRecord>, Vec<monitor::JobRecord>)>,
+    notices: Vec<String>,
+) -> Result<SessionReport, SessionError> {
+    let Started { groups, processes, mut running, .. } = started;
     throttler.resume_all();
     // Described after the run: a counter page names its writer once the program attached.
     let counter_name = groups.iter().flat_map(|g| g.counters.first()).map(|c| c.describe()).next().unwrap_or_default();
@@ -643,7 +753,7 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     drop(throttler);
     let _ = watchdog.finish();
     let report = result.map_err(|e: CounterError| err("--counter", e))?;
-    Ok(SessionReport { report, groups: groups_plan, processes, counter: counter_name, throttle, period_ns, mode: mode.name(), monitor: monitor_log, notices })
+    Ok(SessionReport { report, groups: plan.groups, processes, counter: counter_name, throttle, period_ns: plan.period_ns, mode: plan.mode.name(), monitor: monitor_log, notices })
 }
 
 #[cfg(test)]
@@ -679,6 +789,41 @@ mod tests {
         assert_eq!((g.len(), g[0].tasks.clone(), g[0].budget), (1, vec![0, 2], 5));
         assert!(plan_groups(&s, RegulationKind::Mcti).unwrap_err().reason.contains("per core"));
         assert!(plan_groups(&s, RegulationKind::Mrs).unwrap_err().reason.contains("[[server]]"));
+    }
+
+    #[test]
+    fn no_watchdog_no_regulation() {
+        let marker = std::env::temp_dir().join(format!("criticore-session-no-watchdog-{}", std::process::id()));
+        let _ = std::fs::remove_file(&marker);
+        let text = format!(
+            "[platform]\ncores = 1\n[[task]]\nname = \"a\"\ncore = 0\nperiod = \"10ms\"\npet = \"1ms\"\ncommand = [\"touch\", \"{}\"]\n\
+             [regulation]\nkind = \"memguard\"\nbudgets = [10]\n",
+            marker.display()
+        );
+        let options = Options {
+            mode: None,
+            duration_ns: Some(1_000_000),
+            period_ns: None,
+            poll_ns: None,
+            counter: CounterChoice::Shm,
+            throttle: ThrottleChoice::Signal,
+            attach: Vec::new(),
+            command: None,
+            watchdog: vec!["/nonexistent/criticore-watchdog".into()],
+            criticore: Vec::new(),
+            output: None,
+            fifo_priority: None,
+            snapshot_ns: 200_000_000,
+            overhead_table: None,
+            lead: true,
+            job_log_dir: None,
+            regulator_cpu: None,
+        };
+        let e = run(&system(&text), &options, |_| true).unwrap_err();
+        assert_eq!(e.field, "watchdog");
+        assert!(e.reason.starts_with("cannot start watchdog `/nonexistent/criticore-watchdog`"), "{e}");
+        assert!(!e.to_string().contains('\n'));
+        assert!(!marker.exists(), "the task was launched without a watchdog");
     }
 
     #[test]

@@ -16,9 +16,9 @@
 //! every child process is bounded in time; pages and build directories are
 //! removed by guards, also when a test fails.
 
-use criticore_rt::counter::overflow_signal;
-use criticore_rt::counter::shm;
-use criticore_rt::counter_page::{self, now_ns, CounterPage, Event, EventKind, EventReader};
+use criticore_rt::os::counter::overflow_signal;
+use criticore_rt::os::counter::shm;
+use criticore_rt::os::counter_page::{self, now_ns, CounterPage, Event, EventKind, EventReader};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -9,10 +9,10 @@
 //! them with sigtimedwait. The tests hold one lock so that a process-directed
 //! signal is never taken by another test. Every wait is bounded.
 
-use criticore_rt::counter::perf::{self, parse_event, Event, EventSpec, Target, PERF_TYPE_SOFTWARE};
-use criticore_rt::counter::shm::{self, ShmCounter};
-use criticore_rt::counter::{overflow_signal, Counter, CounterError, Notification};
-use criticore_rt::counter_page::{CounterPage, EventKind};
+use criticore_rt::os::counter::perf::{self, parse_event, Event, EventSpec, Target, PERF_TYPE_SOFTWARE};
+use criticore_rt::os::counter::shm::{self, ShmCounter};
+use criticore_rt::os::counter::{overflow_signal, Counter, CounterError, Notification};
+use criticore_rt::os::counter_page::{CounterPage, EventKind};
 use std::time::Duration;
 
 mod common;

@@ -3,17 +3,31 @@
 //! SCHED_DEADLINE through deadline.rs: set and read back, parameter checks
 //! before the syscall, EBUSY and EPERM explained.
 //! Tests that take SCHED_DEADLINE bandwidth run one at a time (DL_LOCK).
+//! A test whose needs (SCHED_FIFO, SCHED_DEADLINE, 2 CPUs) this machine does
+//! not meet is counted as ignored, with the reason (throttle_common `run`).
 
 mod throttle_common;
 
-use std::sync::Mutex;
 use std::time::Duration;
 
-use criticore_rt::deadline::{self, admission_limit, get_affinity, get_deadline, get_policy, set_deadline, DeadlineErrorKind, SCHED_DEADLINE};
-use criticore_rt::launch::{launch, LaunchSpec, Launched, Output, Policy};
+use criticore_rt::os::deadline::{self, admission_limit, get_affinity, get_deadline, get_policy, set_deadline, DeadlineErrorKind, SCHED_DEADLINE};
+use criticore_rt::os::launch::{launch, LaunchSpec, Launched, Output, Policy};
 use throttle_common::*;
 
-static DL_LOCK: Mutex<()> = Mutex::new(());
+fn main() {
+    run(vec![
+        test("affinity_and_fifo_are_applied", affinity_and_fifo_are_applied).needs(sched_fifo),
+        test("default_spec_inherits", default_spec_inherits),
+        test("env_and_output_file", env_and_output_file),
+        test("pdeathsig_resumes_a_stopped_child_when_the_launching_thread_exits", pdeathsig_resumes_a_stopped_child_when_the_launching_thread_exits),
+        test("one_line_errors", one_line_errors),
+        test("deadline_on_a_sleeping_child", deadline_on_a_sleeping_child).needs(sched_deadline),
+        test("launch_with_deadline_policy", launch_with_deadline_policy).needs(sched_deadline),
+        test("invalid_parameters_are_caught_before_the_syscall", invalid_parameters_are_caught_before_the_syscall),
+        test("admission_refusal_is_explained", admission_refusal_is_explained).needs(sched_deadline).needs(deadline_limit),
+        test("narrowed_affinity_is_explained", narrowed_affinity_is_explained).needs(two_cpus).needs(sched_deadline),
+    ])
+}
 
 /// Kills and reaps a launched child on drop (SIGCONT first in case it is stopped).
 #[derive(Debug)]
@@ -37,12 +51,7 @@ fn last_cpu() -> usize {
     *deadline::online_cpus().unwrap().last().unwrap()
 }
 
-#[test]
 fn affinity_and_fifo_are_applied() {
-    if !is_root() {
-        eprintln!("skipped: SCHED_FIFO needs CAP_SYS_NICE");
-        return;
-    }
     let cpu = last_cpu();
     let mut spec = sleeper_spec();
     spec.cpus = Some(vec![cpu]);
@@ -56,14 +65,12 @@ fn affinity_and_fifo_are_applied() {
     assert_eq!(p.sched_priority, 10);
 }
 
-#[test]
 fn default_spec_inherits() {
     let g = Guard(launch(&sleeper_spec()).unwrap());
     assert_eq!(get_policy(g.0.pid).unwrap(), get_policy(0).unwrap());
     assert_eq!(get_affinity(g.0.pid).unwrap(), get_affinity(0).unwrap());
 }
 
-#[test]
 fn env_and_output_file() {
     let out = std::env::temp_dir().join(format!("criticore-launch-out-{}", std::process::id()));
     let mut spec = LaunchSpec::new(["sh", "-c", "echo \"$CRITICORE_LAUNCH_TEST\"; echo err >&2"]);
@@ -78,9 +85,8 @@ fn env_and_output_file() {
     assert_eq!(text, "hello\n");
 }
 
-#[test]
 fn pdeathsig_resumes_a_stopped_child_when_the_launching_thread_exits() {
-    // notes/runtime-anchors.md §2: PDEATHSIG fires when the creating thread exits.
+    // docs/references.md, Runtime §2: PDEATHSIG fires when the creating thread exits.
     let handle = std::thread::spawn(|| {
         let g = Guard(launch(&LaunchSpec::new(["sh", "-c", "while :; do :; done"])).unwrap());
         g.0.signal(libc::SIGSTOP).unwrap();
@@ -92,7 +98,6 @@ fn pdeathsig_resumes_a_stopped_child_when_the_launching_thread_exits() {
     assert!(wait_state(g.0.pid, WAIT, |c| c != 'T').is_some(), "still stopped after its launching thread exited");
 }
 
-#[test]
 fn one_line_errors() {
     let e = launch(&LaunchSpec::new(["criticore-no-such-command"])).unwrap_err();
     assert_eq!(e.to_string(), "cannot start `criticore-no-such-command`: command not found");
@@ -125,12 +130,7 @@ fn one_line_errors() {
     assert!(!e.contains('\n'));
 }
 
-#[test]
 fn deadline_on_a_sleeping_child() {
-    if !is_root() {
-        eprintln!("skipped: SCHED_DEADLINE needs CAP_SYS_NICE");
-        return;
-    }
     let _l = DL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let k = Kid::sleeper();
     set_deadline(k.pid, 1_000_000, 100_000_000, 100_000_000, 0).unwrap();
@@ -139,12 +139,7 @@ fn deadline_on_a_sleeping_child() {
     assert_eq!((p.policy, p.runtime_ns, p.deadline_ns, p.period_ns), (SCHED_DEADLINE, 1_000_000, 100_000_000, 100_000_000));
 }
 
-#[test]
 fn launch_with_deadline_policy() {
-    if !is_root() {
-        eprintln!("skipped: SCHED_DEADLINE needs CAP_SYS_NICE");
-        return;
-    }
     let _l = DL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let mut spec = sleeper_spec();
     spec.policy = Policy::Deadline { runtime_ns: 500_000, deadline_ns: 10_000_000, period_ns: 0 };
@@ -160,7 +155,6 @@ fn launch_with_deadline_policy() {
     }
 }
 
-#[test]
 fn invalid_parameters_are_caught_before_the_syscall() {
     let k = Kid::sleeper();
     for (r, d, p, what) in [
@@ -183,16 +177,8 @@ fn invalid_parameters_are_caught_before_the_syscall() {
 
 /// More than the limit: tasks at runtime = period (100% of a CPU each) until
 /// admission control refuses one; the refusal must be the plain message.
-#[test]
 fn admission_refusal_is_explained() {
-    if !is_root() {
-        eprintln!("skipped: SCHED_DEADLINE needs CAP_SYS_NICE");
-        return;
-    }
-    let Some(limit) = admission_limit() else {
-        eprintln!("skipped: no SCHED_DEADLINE bandwidth limit (sched_rt_runtime_us = -1)");
-        return;
-    };
+    let limit = admission_limit().expect("checked by deadline_limit");
     let _l = DL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let cpus = deadline::online_cpus().unwrap().len();
     let mut kids = Vec::new();
@@ -224,12 +210,7 @@ fn admission_refusal_is_explained() {
 }
 
 /// A task pinned to one CPU of several cannot become a DL task (EPERM).
-#[test]
 fn narrowed_affinity_is_explained() {
-    if !is_root() || deadline::online_cpus().unwrap().len() < 2 {
-        eprintln!("skipped: needs root and 2 CPUs");
-        return;
-    }
     let _l = DL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let mut spec = sleeper_spec();
     spec.cpus = Some(vec![0]);

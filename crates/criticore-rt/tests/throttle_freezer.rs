@@ -2,31 +2,36 @@
 //! freezer.state and /proc/<pid>/stat), cgroup v2 where usable, the v2 code
 //! path against a fake directory tree, and stale cleanup. Busy-loop children
 //! show 'R' when running, 'D' when v1-frozen, 'S' when v2-frozen.
+//! Without a usable freezer of a kind, its tests are counted as ignored,
+//! with the reason (throttle_common `run`).
 
 mod throttle_common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use criticore_rt::throttle::freezer::{clean_stale_in, FreezeState, FreezerKind, FreezerThrottler};
-use criticore_rt::throttle::Throttler;
+use criticore_rt::os::throttle::freezer::{clean_stale_in, FreezeState, FreezerKind, FreezerThrottler};
+use criticore_rt::os::throttle::Throttler;
 use throttle_common::*;
 
-fn open_or_skip(kind: FreezerKind) -> Option<FreezerThrottler> {
-    if !is_root() {
-        eprintln!("skipped: not root (cannot create cgroups)");
-        return None;
-    }
-    match FreezerThrottler::open(kind) {
-        Ok(t) => Some(t),
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            None
-        }
-    }
+fn main() {
+    run(vec![
+        test("detect_names_what_it_chose", detect_names_what_it_chose),
+        test("v1_freeze_thaw_and_release", v1_freeze_thaw_and_release).needs(freezer_v1),
+        test("v1_drop_thaws_and_removes", v1_drop_thaws_and_removes).needs(freezer_v1),
+        test("freezer_refusals", freezer_refusals).needs(freezer_v1),
+        test("v1_stale_cleanup", v1_stale_cleanup).needs(freezer_v1),
+        test("v2_freeze_thaw_and_release_if_usable", v2_freeze_thaw_and_release_if_usable).needs(freezer_v2),
+        test("v2_code_path_against_a_fake_tree", v2_code_path_against_a_fake_tree),
+        test("v2_fake_tree_missing_files_are_errors_not_created", v2_fake_tree_missing_files_are_errors_not_created),
+    ])
 }
 
-#[test]
+/// The freezer of `kind`; the trial checked that it is usable here.
+fn open(kind: FreezerKind) -> FreezerThrottler {
+    FreezerThrottler::open(kind).expect("usable (checked before the test)")
+}
+
 fn detect_names_what_it_chose() {
     match FreezerThrottler::detect() {
         Ok(t) => {
@@ -41,9 +46,8 @@ fn detect_names_what_it_chose() {
     }
 }
 
-#[test]
 fn v1_freeze_thaw_and_release() {
-    let Some(mut t) = open_or_skip(FreezerKind::V1) else { return };
+    let mut t = open(FreezerKind::V1);
     let busy = Kid::busy();
     let sleeper = Kid::sleeper();
     let _guard = CgroupGuard(t.root_dir().to_path_buf());
@@ -83,9 +87,8 @@ fn v1_freeze_thaw_and_release() {
     assert_eq!(cgroup_of(busy.pid, false).unwrap(), origin, "moved back where it came from");
 }
 
-#[test]
 fn v1_drop_thaws_and_removes() {
-    let Some(mut t) = open_or_skip(FreezerKind::V1) else { return };
+    let mut t = open(FreezerKind::V1);
     let busy = Kid::busy();
     let _guard = CgroupGuard(t.root_dir().to_path_buf());
     t.add(0, busy.pid).unwrap();
@@ -97,9 +100,8 @@ fn v1_drop_thaws_and_removes() {
     assert!(wait_state(busy.pid, WAIT, |s| s == 'R').is_some());
 }
 
-#[test]
 fn freezer_refusals() {
-    let Some(mut t) = open_or_skip(FreezerKind::V1) else { return };
+    let mut t = open(FreezerKind::V1);
     let _guard = CgroupGuard(t.root_dir().to_path_buf());
     let p = free_pid();
     assert_eq!(t.add(0, p).unwrap_err().to_string(), format!("pid {p}: no such process"));
@@ -111,9 +113,8 @@ fn freezer_refusals() {
 
 /// A `criticore-<dead pid>` tree with a frozen process in it, made by hand
 /// under a test-private directory, is thawed and removed by clean_stale_in.
-#[test]
 fn v1_stale_cleanup() {
-    let Some(t) = open_or_skip(FreezerKind::V1) else { return };
+    let t = open(FreezerKind::V1);
     let mount = t.root_dir().parent().unwrap().to_path_buf();
     drop(t);
     let base = mount.join(format!("cc-test-stale-{}", std::process::id()));
@@ -140,9 +141,8 @@ fn v1_stale_cleanup() {
     fs::remove_dir(&live).unwrap();
 }
 
-#[test]
 fn v2_freeze_thaw_and_release_if_usable() {
-    let Some(mut t) = open_or_skip(FreezerKind::V2) else { return };
+    let mut t = open(FreezerKind::V2);
     let busy = Kid::busy();
     let _guard = CgroupGuard(t.root_dir().to_path_buf());
     let origin = cgroup_of(busy.pid, true).unwrap();
@@ -190,7 +190,6 @@ impl Drop for FakeTree {
     }
 }
 
-#[test]
 fn v2_code_path_against_a_fake_tree() {
     let fake = FakeTree::new("v2");
     let mut t = FreezerThrottler::new(FreezerKind::V2, &fake.0, &fake.0);
@@ -230,7 +229,6 @@ fn v2_code_path_against_a_fake_tree() {
     assert!(!t.is_stopped(0));
 }
 
-#[test]
 fn v2_fake_tree_missing_files_are_errors_not_created() {
     let fake = FakeTree::new("missing");
     let mut t = FreezerThrottler::new(FreezerKind::V2, &fake.0, &fake.0);

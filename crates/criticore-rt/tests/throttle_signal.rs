@@ -3,8 +3,8 @@
 
 mod throttle_common;
 
-use criticore_rt::throttle::signal::SignalThrottler;
-use criticore_rt::throttle::Throttler;
+use criticore_rt::os::throttle::signal::SignalThrottler;
+use criticore_rt::os::throttle::Throttler;
 use throttle_common::*;
 
 #[test]

@@ -1,11 +1,18 @@
-//! criticore engine: the task-system model, MC² schedulability analysis, and
-//! (in later modules) the optimizer and simulator. Pure: no printing, no files.
+//! criticore engine: the task-system model, MC² and classic schedulability
+//! analysis, the optimizer and the simulator. Pure: no printing, no files.
+//!
+//! Imports run one way: [`model`] ← the rules ([`regulate`]: regulators,
+//! [`policy`]: scheduling policies, [`interference`]: the memory model's
+//! equations) ← [`analysis`] and [`sim`], siblings that share only what lies
+//! below them ← [`optimize`] ← [`generate`] ← [`study`].
 
 pub mod analysis;
 pub mod error;
 pub mod generate;
 pub mod model;
+pub mod interference;
 pub mod optimize;
+pub mod policy;
 pub mod regulate;
 pub mod sim;
 pub mod study;

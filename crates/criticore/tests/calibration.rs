@@ -1,7 +1,7 @@
 //! Every model constant set from a paper number, checked (docs/calibration.md).
 //!
 //! docs/calibration.md lists each constant with an id: `P…` for numbers taken
-//! from a paper (or the regulation reference notes), `A…` for assumptions.
+//! from a paper (or docs/references.md, Regulation), `A…` for assumptions.
 //! Each `P…` id has a test here named after it, which checks the number as the
 //! engine uses it — through `criticore::sim::simulate` where the number shows
 //! in a simulation (e.g. the SABRE Lite's 2,020 MB/s write-only peak is what
@@ -236,7 +236,7 @@ fn stall_ends(sys: &TaskSystem, kind: Option<RegulationKind>) -> Vec<u64> {
 
 #[test]
 fn p9_memguard_default_period_is_1_ms() {
-    // notes/regulation-reference.md: MemGuard's default regulation period is 1 ms.
+    // docs/references.md, Regulation: MemGuard's default regulation period is 1 ms.
     let sys = parse(&lone_bomb_regulated("memguard", None));
     let reg = sys.regulation.as_ref().unwrap();
     assert_eq!(reg.kind, RegulationKind::Memguard);

@@ -1,4 +1,4 @@
-//! Whole-system tests of each MC² level's test (notes/mc2-analysis-reference.md,
+//! Whole-system tests of each MC² level's test (docs/references.md, MC²,
 //! mc2-hardware-management §2), through parse + `mc2::analyze`. Every system is
 //! small enough to work out by hand; the arithmetic is in the comments. Each
 //! boundary is checked from both sides: exactly at it (schedulable) and one

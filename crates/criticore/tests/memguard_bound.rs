@@ -2,7 +2,7 @@
 //! "MemGuard alone: a core's measured bandwidth never exceeds Qm/M by more
 //! than one request per period").
 //!
-//! MemGuard (notes/regulation-reference.md; mcti-task-isolation §4 rules 1–4)
+//! MemGuard (docs/references.md, Regulation: MemGuard; mcti-task-isolation §4 rules 1–4)
 //! gives core k a budget of Qm_k requests per regulation period M; periods are
 //! synchronous on all cores and start at 0, so with bandwidth bins of width M
 //! (`SimConfig::bandwidth_bin_ns = Some(M)`) bin i is exactly period i and

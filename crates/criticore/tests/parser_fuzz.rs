@@ -5,10 +5,13 @@
 //! Inputs: arbitrary bytes and strings, strings over a TOML/JSON-flavoured
 //! alphabet, and structured mutations (delete / duplicate a line, replace a
 //! substring, swap or change digits) of examples/mc2-llc-heavy.toml and of the
-//! same system written as JSON. Case counts keep the file well under 20 s in a
-//! debug build.
+//! same system written as JSON; and hostile values (huge, control characters,
+//! nan/inf, date-times, deep nesting) put in every field of a small system.
+//! Every error is one line of bounded length. Case counts keep the file well
+//! under 20 s in a debug build.
 
 use criticore::analysis::report::report;
+use criticore::error::breaks_line;
 use criticore::model::parse::parse_task_system_bytes;
 use criticore::model::Level;
 use criticore::{parse_task_system, Format, InputError, TaskSystem};
@@ -19,6 +22,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 const EXAMPLE_TOML: &str = include_str!("../../../examples/mc2-llc-heavy.toml");
 const FILE: &str = "fuzz.in";
+
+/// The longest error line accepted. Values are quoted in at most 60
+/// characters (`criticore::error::QUOTE_CHARS`) and parser messages are cut
+/// at 300, so no error comes near it whatever the input's size.
+const MAX_ERROR_CHARS: usize = 600;
 
 /// The example as JSON with the same schema (converted through the generic value trees).
 fn example_json() -> String {
@@ -35,6 +43,9 @@ fn check_outcome(result: Result<TaskSystem, InputError>) -> Result<bool, TestCas
             prop_assert_eq!(e.file.as_str(), FILE);
             prop_assert!(!e.field.is_empty(), "empty field in {:?}", e);
             prop_assert!(!e.reason.is_empty(), "empty reason in {:?}", e);
+            let line = e.to_string();
+            prop_assert!(!line.chars().any(breaks_line), "not one line: {:?}", line);
+            prop_assert!(line.chars().count() <= MAX_ERROR_CHARS, "{} characters: {:?}", line.chars().count(), line);
             Ok(false)
         }
         Ok(system) => {
@@ -290,4 +301,115 @@ pet = { C = "10000000000s" }
     let system = parse_task_system(text, Format::Toml, FILE).unwrap();
     let result = std::panic::catch_unwind(|| report(&system));
     assert!(result.is_ok(), "report panicked");
+}
+
+// ------------------------------------------------------------------ (d) hostile values
+
+/// A small valid system; each `@` is a slot a test fills with a hostile value.
+/// Every kind of field is there: names, levels, durations, sizes, rates,
+/// fractions, booleans, keys, lists of names, bandwidth budgets.
+const SLOTS: &str = r#"
+[platform]
+cores = @
+llc = { size = @, line = "32B" }
+bus = { arbiter = @, bandwidth = @ }
+
+[[server]]
+name = @
+core = 0
+period = "10ms"
+budget = @
+
+[[task]]
+name = @
+period = @
+pet = { C = @ }
+server = "s"
+
+[[task]]
+name = "m"
+period = "10ms"
+pet = @
+arrival = @
+server = @
+memory = { wss = @, accesses_per_ms = @, read_fraction = @, pattern = @ }
+io = { bandwidth = "1MB/s", kind = @ }
+
+[allocation]
+os_isolation = @
+llc_ways = { core0 = @, @ = 1 }
+
+[regulation]
+kind = "memguard"
+budgets = [@, @]
+"#;
+
+/// A hostile TOML value: huge or control-character strings (also as keys,
+/// where they are quoted), nan and infinities, date-times, deep arrays.
+fn hostile() -> impl Strategy<Value = String> {
+    let toml_string = |s: String| toml::Value::String(s).to_string();
+    prop_oneof![
+        (1usize..20_000, "[a-z0-9.]").prop_map(move |(n, c)| toml_string(c.repeat(n))),
+        "[\\x00-\\x1f\\x7f\\u{85}\\u{2028}\\u{2029}a-zA-Z0-9\"\\\\ ]{0,90}".prop_map(toml_string),
+        Just("nan".to_string()),
+        Just("+nan".to_string()),
+        Just("inf".to_string()),
+        Just("-inf".to_string()),
+        Just("1979-05-27T07:32:00Z".to_string()),
+        Just("1979-05-27".to_string()),
+        Just("07:32:00".to_string()),
+        Just("1979-05-27T07:32:00.999999-07:00".to_string()),
+        (1usize..200).prop_map(|n| format!("{}1{}", "[".repeat(n), "]".repeat(n))),
+        Just("\"200MB/s\"".to_string()),
+        Just("\"1ms\"".to_string()),
+        (0u64..5).prop_map(|n| n.to_string()),
+    ]
+}
+
+/// Fill every slot of `SLOTS`, slot `i` with `values[i % len]`.
+fn fill(values: &[String]) -> String {
+    let mut out = String::new();
+    for (i, part) in SLOTS.split('@').enumerate() {
+        if i > 0 {
+            out += &values[(i - 1) % values.len()];
+        }
+        out += part;
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 200, failure_persistence: None, ..Config::default() })]
+
+    #[test]
+    fn hostile_values_give_one_bounded_line(values in proptest::collection::vec(hostile(), 1..6)) {
+        let text = fill(&values);
+        check_outcome(parse_task_system(&text, Format::Toml, FILE))?;
+        // The same document as JSON, where it can be written (nan, dates are TOML only).
+        if let Ok(value) = toml::from_str::<toml::Value>(&text) {
+            if let Ok(json) = serde_json::to_string(&value) {
+                check_outcome(parse_task_system(&json, Format::Json, FILE))?;
+            }
+        }
+    }
+}
+
+#[test]
+fn every_slot_is_reached() {
+    // With plain values in every slot but one, the one hostile value is what
+    // the error is about: each slot is read by the walk, none is dead.
+    let plain = ["2", "\"1MiB\"", "\"fcfs\"", "\"2020MB/s\"", "\"s\"", "\"5ms\"", "\"c\"", "\"10ms\"", "\"1ms\"", "\"2ms\"", "\"periodic\"", "\"s\"",
+        "\"1KiB\"", "10", "0.5", "\"random\"", "\"copy\"", "true", "2", "levelC", "100", "\"200MB/s\""];
+    let slots = SLOTS.matches('@').count();
+    assert_eq!(slots, plain.len());
+    let plain: Vec<String> = plain.iter().map(|v| v.to_string()).collect();
+    let system = parse_task_system(&fill(&plain), Format::Toml, FILE).unwrap();
+    assert_eq!(system.regulation.unwrap().budgets, vec![100, 6_250]);
+    for k in 0..slots {
+        let mut values = plain.clone();
+        values[k] = "\"a\\nb\"".to_string();
+        let err = parse_task_system(&fill(&values), Format::Toml, FILE).unwrap_err();
+        assert!(err.to_string().contains("a\\nb") || err.reason.contains("expected"), "slot {k}: {err}");
+        assert!(!err.to_string().contains('\n'), "slot {k}: {err}");
+    }
 }

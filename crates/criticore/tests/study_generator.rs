@@ -1,7 +1,7 @@
 //! The study generator reproduces every distribution of Table 3 of
 //! mc2-io-ipc-os-isolation (§6.1 "Task-system generation"): one statistical
 //! test per category, plus determinism, the PET ratios and the MC² period
-//! structure (../shared/notes/mc2-analysis-reference.md).
+//! structure (docs/references.md, MC²: Generation).
 //!
 //! Every test uses a fixed set of seeds, so its outcome is deterministic (never
 //! flaky). Continuous distributions are checked with the one-sample

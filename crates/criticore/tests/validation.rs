@@ -861,3 +861,180 @@ fn lock_partition_is_accepted_for_ways() {
     let system = parse(&text).unwrap();
     assert!(system.allocation.unwrap().llc_ways.contains(&(Partition::Lock, 2)));
 }
+
+// ---------------------------------------------------------------- regulation budgets
+
+/// A memguard `[regulation]` over two Level-D tasks, with `budget_lines` as written.
+fn memguard_with(platform_extra: &str, budget_lines: &str) -> String {
+    format!(
+        "[platform]\ncores = 2\n{platform_extra}\n[[task]]\nname = \"a\"\nperiod = \"10ms\"\npet = \"1ms\"\n\n[regulation]\nkind = \"memguard\"\n{budget_lines}\n"
+    )
+}
+
+#[test]
+fn per_core_budgets_may_be_bandwidths() {
+    // 200 MB/s for 1 ms is 200,000 B = 6,250 lines of 32 B; 100 MB/s is 3,125.
+    let system = parse(&memguard_with("", "budgets = [\"200MB/s\", \"100MB/s\"]")).unwrap();
+    assert_eq!(system.regulation.unwrap().budgets, vec![6_250, 3_125]);
+    // Counts and bandwidths mix.
+    let system = parse(&memguard_with("", "budgets = [\"200MB/s\", 500]")).unwrap();
+    assert_eq!(system.regulation.unwrap().budgets, vec![6_250, 500]);
+}
+
+#[test]
+fn a_bandwidth_budget_rounds_down_to_whole_lines_per_period() {
+    // 100 MB/s × 1 ms / 64 B = 1,562.5 lines: 1,562 (never more than the bandwidth).
+    let system = parse(&memguard_with("llc = { line = \"64B\" }", "budget = \"100MB/s\"")).unwrap();
+    assert_eq!(system.regulation.unwrap().budgets, vec![1_562, 1_562]);
+    // 1 GiB/s × 250 us / 32 B = 1,073,741,824 × 250,000 / (10^9 × 32) = 8,388.608: 8,388.
+    let system = parse(&memguard_with("", "period = \"250us\"\nbudget = \"1GiB/s\"")).unwrap();
+    assert_eq!(system.regulation.unwrap().budgets, vec![8_388, 8_388]);
+}
+
+#[test]
+fn a_bandwidth_below_one_line_per_period_is_rejected() {
+    // 31 kB/s for 1 ms is 31 bytes, less than one 32-byte line.
+    assert_rejected(&memguard_with("", "budgets = [\"31KB/s\", 10]"), "regulation.budgets[0]", "less than one 32-byte line per 1ms period");
+    // Zero stays a budget of zero.
+    let system = parse(&memguard_with("", "budget = \"0MB/s\"")).unwrap();
+    assert_eq!(system.regulation.unwrap().budgets, vec![0, 0]);
+}
+
+#[test]
+fn a_budget_that_is_neither_count_nor_bandwidth_says_both_are_allowed() {
+    assert_rejected(&memguard_with("", "budgets = [true, 1]"), "regulation.budgets[0]", "or a bandwidth like \"100MB/s\"");
+    assert_rejected(&memguard_with("", "budget = \"fast\""), "regulation.budget", "expected a bandwidth");
+}
+
+// ---------------------------------------------------------------- one line, whatever the value
+
+/// A task whose `name` line is `name_line`, on a two-core platform.
+fn task_named(name_line: &str) -> String {
+    two_cores(&format!("[[task]]\n{name_line}\nlevel = \"C\"\nperiod = \"10ms\"\npet = {{ C = \"1ms\" }}\n"))
+}
+
+#[track_caller]
+fn assert_one_line(err: &InputError) {
+    let line = err.to_string();
+    assert!(!line.contains(['\n', '\r']), "multi-line error: {line:?}");
+}
+
+#[test]
+fn a_date_time_is_not_a_name() {
+    let err = assert_rejected(&task_named("name = 1979-05-27T07:32:00Z"), "task[0].name", "date-time \"1979-05-27T07:32:00Z\"");
+    assert!(err.reason.contains("quotes"), "{err}");
+    assert_rejected(&task_named("name = 07:32:00"), "task[0].name", "date-time");
+}
+
+#[test]
+fn nan_and_infinities_are_named() {
+    let memory = |x: &str| two_cores(&format!("[[task]]\nname = \"t\"\nperiod = \"10ms\"\npet = \"1ms\"\nmemory = {{ wss = \"1KiB\", accesses_per_ms = 1, read_fraction = {x} }}\n"));
+    assert_rejected(&memory("nan"), "task[0].memory.read_fraction", "got nan, not a finite number");
+    assert_rejected(&memory("+inf"), "task[0].memory.read_fraction", "got inf, not a finite number");
+    assert_rejected(&memory("-inf"), "task[0].memory.read_fraction", "got -inf, not a finite number");
+}
+
+#[test]
+fn a_name_with_a_line_break_is_rejected_on_one_line() {
+    let err = assert_rejected(&task_named("name = \"a\\nb\""), "task[0].name", "must not hold control characters");
+    assert!(err.reason.ends_with("got \"a\\nb\""), "{err}");
+    assert_one_line(&err);
+    // A control character in any other quoted value is escaped.
+    let err = assert_rejected(&task_named("name = \"t\"\nio = { bandwidth = \"1MB/s\", kind = \"x\\u001by\" }"), "task[0].io.kind", "\"x\\u{1b}y\"");
+    assert_one_line(&err);
+}
+
+#[test]
+fn a_key_with_a_line_break_is_quoted_in_the_path() {
+    let err = assert_rejected(&two_cores("\"a\\nb\" = 1\n"), "platform.\"a\\nb\"", "unknown field");
+    assert_one_line(&err);
+}
+
+#[test]
+fn a_huge_value_is_cut_in_the_error() {
+    let huge = "9".repeat(10_000_000);
+    let err = assert_rejected(&task_named(&format!("name = \"t\"\nio = {{ bandwidth = \"1MB/s\", kind = \"{huge}\" }}")), "task[0].io.kind", "(10000000 characters)");
+    assert!(err.reason.contains(&format!("\"{}…\"", "9".repeat(59))), "{err}");
+    assert!(err.to_string().len() < 200, "{} bytes", err.to_string().len());
+}
+
+#[test]
+fn documents_nested_deeper_than_64_levels_are_rejected() {
+    // The root table is level 1, platform 2, so 62 arrays inside it reach 64.
+    let nested = |n: usize| format!("{{\"platform\": {{\"cores\": 1, \"x\": {}1{}}}}}", "[".repeat(n), "]".repeat(n));
+    assert_rejected_as(&nested(62), Format::Json, "platform.x", "unknown field");
+    let deep = format!("platform.x{}", "[0]".repeat(62));
+    assert_rejected_as(&nested(63), Format::Json, &deep, "nested deeper than 64 levels");
+    // Beyond serde_json's own limit the answer is the same; it stops at its
+    // 128th container, the 126th array, which opens at column 31 + 126.
+    assert_rejected_as(&nested(500), Format::Json, "line 1 column 157", "nested deeper than 64 levels");
+}
+
+// ---------------------------------------------------------------- parameter files as presets
+
+const MY_BOARD: &str = r#"
+name = "my-board"
+[platform.dram]
+read_latency = "80ns"
+row_conflict = "45ns"
+banks = 4
+[platform.bus]
+bandwidth = "1000MB/s"
+[study]
+sbp_ns_per_byte = 2.5
+[fit]
+points = 3
+"#;
+
+fn my_board_reader(path: &str) -> Result<String, String> {
+    match path {
+        "my-board.toml" => Ok(MY_BOARD.to_string()),
+        "built-in.toml" => Ok(criticore::model::IMX6_TRANSACTION.to_string()),
+        other => Err(format!("cannot read {other}: No such file or directory")),
+    }
+}
+
+fn with_preset(preset: &str) -> Result<TaskSystem, InputError> {
+    let text = format!("[platform]\npreset = \"{preset}\"\ncores = 2\ndram = {{ row_conflict = \"60ns\" }}\n");
+    criticore::model::parse::parse_task_system_with(&text, Format::Toml, FILE, &my_board_reader)
+}
+
+#[test]
+fn a_preset_may_be_a_parameter_file() {
+    let p = with_preset("my-board.toml").unwrap().platform;
+    assert_eq!((p.dram.read_latency_ns, p.dram.banks, p.bus.bandwidth_bytes_per_s), (80, 4, 1_000_000_000));
+    // The task file's own fields win over the parameter file's.
+    assert_eq!(p.dram.row_conflict_ns, 60);
+    assert_eq!(p.cores, 2);
+    assert_eq!(p.costs.sbp_ns_per_byte, 2.5);
+    // What the file leaves out is the imx6's.
+    let imx6 = Platform::preset("imx6").unwrap();
+    assert_eq!((p.llc, p.dram.bank_size_bytes, p.costs.dma_bank), (imx6.llc, imx6.dram.bank_size_bytes, imx6.costs.dma_bank));
+}
+
+#[test]
+fn the_built_in_parameter_set_read_as_a_file_is_the_built_in_preset() {
+    let from_file = criticore::model::parse::parse_params(criticore::model::IMX6_TRANSACTION).unwrap();
+    assert_eq!(from_file, Platform::preset("imx6-transaction").unwrap());
+}
+
+#[test]
+fn a_missing_or_bad_parameter_file_is_one_line_naming_platform_preset() {
+    let err = with_preset("nowhere/board.toml").unwrap_err();
+    assert_eq!((err.field.as_str(), err.reason.as_str()), ("platform.preset", "parameter file \"nowhere/board.toml\": cannot read nowhere/board.toml: No such file or directory"));
+    // Without a reader (the engine alone) a path is refused, not guessed at.
+    let err = parse("[platform]\npreset = \"my-board.toml\"\ncores = 1\n").unwrap_err();
+    assert_eq!(err.field, "platform.preset");
+    assert!(err.reason.contains("only the criticore library and CLI read parameter files"), "{err}");
+    // An unknown name mentions both kinds of preset.
+    assert_rejected("[platform]\npreset = \"my-board\"\ncores = 1\n", "platform.preset", "or the path of a parameter file ending in .toml");
+    let bad = |text: &'static str| {
+        criticore::model::parse::parse_task_system_with("[platform]\npreset = \"p.toml\"\ncores = 1\n", Format::Toml, FILE, &move |_| Ok(text.to_string())).unwrap_err()
+    };
+    let err = bad("[platform.dram]\nread_latency = 80\n");
+    assert_eq!(err.field, "platform.preset");
+    assert!(err.reason.starts_with("parameter file \"p.toml\": platform.dram.read_latency: expected a duration"), "{err}");
+    assert!(bad("[study]\ndma_bnk = 0.3\n").reason.contains("study.dma_bnk: unknown field"));
+    assert!(bad("[platform\n").reason.contains("line 1 column"));
+    assert_one_line(&bad("[platform.bus]\narbiter = \"a\nb\"\n"));
+}

@@ -13,7 +13,7 @@ the module has a stub here, with the same parameters in the same order.
 """
 
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 from criticore.simulation.options import SimOptions
 
@@ -25,6 +25,7 @@ __all__ = [
     "size_bytes",
     "bandwidth_bytes_per_s",
     "InputError",
+    "UnknownTaskError",
     "check",
     "System",
     "analyze",
@@ -42,7 +43,6 @@ __all__ = [
     "optimize",
     "study_way_problem",
     "regulate",
-    "watchdog_main",
     "instrument_attached",
     "instrument_count",
     "instrument_mark",
@@ -68,6 +68,9 @@ class InputError(ValueError):
     field: str | None
     reason: str | None
 
+class UnknownTaskError(InputError, LookupError):
+    """No task of that name (TaskSystem.task): an InputError and a LookupError."""
+
 # --- task systems held for Python (system.rs) ------------------------------
 
 class System:
@@ -83,6 +86,13 @@ class System:
     def from_json(text: str, file: str) -> System:
         """Parse a document given as JSON text; ``file`` names it in errors.
         Raises InputError."""
+    @staticmethod
+    def from_dict(document: Any, file: str) -> System:
+        """Parse a document given as Python values (dicts with str keys,
+        lists, str, int, float, bool); ``file`` names it in errors. Raises
+        InputError naming the path of a value a file cannot hold."""
+    def task_index(self, name: str) -> int:
+        """The index of the task called ``name``. Raises UnknownTaskError."""
     @property
     def file(self) -> str:
         """The name errors give for this system (its path, or a label)."""
@@ -342,7 +352,8 @@ def regulate(
     """Regulate real processes as the file says. ``options`` is a dict:
     mode, duration_ns, period_ns, poll_ns, counter ("auto"|"shm"|event),
     throttle ("signal"|"freezer"), attach [(pid, task)], command (task, argv),
-    watchdog argv, criticore argv, output path, fifo_priority, snapshot_ns.
+    watchdog argv (empty: the native criticore-watchdog in the package's
+    _bin/ or $CRITICORE_WATCHDOG), criticore argv, output path, fifo_priority, snapshot_ns.
     ``on_snapshot(dict) -> bool`` is called from time to time (False stops).
     Returns (summary dict, period columns dict).
 
@@ -353,9 +364,6 @@ def regulate(
     columns (u64 unless noted): period, group (u32), start_ns, lateness_ns,
     budget, used, overshoot, exhausted_ns, reaction_ns, throttled_ns, lead.
     """
-
-def watchdog_main() -> NoReturn:
-    """The watchdog's body on stdin (``python -m criticore.regulate.watchdog``); never returns."""
 
 def instrument_attached() -> bool:
     """Whether this process was started with a counter page (under ``criticore regulate`` or ``profile``).

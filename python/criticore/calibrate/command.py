@@ -106,7 +106,7 @@ def plot(points, before, after, path: Path) -> None:
 
 
 def command(
-    output: Path = typer.Option(Path("imx6-transaction.toml"), "--output", "-o", help="The parameter set to write (the built-in one: crates/criticore/src/model/params/imx6-transaction.toml)."),
+    output: Path = typer.Option(None, "--output", "-o", help="The parameter set to write (default: NAME.toml in the current directory; kept if it exists, unless --force). A task file loads it with preset = \"PATH\"."),
     name: str = typer.Option("imx6-transaction", "--name", help="Name recorded in the parameter set."),
     iterations: int = typer.Option(20, "--iterations", min=2, help="µB iterations per transaction-model run."),
     runs: int = typer.Option(1, "--runs", min=1, help="Runs per point."),
@@ -115,6 +115,7 @@ def command(
 ) -> None:
     """Fit the fluid model's DRAM read latency and row-conflict penalty to the transaction model on the µB grid of mc2-hardware-management §4.1, and write them as a named parameter set."""
     started = time.perf_counter()
+    output = output or Path(f"{name}.toml")
     try:
         writable(output, force, "--output", (".toml",))
         if plot_file is not None:

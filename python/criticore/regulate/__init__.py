@@ -44,7 +44,8 @@ def _nearest_rank(values: np.ndarray, p: float) -> int:
 
 
 def watchdog_command() -> list[str]:
-    return [sys.executable, "-m", "criticore.regulate.watchdog"]
+    """Empty: the runtime starts the native criticore-watchdog (criticore/_core/_bin/, or $CRITICORE_WATCHDOG)."""
+    return []
 
 
 def criticore_command() -> list[str]:

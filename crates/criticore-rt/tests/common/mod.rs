@@ -4,7 +4,7 @@
 //! by another test, and bounded waits.
 #![allow(dead_code)]
 
-use criticore_rt::counter::overflow_signal;
+use criticore_rt::os::counter::overflow_signal;
 use std::sync::Mutex;
 use std::time::Duration;
 

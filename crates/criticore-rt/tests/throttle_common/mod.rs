@@ -1,17 +1,22 @@
 //! Helpers shared by the throttle, watchdog and launch tests: children the
 //! test starts itself (and always ends), process states read from /proc,
-//! bounded waits, and guards that leave nothing stopped, frozen or behind
-//! even when an assertion fails.
+//! bounded waits, guards that leave nothing stopped, frozen or behind even
+//! when an assertion fails, and the trials' runner: a test that needs what
+//! this machine cannot give (root, a freezer, SCHED_DEADLINE) is counted as
+//! ignored, with its reason, never passed.
 #![allow(dead_code)]
 
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use criticore_rt::throttle::freezer::{criticore_ancestor, release_criticore_dir};
-use criticore_rt::throttle::signal::{pidfd_open, pidfd_send_signal};
+use criticore_rt::os::deadline::{admission_limit, online_cpus, set_deadline};
+use criticore_rt::os::throttle::freezer::{criticore_ancestor, release_criticore_dir, FreezerKind, FreezerThrottler};
+use criticore_rt::os::throttle::signal::{pidfd_open, pidfd_send_signal};
+use libtest_mimic::{Arguments, Completion, Trial};
 
 /// Every wait in these tests ends after this at the latest.
 pub const WAIT: Duration = Duration::from_secs(5);
@@ -157,4 +162,99 @@ pub fn cgroup_of(pid: i32, v2: bool) -> Option<String> {
         let hit = if v2 { id == "0" && ctrl.is_empty() } else { ctrl.split(',').any(|c| c == "freezer") };
         hit.then(|| path.to_string())
     })
+}
+
+// ---- trials ----
+
+/// Checks what a test needs of this machine: Err says what is missing.
+pub type Need = fn() -> Result<(), String>;
+
+/// A test: its name, its body (plain asserts) and what it needs.
+pub struct Test {
+    name: &'static str,
+    body: fn(),
+    needs: Vec<Need>,
+}
+
+pub fn test(name: &'static str, body: fn()) -> Test {
+    Test { name, body, needs: Vec::new() }
+}
+
+impl Test {
+    pub fn needs(mut self, need: Need) -> Test {
+        self.needs.push(need);
+        self
+    }
+}
+
+/// Run the tests as libtest would (same flags, same summary line). A test
+/// whose needs this machine does not meet is ignored with the reason, which
+/// the runner counts ("N ignored") and which is printed on stderr as
+/// `skipped NAME: REASON` (shown under --quiet too).
+pub fn run(tests: Vec<Test>) -> ! {
+    let args = Arguments::from_args();
+    let trials = tests
+        .into_iter()
+        .map(|t| {
+            Trial::ignorable_test(t.name, move || {
+                for need in &t.needs {
+                    if let Err(reason) = need() {
+                        eprintln!("skipped {}: {reason}", t.name);
+                        return Ok(Completion::ignored_with(reason));
+                    }
+                }
+                (t.body)();
+                Ok(Completion::Completed)
+            })
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit()
+}
+
+/// Tests that take SCHED_DEADLINE bandwidth (and the probe below) run one at a time.
+pub static DL_LOCK: Mutex<()> = Mutex::new(());
+
+/// SCHED_FIFO for a child of ours (CAP_SYS_NICE or RLIMIT_RTPRIO).
+pub fn sched_fifo() -> Result<(), String> {
+    let k = Kid::sleeper();
+    let p = libc::sched_param { sched_priority: 1 };
+    // SAFETY: our own child.
+    if unsafe { libc::sched_setscheduler(k.pid, libc::SCHED_FIFO, &p) } != 0 {
+        return Err(format!("SCHED_FIFO refused here: {} (needs CAP_SYS_NICE or RLIMIT_RTPRIO)", std::io::Error::last_os_error()));
+    }
+    Ok(())
+}
+
+/// A SCHED_DEADLINE reservation (10% of a CPU, 1 ms period: released within
+/// a period of the probe's end) for a child of ours.
+pub fn sched_deadline() -> Result<(), String> {
+    let _l = DL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let k = Kid::sleeper();
+    set_deadline(k.pid, 100_000, 1_000_000, 1_000_000, 0).map_err(|e| format!("SCHED_DEADLINE refused here: {e}"))
+}
+
+/// Admission control limits SCHED_DEADLINE bandwidth.
+pub fn deadline_limit() -> Result<(), String> {
+    admission_limit().map(|_| ()).ok_or_else(|| "no SCHED_DEADLINE bandwidth limit (sched_rt_runtime_us = -1)".to_string())
+}
+
+pub fn two_cpus() -> Result<(), String> {
+    match online_cpus().map(|c| c.len()) {
+        Some(n) if n >= 2 => Ok(()),
+        n => Err(format!("needs 2 online CPUs, has {n:?}")),
+    }
+}
+
+fn freezer(kind: FreezerKind) -> Result<(), String> {
+    FreezerThrottler::open(kind).map(drop).map_err(|e| e.to_string())
+}
+
+/// The cgroup v1 freezer, usable by us (creating a probe cgroup works).
+pub fn freezer_v1() -> Result<(), String> {
+    freezer(FreezerKind::V1)
+}
+
+/// The cgroup v2 freezer (cgroup.freeze), usable by us.
+pub fn freezer_v2() -> Result<(), String> {
+    freezer(FreezerKind::V2)
 }

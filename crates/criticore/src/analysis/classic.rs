@@ -30,8 +30,7 @@ use super::supply::Supply;
 use super::{Charged, Sporadic};
 use crate::error::FieldError;
 use crate::model::{Level, RegulationKind, ServerKind, TaskSystem};
-use crate::sim::sched::priority::fixed_priority_ranks;
-use crate::sim::sched::SchedulerKind;
+use crate::policy::{fixed_priority_ranks, server_of_tasks, SchedulerKind};
 use serde::Serialize;
 
 /// One task's result.
@@ -303,7 +302,7 @@ fn global_fp(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>) {
 }
 
 fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
-    let of: Vec<usize> = crate::sim::sched::server_of_tasks(system)?;
+    let of: Vec<usize> = server_of_tasks(system)?;
     let n = system.servers.len();
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, &s) in of.iter().enumerate() {

@@ -1,7 +1,7 @@
 //! Level B: per-core rate-monotonic scheduling of Level-A and -B tasks with
 //! Level-B PETs (mc2-hardware-management §2). Periods on a core are harmonic, so
 //! RM is schedulable exactly when U_A^B(p) + U_B^B(p) ≤ 1 (Liu & Layland's bound
-//! for harmonic task sets; notes/mc2-analysis-reference.md).
+//! for harmonic task sets; docs/references.md, MC²: Per-level conditions).
 
 use super::level_a::CoreTest;
 use super::utilization::fits_one_core;

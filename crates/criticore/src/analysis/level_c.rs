@@ -7,7 +7,7 @@
 //! periodic task's work in any window of length Δ is at most uᵢ·Δ + 2eᵢ(1 − uᵢ)).
 //!
 //! Bounded-tardiness condition (restricted-supply form of Leontyev & Anderson,
-//! RTS 2010, as used for MC²; notes/mc2-analysis-reference.md):
+//! RTS 2010, as used for MC²; docs/references.md, MC²: Per-level conditions):
 //!   Σ_p û_p ≥ U_C   and   Σ_p û_p > (m−1)·u_max + U_L(m−1).
 //! Tardiness bound (docs/analysis.md derives it): task i's tardiness is at most
 //!   x + eᵢ,  x = (E_L(m−1) + Σ_p σ_p) / (Σ_p û_p − (m−1)·u_max − U_L(m−1)),

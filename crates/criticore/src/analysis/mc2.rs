@@ -8,7 +8,9 @@ use super::level_a::{self, CoreTest};
 use super::level_b;
 use super::level_c::{self, LevelCTest};
 use super::Provisioning;
+use crate::error::FieldError;
 use crate::model::{Level, TaskSystem};
+use crate::policy::SchedulerKind;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mc2Result {
@@ -41,6 +43,66 @@ pub fn total_utilization(system: &TaskSystem, prov: Provisioning) -> Option<f64>
         .iter()
         .filter(|t| matches!(t.level, Some(Level::A | Level::B | Level::C)))
         .try_fold(0.0, |total, t| prov.pet_ns(t, Level::C).map(|pet| total + t.utilization(pet)))
+}
+
+/// Tasks the MC² test would leave out of a system: it bounds each task at its
+/// level, Levels A and B per core, C globally, D not at all
+/// (mc2-hardware-management §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uncovered {
+    /// No task has an MC² level: nothing would be analyzed.
+    NoLevel,
+    /// Every task is Level D (best effort), which MC² does not bound.
+    BestEffortOnly,
+    /// This task has no level while others have one.
+    Unleveled { task: usize },
+    /// This Level-A/B task has no core, so no per-core test sees it.
+    Unplaced { task: usize },
+}
+
+/// The first task the MC² test would leave out, if any; `need_cores`: also
+/// Level-A/B tasks without a core (the optimizer places those itself).
+pub fn coverage(system: &TaskSystem, need_cores: bool) -> Result<(), Uncovered> {
+    let levels = || system.tasks.iter().map(|t| t.level);
+    // A file without tasks leaves nothing out; the report covers it vacuously.
+    if system.tasks.is_empty() {
+        return Ok(());
+    }
+    if levels().all(|l| l.is_none()) {
+        return Err(Uncovered::NoLevel);
+    }
+    if let Some(task) = levels().position(|l| l.is_none()) {
+        return Err(Uncovered::Unleveled { task });
+    }
+    if levels().all(|l| l == Some(Level::D)) {
+        return Err(Uncovered::BestEffortOnly);
+    }
+    match system.tasks.iter().position(|t| t.level.is_some_and(Level::is_partitioned) && t.core.is_none()) {
+        Some(task) if need_cores => Err(Uncovered::Unplaced { task }),
+        _ => Ok(()),
+    }
+}
+
+impl Uncovered {
+    /// The refusal as one line; `what` is the request ("the mc2 analysis").
+    pub fn error(self, system: &TaskSystem, what: &str) -> FieldError {
+        let name = |i: usize| &system.tasks[i].name;
+        match self {
+            Uncovered::NoLevel => FieldError::new(
+                "task.level",
+                format!("{what} works on MC² levels (A–D) and no task has one; the file implies {}", SchedulerKind::implied_by(system).name()),
+            ),
+            Uncovered::BestEffortOnly => FieldError::new("task.level", format!("every task is Level D (best effort), which {what} does not bound: nothing to do")),
+            Uncovered::Unleveled { task } => FieldError::new(
+                format!("task[{task}].level"),
+                format!("\"{}\" has no MC² level (A–D) while other tasks have one; {what} would leave it out", name(task)),
+            ),
+            Uncovered::Unplaced { task } => FieldError::new(
+                format!("task[{task}].core"),
+                format!("Level-A/B task \"{}\" has no core, so {what} would leave it out; run `criticore optimize FILE -o OUT` to place it", name(task)),
+            ),
+        }
+    }
 }
 
 /// Run every level's test; None when the provisioning needs a PET the file lacks.

@@ -3,7 +3,7 @@
 //! in the worst case, and the stall MemGuard's budgets add to a window.
 //!
 //! - A job's time: Σ over its phases of work × the model's longest time per
-//!   ns of work (`Fluid::worst_case`), and its requests likewise; only tasks
+//!   ns of work (`FluidRules::worst_case`), and its requests likewise; only tasks
 //!   that may run on another core at the same time press on its LLC share.
 //! - A preemption costs the preempted job one reload: the model's reload work
 //!   at its longest time per ns of work (and requests).
@@ -15,7 +15,7 @@
 //!   interference is no larger than unregulated.
 
 use crate::model::{Level, TaskSystem};
-use crate::sim::memory::fluid::Fluid;
+use crate::interference::fluid::FluidRules;
 
 /// Worst-case cost of one job of a task.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -49,7 +49,7 @@ pub fn job_costs_beside(system: &TaskSystem, also: impl Fn(usize, usize) -> bool
     let pets: Vec<u64> = system.tasks.iter().map(|t| t.pet_at(Level::C)).collect();
     let cores: Vec<Option<usize>> = (0..system.tasks.len()).map(|i| task_core(system, i)).collect();
     let corunner = |i: usize, j: usize| (cores[i].is_none() || cores[j].is_none() || cores[i] != cores[j]) && also(i, j);
-    Fluid::new(system)
+    FluidRules::new(system)
         .worst_case(&pets, system.platform.cores, corunner)
         .iter()
         .map(|w| {

@@ -20,7 +20,8 @@ pub struct AnalysisReport {
     pub level_a_tables: Vec<TableReport>,
     /// Level-D tasks: best effort, not analyzed.
     pub best_effort: Vec<String>,
-    /// Tasks without an MC² level (server or MCTI task sets): not analyzed.
+    /// Tasks without an MC² level: not analyzed. Empty through
+    /// [`super::analyze`], which refuses such a file; kept in the JSON schema.
     pub no_level: Vec<String>,
 }
 

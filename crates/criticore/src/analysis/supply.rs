@@ -70,7 +70,7 @@ impl Supply {
 mod tests {
     use super::*;
 
-    /// Shin & Lee's closed form, as written in notes/runtime-anchors.md §6(c).
+    /// Shin & Lee's closed form, as written in docs/references.md, Runtime §6(c).
     fn shin_lee(p: u64, q: u64, t: u64) -> u64 {
         let (p, q, t) = (p as i128, q as i128, t as i128);
         let k = (((t - (p - q)) as f64 / p as f64).ceil() as i128).max(1);

@@ -5,7 +5,7 @@
 //! TOML and parsed, so every system is one a user could write.
 
 use crate::model::{parse_task_system, Format, TaskSystem};
-use crate::sim::sched::SchedulerKind;
+use crate::policy::SchedulerKind;
 use std::fmt::Write;
 
 pub const MS: u64 = 1_000_000;

@@ -6,14 +6,15 @@
 //! 1. Criticality shares (cat. 1) drawn per level and normalized to sum to 1;
 //!    each level gets share × U of generated utilization.
 //! 2. Tasks are added to a level until its share is reached; the last one is
-//!    scaled down to hit it exactly (notes). Utilizations from cat. 3; periods
+//!    scaled down to hit it exactly (docs/references.md, MC²: Generation). Utilizations from cat. 3; periods
 //!    from cat. 2 (A/B: one of two harmonic values; C: uniform, whole µs).
 //!    Tasks come in IPC groups of 1–3 (assumed) that share a period (§6.1);
 //!    each task of a group sends into the next one's message queue.
 //! 3. Generated cost e = u·T is the idle-system cost under Level-A pessimism
 //!    (§6.1): PET^A = e, PET^B = e/1.5, PET^C = PET^B × U[0.5, 0.7) for A/B
-//!    tasks and × U[0.2, 0.4) for C tasks (notes, unconfirmed).
-//! 4. Cost curve: s from {1.16, 2.95, 15.68} (notes), WSS uniform in 1..=16
+//!    tasks and × U[0.2, 0.4) for C tasks (docs/references.md, MC²;
+//!    unconfirmed there).
+//! 4. Cost curve: s from {1.16, 2.95, 15.68} (docs/references.md, MC²), WSS uniform in 1..=16
 //!    ways (assumed), reload fraction from cat. 4.
 //! 5. IPC sizes from cat. 5, one per message queue.
 //! 6. I/O (cat. 6): tasks in random order get an I/O buffer whose copy takes
@@ -147,9 +148,9 @@ impl Scenario {
     }
 }
 
-/// Slowdown without LLC, s (notes: DIS stressmark ratios).
+/// Slowdown without LLC, s (docs/references.md, MC²: DIS stressmark ratios).
 pub const LLC_SLOWDOWNS: [f64; 3] = [1.16, 2.95, 15.68];
-/// Level-C PET / Level-B PET for A/B tasks and for C tasks (notes, unconfirmed).
+/// Level-C PET / Level-B PET for A/B tasks and for C tasks (docs/references.md, MC²: unconfirmed).
 pub const LEVEL_C_RATIO_AB: (f64, f64) = (0.5, 0.7);
 pub const LEVEL_C_RATIO_C: (f64, f64) = (0.2, 0.4);
 /// IPC group sizes (assumed: the paper gives none).

@@ -364,7 +364,7 @@ pub struct Device {
 /// competing work, no I/O or IPC interference.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct CostCurve {
-    /// s = C(0 ways) / C(all ways), the slowdown without LLC (notes: {1.16, 2.95, 15.68}).
+    /// s = C(0 ways) / C(all ways), the slowdown without LLC (docs/references.md, MC²: {1.16, 2.95, 15.68}).
     pub llc_slowdown: f64,
     /// Working-set size in LLC ways: the cost reaches its floor here.
     pub wss_ways: u32,
@@ -641,6 +641,15 @@ pub struct BudgetGroup {
     pub budget: u64,
 }
 
+/// Options of MemGuard beyond strict reservation (regulate::memguard applies them).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct MemguardOptions {
+    pub reclaim: bool,
+    /// The least a reclaiming entity takes from the pool (MemGuard's qmin).
+    pub reclaim_min: f64,
+    pub spare_sharing: bool,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Regulation {
     pub kind: RegulationKind,
@@ -651,7 +660,7 @@ pub struct Regulation {
     /// Budgets per group of tasks instead of per core (MemGuard); empty = per core.
     pub groups: Vec<BudgetGroup>,
     /// MemGuard's reclaim and spare sharing (regulate::memguard).
-    pub memguard: crate::regulate::memguard::MemguardOptions,
+    pub memguard: MemguardOptions,
     pub monitor: Option<MonitorConfig>,
 }
 

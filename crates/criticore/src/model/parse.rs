@@ -7,8 +7,7 @@
 
 use super::units::{parse_bandwidth_bytes_per_s, parse_duration_ns, parse_size_bytes};
 use super::*;
-use crate::error::{FieldError, FieldResult, InputError};
-use crate::regulate::memguard::MemguardOptions;
+use crate::error::{breaks_line, key, quote, quote_list, FieldError, FieldResult, InputError};
 use serde_json::{Map, Value};
 
 /// File format of a task system.
@@ -29,15 +28,40 @@ impl Format {
     }
 }
 
+/// Deepest nesting of tables and arrays a document may have (the schema needs
+/// four; the limit keeps a hostile document from exhausting the stack).
+pub const MAX_DEPTH: usize = 64;
+
+/// Reads the parameter file that `platform.preset` names by path (the path
+/// as written): its text, or why not. The engine opens no file; the caller
+/// reads it (the binding: relative to the task file's directory).
+pub type ReadParams<'a> = &'a dyn Fn(&str) -> Result<String, String>;
+
+/// The reader of [`parse_task_system`] and [`parse_value`]: no files.
+fn no_files(_: &str) -> Result<String, String> {
+    Err("only the criticore library and CLI read parameter files (the engine opens no file)".into())
+}
+
 /// Parse and validate a task system. `file` is only used in error messages.
+/// A `platform.preset` naming a parameter file is refused; see [`parse_task_system_with`].
 pub fn parse_task_system(text: &str, format: Format, file: &str) -> Result<TaskSystem, InputError> {
-    parse_value(&document(text, format, file)?, file)
+    parse_task_system_with(text, format, file, &no_files)
+}
+
+/// [`parse_task_system`], reading a parameter file named by `platform.preset` with `read`.
+pub fn parse_task_system_with(text: &str, format: Format, file: &str, read: ReadParams) -> Result<TaskSystem, InputError> {
+    parse_value_with(&document(text, format, file)?, file, read)
 }
 
 /// Parse and validate a document already read into a value tree (what a
 /// file holds, built in Python): the same walk and rules as a file.
 pub fn parse_value(root: &Value, file: &str) -> Result<TaskSystem, InputError> {
-    let system = walk_root(root).map_err(|e| e.in_file(file))?;
+    parse_value_with(root, file, &no_files)
+}
+
+/// [`parse_value`], reading a parameter file named by `platform.preset` with `read`.
+pub fn parse_value_with(root: &Value, file: &str, read: ReadParams) -> Result<TaskSystem, InputError> {
+    let system = walk_root(root, read).map_err(|e| e.in_file(file))?;
     validate::validate(&system).map_err(|e| e.in_file(file))?;
     Ok(system)
 }
@@ -49,7 +73,12 @@ pub fn document(text: &str, format: Format, file: &str) -> Result<Value, InputEr
 
 /// Parse raw bytes (checks UTF-8 first).
 pub fn parse_task_system_bytes(bytes: &[u8], format: Format, file: &str) -> Result<TaskSystem, InputError> {
-    parse_task_system(text_of(bytes, file)?, format, file)
+    parse_task_system_bytes_with(bytes, format, file, &no_files)
+}
+
+/// [`parse_task_system_bytes`], reading a parameter file named by `platform.preset` with `read`.
+pub fn parse_task_system_bytes_with(bytes: &[u8], format: Format, file: &str, read: ReadParams) -> Result<TaskSystem, InputError> {
+    parse_task_system_with(text_of(bytes, file)?, format, file, read)
 }
 
 /// A file's bytes as text, or an error naming the first byte that is not UTF-8.
@@ -61,9 +90,18 @@ pub fn text_of<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, InputError> {
 
 pub(crate) fn to_value(text: &str, format: Format) -> FieldResult<Value> {
     match format {
-        Format::Json => serde_json::from_str::<Value>(text).map_err(|e| {
-            FieldError::new(format!("line {} column {}", e.line(), e.column()), format!("invalid JSON: {}", one_line(&e.to_string())))
-        }),
+        Format::Json => {
+            let value = serde_json::from_str::<Value>(text).map_err(|e| {
+                let at = format!("line {} column {}", e.line(), e.column());
+                // serde_json stops at 128 levels, before the walk below could.
+                if e.to_string().starts_with("recursion limit exceeded") {
+                    return FieldError::new(at, too_deep());
+                }
+                FieldError::new(at, format!("invalid JSON: {}", one_line(&e.to_string())))
+            })?;
+            check_depth(&value, "", 1)?;
+            Ok(value)
+        }
         Format::Toml => {
             let table = text.parse::<toml::Table>().map_err(|e| {
                 let (line, column) = e
@@ -75,14 +113,61 @@ pub(crate) fn to_value(text: &str, format: Format) -> FieldResult<Value> {
                     format!("invalid TOML: {}", one_line(e.message())),
                 )
             })?;
-            Ok(toml_to_json(toml::Value::Table(table)))
+            toml_to_json(toml::Value::Table(table), "", 1)
         }
     }
 }
 
-/// Error messages from parsers may span lines; the CLI prints one.
+/// Error messages from parsers may span lines and quote the input; the CLI
+/// prints one line, so breaks become "; " and the message is cut at 300 characters.
 fn one_line(message: &str) -> String {
-    message.split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
+    let line = message.split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
+    let n = line.chars().count();
+    if n <= 300 {
+        return line;
+    }
+    format!("{}… ({n} characters)", line.chars().take(299).collect::<String>())
+}
+
+fn too_deep() -> String {
+    format!("nested deeper than {MAX_DEPTH} levels of tables and arrays")
+}
+
+/// The path of a field `key` of the table at `path` (`task[0]` + `name`).
+pub fn field_path(path: &str, key: &str) -> String {
+    join(path, &self::key(key))
+}
+
+/// The refusal of a value nested deeper than [`MAX_DEPTH`] at `path`.
+pub fn depth_error(path: &str) -> FieldError {
+    FieldError::new(top(path), too_deep())
+}
+
+/// The refusal of a NaN or infinite number at `path` (no field takes one).
+pub fn non_finite_error(path: &str, x: f64) -> FieldError {
+    let name = if x.is_nan() { "nan" } else if x > 0.0 { "inf" } else { "-inf" };
+    FieldError::new(top(path), format!("got {name}, not a finite number"))
+}
+
+fn top(path: &str) -> String {
+    if path.is_empty() { "(top level)".to_string() } else { path.to_string() }
+}
+
+/// Refuse documents nested deeper than [`MAX_DEPTH`] (`depth` counts the
+/// tables and arrays around and including `v`).
+fn check_depth(v: &Value, path: &str, depth: usize) -> FieldResult<()> {
+    let children: Box<dyn Iterator<Item = (String, &Value)>> = match v {
+        Value::Array(a) => Box::new(a.iter().enumerate().map(|(i, x)| (format!("{path}[{i}]"), x))),
+        Value::Object(m) => Box::new(m.iter().map(|(k, x)| (field_path(path, k), x))),
+        _ => return Ok(()),
+    };
+    if depth > MAX_DEPTH {
+        return Err(depth_error(path));
+    }
+    for (p, x) in children {
+        check_depth(x, &p, depth + 1)?;
+    }
+    Ok(())
 }
 
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
@@ -94,16 +179,30 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-fn toml_to_json(value: toml::Value) -> Value {
-    match value {
+/// A TOML value as a JSON one. JSON holds neither NaN, infinities nor
+/// date-times, and no field takes one: they are refused here, at their path.
+fn toml_to_json(value: toml::Value, path: &str, depth: usize) -> FieldResult<Value> {
+    Ok(match value {
         toml::Value::String(s) => Value::String(s),
         toml::Value::Integer(i) => Value::from(i),
-        toml::Value::Float(f) => serde_json::Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null),
+        toml::Value::Float(f) => serde_json::Number::from_f64(f).map(Value::Number).ok_or_else(|| non_finite_error(path, f))?,
         toml::Value::Boolean(b) => Value::Bool(b),
-        toml::Value::Datetime(d) => Value::String(d.to_string()),
-        toml::Value::Array(a) => Value::Array(a.into_iter().map(toml_to_json).collect()),
-        toml::Value::Table(t) => Value::Object(t.into_iter().map(|(k, v)| (k, toml_to_json(v))).collect()),
-    }
+        toml::Value::Datetime(d) => {
+            return Err(FieldError::new(top(path), format!("got the date-time {}, which no field takes (a name or unit value is a string: put it in quotes)", quote(&d.to_string()))))
+        }
+        toml::Value::Array(_) | toml::Value::Table(_) if depth > MAX_DEPTH => return Err(depth_error(path)),
+        toml::Value::Array(a) => {
+            Value::Array(a.into_iter().enumerate().map(|(i, v)| toml_to_json(v, &format!("{path}[{i}]"), depth + 1)).collect::<FieldResult<_>>()?)
+        }
+        toml::Value::Table(t) => Value::Object(
+            t.into_iter()
+                .map(|(k, v)| {
+                    let p = field_path(path, &k);
+                    toml_to_json(v, &p, depth + 1).map(|v| (k, v))
+                })
+                .collect::<FieldResult<_>>()?,
+        ),
+    })
 }
 
 fn type_name(v: &Value) -> &'static str {
@@ -143,7 +242,7 @@ impl<'a> Obj<'a> {
     }
 
     fn field(&self, key: &str) -> String {
-        join(&self.path, key)
+        field_path(&self.path, key)
     }
 
     fn only(&self, allowed: &[&str]) -> FieldResult<()> {
@@ -175,6 +274,16 @@ fn as_str<'v>(v: &'v Value, field: &str) -> FieldResult<&'v str> {
     v.as_str().ok_or_else(|| FieldError::new(field, format!("expected a string, got {}", type_name(v))))
 }
 
+/// A name (of a task, server, device or group): a string on one line, since
+/// names appear in tables, CSV rows and error messages.
+fn as_name(v: &Value, field: &str) -> FieldResult<String> {
+    let name = as_str(v, field)?;
+    if name.chars().any(breaks_line) {
+        return Err(FieldError::new(field, format!("a name must not hold control characters or line breaks, got {}", quote(name))));
+    }
+    Ok(name.to_string())
+}
+
 fn as_count(v: &Value, field: &str, min: u64, max: u64) -> FieldResult<u64> {
     let n = match v {
         Value::Number(n) => n.as_i64().ok_or_else(|| FieldError::new(field, format!("expected an integer, got {n}")))?,
@@ -202,7 +311,7 @@ fn as_duration_positive(v: &Value, field: &str) -> FieldResult<u64> {
         .map_err(|_| FieldError::new(field, format!("expected a duration string with a unit (e.g. \"100ms\"), got {}", type_name(v))))?;
     let ns = parse_duration_ns(text).map_err(|r| FieldError::new(field, r))?;
     if ns == 0 {
-        return Err(FieldError::new(field, format!("must be positive, got \"{text}\"")));
+        return Err(FieldError::new(field, format!("must be positive, got {}", quote(text))));
     }
     Ok(ns)
 }
@@ -226,10 +335,10 @@ fn as_bandwidth(v: &Value, field: &str) -> FieldResult<u64> {
     parse_bandwidth_bytes_per_s(text).map_err(|r| FieldError::new(field, r))
 }
 
-fn walk_root(root: &Value) -> FieldResult<TaskSystem> {
+fn walk_root(root: &Value, read: ReadParams) -> FieldResult<TaskSystem> {
     let obj = Obj::new(root, String::new())?;
     obj.only(&["platform", "task", "server", "allocation", "regulation", "device"])?;
-    let platform = walk_platform(&Obj::new(obj.req("platform")?, "platform".into())?)?;
+    let platform = walk_platform(&Obj::new(obj.req("platform")?, "platform".into())?, read)?;
     let servers = walk_array(&obj, "server", |item| walk_server(item, &platform))?;
     let mut tasks = walk_array(&obj, "task", |item| walk_task(item, &platform, &servers))?;
     walk_ipc_links(obj.opt("task"), &mut tasks, &platform)?;
@@ -258,19 +367,86 @@ fn walk_array<T>(obj: &Obj, key: &str, walk: impl Fn(&Obj) -> FieldResult<T>) ->
     }
 }
 
-fn walk_platform(obj: &Obj) -> FieldResult<Platform> {
+fn walk_platform(obj: &Obj, read: ReadParams) -> FieldResult<Platform> {
     obj.only(&["preset", "cores", "llc", "dram", "bus"])?;
     let mut platform = match obj.opt("preset") {
         None => Platform::preset("imx6").expect("built-in preset"),
         Some(v) => {
             let field = obj.field("preset");
             let name = as_str(v, &field)?;
-            Platform::preset(name).ok_or_else(|| {
-                FieldError::new(field, format!("unknown platform preset \"{name}\" (expected one of: {})", Platform::PRESETS.join(", ")))
-            })?
+            if is_param_path(name) {
+                let text = read(name).map_err(|why| FieldError::new(&field, format!("parameter file {}: {why}", quote(name))))?;
+                parse_params(&text).map_err(|e| FieldError::new(&field, format!("parameter file {}: {}: {}", quote(name), e.field, e.reason)))?
+            } else {
+                builtin_preset(name, &field)?
+            }
         }
     };
     platform.cores = as_count(obj.req("cores")?, &obj.field("cores"), 1, 1024)? as usize;
+    platform_fields(obj, &mut platform)?;
+    Ok(platform)
+}
+
+/// A preset that names a file rather than a built-in set: a path (ends in
+/// `.toml` or holds a `/`).
+fn is_param_path(preset: &str) -> bool {
+    preset.to_ascii_lowercase().ends_with(".toml") || preset.contains(['/', '\\'])
+}
+
+fn builtin_preset(name: &str, field: &str) -> FieldResult<Platform> {
+    Platform::preset(name).ok_or_else(|| {
+        FieldError::new(
+            field,
+            format!("unknown platform preset {} (expected one of: {}, or the path of a parameter file ending in .toml)", quote(name), Platform::PRESETS.join(", ")),
+        )
+    })
+}
+
+/// A platform parameter set (what `criticore calibrate` writes; the built-in
+/// one is `params/imx6-transaction.toml`): `[platform]` with the task file's
+/// platform fields (`preset` a built-in base, default `imx6`; `cores`
+/// optional), `[study]` with the study cost constants, and the informative
+/// `name`, `[fit]` and `[study.check]`. Fields missing keep the base's values.
+pub fn parse_params(text: &str) -> FieldResult<Platform> {
+    let root = to_value(text, Format::Toml)?;
+    let obj = Obj::new(&root, String::new())?;
+    obj.only(&["name", "platform", "study", "fit"])?;
+    let mut platform = Platform::preset("imx6").expect("built-in preset");
+    if let Some(p) = obj.table("platform")? {
+        p.only(&["preset", "cores", "llc", "dram", "bus"])?;
+        if let Some(v) = p.opt("preset") {
+            let field = p.field("preset");
+            platform = builtin_preset(as_str(v, &field)?, &field)?;
+        }
+        if let Some(v) = p.opt("cores") {
+            platform.cores = as_count(v, &p.field("cores"), 1, 1024)? as usize;
+        }
+        platform_fields(&p, &mut platform)?;
+    }
+    if let Some(t) = obj.table("study")? {
+        t.only(&["sbp_fixed_ns", "sbp_ns_per_byte", "dma_bus", "dma_bank", "dma_scale_bytes_per_s", "cpu_sourced_bank", "check"])?;
+        let c = &mut platform.costs;
+        for (name, slot) in [
+            ("sbp_fixed_ns", &mut c.sbp_fixed_ns),
+            ("sbp_ns_per_byte", &mut c.sbp_ns_per_byte),
+            ("dma_bus", &mut c.dma_bus),
+            ("dma_bank", &mut c.dma_bank),
+            ("dma_scale_bytes_per_s", &mut c.dma_scale_bytes_per_s),
+            ("cpu_sourced_bank", &mut c.cpu_sourced_bank),
+        ] {
+            if let Some(v) = t.opt(name) {
+                *slot = as_rate(v, &t.field(name))?;
+            }
+        }
+        if c.dma_scale_bytes_per_s == 0.0 {
+            return Err(FieldError::new(t.field("dma_scale_bytes_per_s"), "must be positive (it divides the DMA rate)"));
+        }
+    }
+    Ok(platform)
+}
+
+/// The optional `llc`, `dram` and `bus` tables over `platform`'s values.
+fn platform_fields(obj: &Obj, platform: &mut Platform) -> FieldResult<()> {
     let llc = &mut platform.llc;
     if let Some(t) = obj.table("llc")? {
         t.only(&["size", "ways", "colors", "line"])?;
@@ -322,7 +498,7 @@ fn walk_platform(obj: &Obj) -> FieldResult<Platform> {
                 .map(|(_, a)| *a)
                 .ok_or_else(|| {
                     let names: Vec<_> = Arbiter::NAMES.iter().map(|(n, _)| *n).collect();
-                    FieldError::new(field, format!("unknown arbiter \"{name}\" (expected one of: {})", names.join(", ")))
+                    FieldError::new(field, format!("unknown arbiter {} (expected one of: {})", quote(name), names.join(", ")))
                 })?;
         }
         if let Some(v) = t.opt("bandwidth") {
@@ -333,13 +509,13 @@ fn walk_platform(obj: &Obj) -> FieldResult<Platform> {
             }
         }
     }
-    Ok(platform)
+    Ok(())
 }
 
 fn walk_level(v: &Value, field: &str) -> FieldResult<Level> {
     let text = as_str(v, field)?;
     Level::parse(text)
-        .ok_or_else(|| FieldError::new(field, format!("unknown level \"{text}\" (expected A, B, C or D)")))
+        .ok_or_else(|| FieldError::new(field, format!("unknown level {} (expected A, B, C or D)", quote(text))))
 }
 
 fn walk_pets(obj: &Obj) -> FieldResult<LevelPets> {
@@ -347,7 +523,7 @@ fn walk_pets(obj: &Obj) -> FieldResult<LevelPets> {
     for (key, v) in obj.map {
         let field = obj.field(key);
         let level = Level::parse(key)
-            .ok_or_else(|| FieldError::new(&field, format!("unknown level \"{key}\" (expected A, B, C or D)")))?;
+            .ok_or_else(|| FieldError::new(&field, format!("unknown level {} (expected A, B, C or D)", quote(key))))?;
         pets.set(level, as_duration_positive(v, &field)?);
     }
     // Vestal's MC model: more critical levels get more pessimistic PETs (mc2-hardware-management §2).
@@ -420,7 +596,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         "name", "level", "core", "period", "deadline", "offset", "arrival", "jitter", "priority", "server", "pet",
         "pet_unmanaged", "memory", "cost", "ipc", "io", "command",
     ])?;
-    let name = as_str(obj.req("name")?, &obj.field("name"))?.to_string();
+    let name = as_name(obj.req("name")?, &obj.field("name"))?;
     if name.trim().is_empty() {
         return Err(FieldError::new(obj.field("name"), "must not be empty"));
     }
@@ -436,7 +612,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
             let wanted = as_str(v, &field)?;
             let index = servers.iter().position(|s| s.name == wanted).ok_or_else(|| {
                 let names: Vec<_> = servers.iter().map(|s| s.name.as_str()).collect();
-                FieldError::new(&field, format!("unknown server \"{wanted}\" (defined: {})", if names.is_empty() { "none".to_string() } else { names.join(", ") }))
+                FieldError::new(&field, format!("unknown server {} (defined: {})", quote(wanted), if names.is_empty() { "none".to_string() } else { quote_list(names) }))
             })?;
             if let Some(l) = level {
                 return Err(FieldError::new(field, format!("a Level-{l} task is scheduled by MC², not by a server; drop `level` or `server`")));
@@ -445,7 +621,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
             if core.is_some_and(|c| c != server_core) {
                 return Err(FieldError::new(
                     obj.field("core"),
-                    format!("the task's server \"{wanted}\" is on core {server_core}"),
+                    format!("the task's server {} is on core {server_core}", quote(wanted)),
                 ));
             }
             core = Some(server_core);
@@ -496,7 +672,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         Some(other) => {
             return Err(FieldError::new(
                 obj.field("arrival"),
-                format!("unknown arrival \"{other}\" (expected periodic or sporadic)"),
+                format!("unknown arrival {} (expected periodic or sporadic)", quote(other)),
             ))
         }
     };
@@ -588,7 +764,7 @@ fn walk_cost(obj: &Obj, platform: &Platform) -> FieldResult<CostCurve> {
 
 fn walk_ipc_method(v: &Value, field: &str) -> FieldResult<IpcMethod> {
     let name = as_str(v, field)?;
-    IpcMethod::parse(name).ok_or_else(|| FieldError::new(field, format!("unknown IPC method \"{name}\" (expected sbp, ce or cl)")))
+    IpcMethod::parse(name).ok_or_else(|| FieldError::new(field, format!("unknown IPC method {} (expected sbp, ce or cl)", quote(name))))
 }
 
 fn walk_io(obj: &Obj, platform: &Platform) -> FieldResult<IoBuffer> {
@@ -596,7 +772,7 @@ fn walk_io(obj: &Obj, platform: &Platform) -> FieldResult<IoBuffer> {
     let bandwidth_bytes_per_s = as_bandwidth(obj.req("bandwidth")?, &obj.field("bandwidth"))?;
     let kind = as_str(obj.req("kind")?, &obj.field("kind"))?;
     let kind = IoKind::parse(kind)
-        .ok_or_else(|| FieldError::new(obj.field("kind"), format!("unknown I/O kind \"{kind}\" (expected direct or copy)")))?;
+        .ok_or_else(|| FieldError::new(obj.field("kind"), format!("unknown I/O kind {} (expected direct or copy)", quote(kind))))?;
     let buffer = match obj.opt("buffer") {
         None => None,
         Some(v) => {
@@ -619,13 +795,13 @@ fn walk_ipc_links(tasks_value: Option<&Value>, tasks: &mut [Task], platform: &Pl
         t.only(&["to", "size", "method", "buffer"])?;
         let to_field = t.field("to");
         let wanted = as_str(t.req("to")?, &to_field)?;
-        let to = tasks.iter().position(|x| x.name == wanted).ok_or_else(|| FieldError::new(&to_field, format!("unknown task \"{wanted}\"")))?;
+        let to = tasks.iter().position(|x| x.name == wanted).ok_or_else(|| FieldError::new(&to_field, format!("unknown task {}", quote(wanted))))?;
         if to == i {
             return Err(FieldError::new(to_field, "a task cannot send messages to itself"));
         }
         let (me, peer) = (&tasks[i], &tasks[to]);
         if me.period_ns != peer.period_ns {
-            return Err(FieldError::new(to_field, format!("communicating tasks share a period (mc2-io-ipc-os-isolation §6.1); \"{wanted}\" has another")));
+            return Err(FieldError::new(to_field, format!("communicating tasks share a period (mc2-io-ipc-os-isolation §6.1); {} has another", quote(wanted))));
         }
         if me.level != peer.level || !matches!(me.level, Some(Level::A | Level::B | Level::C)) {
             return Err(FieldError::new(to_field, "IPC links join two tasks of the same level A, B or C (no cross-criticality sharing, mc2-io-ipc-os-isolation §6 footnote 11)"));
@@ -658,7 +834,7 @@ fn walk_ipc_links(tasks_value: Option<&Value>, tasks: &mut [Task], platform: &Pl
 
 fn walk_server(obj: &Obj, platform: &Platform) -> FieldResult<Server> {
     obj.only(&["name", "core", "kind", "period", "budget", "priority", "memory_budget"])?;
-    let name = as_str(obj.req("name")?, &obj.field("name"))?.to_string();
+    let name = as_name(obj.req("name")?, &obj.field("name"))?;
     if name.trim().is_empty() {
         return Err(FieldError::new(obj.field("name"), "must not be empty"));
     }
@@ -667,7 +843,7 @@ fn walk_server(obj: &Obj, platform: &Platform) -> FieldResult<Server> {
         None | Some("periodic") => ServerKind::Periodic,
         Some("cbs") => ServerKind::Cbs,
         Some(other) => {
-            return Err(FieldError::new(obj.field("kind"), format!("unknown server kind \"{other}\" (expected periodic or cbs)")))
+            return Err(FieldError::new(obj.field("kind"), format!("unknown server kind {} (expected periodic or cbs)", quote(other))))
         }
     };
     let period_ns = as_duration_positive(obj.req("period")?, &obj.field("period"))?;
@@ -711,7 +887,7 @@ fn walk_memory(obj: &Obj) -> FieldResult<MemoryProfile> {
         None | Some("random") => AccessPattern::Random,
         Some("stream") => AccessPattern::Stream,
         Some(other) => {
-            return Err(FieldError::new(obj.field("pattern"), format!("unknown access pattern \"{other}\" (expected random or stream)")))
+            return Err(FieldError::new(obj.field("pattern"), format!("unknown access pattern {} (expected random or stream)", quote(other))))
         }
     };
     let read_fraction = obj.opt("read_fraction").map(|v| as_fraction(v, &obj.field("read_fraction"))).transpose()?.unwrap_or(1.0);
@@ -771,7 +947,7 @@ fn walk_memory(obj: &Obj) -> FieldResult<MemoryProfile> {
 
 fn walk_device(obj: &Obj, platform: &Platform) -> FieldResult<Device> {
     obj.only(&["name", "period", "bytes", "bandwidth", "buffer", "irq"])?;
-    let name = as_str(obj.req("name")?, &obj.field("name"))?.to_string();
+    let name = as_name(obj.req("name")?, &obj.field("name"))?;
     let period_ns = as_duration_positive(obj.req("period")?, &obj.field("period"))?;
     let bytes = as_positive_size(obj.req("bytes")?, &obj.field("bytes"))?;
     let f = obj.field("bandwidth");
@@ -805,9 +981,9 @@ fn walk_regulation(obj: &Obj, platform: &Platform, tasks: &[Task]) -> FieldResul
     let name = as_str(obj.req("kind")?, &field)?;
     let kind = RegulationKind::parse(name).ok_or_else(|| {
         let names: Vec<_> = RegulationKind::NAMES.iter().map(|(n, _)| *n).collect();
-        FieldError::new(&field, format!("unknown regulation \"{name}\" (expected one of: {})", names.join(", ")))
+        FieldError::new(&field, format!("unknown regulation {} (expected one of: {})", quote(name), names.join(", ")))
     })?;
-    // MemGuard's default period is 1 ms (notes/regulation-reference.md); MCTI uses the same (§6.1.2).
+    // MemGuard's default period is 1 ms (docs/references.md, Regulation: MemGuard); MCTI uses the same (mcti-task-isolation §6.1.2).
     let period_ns = obj.opt("period").map(|v| as_duration_positive(v, &obj.field("period"))).transpose()?.unwrap_or(1_000_000);
     let groups = walk_budget_groups(obj, tasks, platform, period_ns)?;
     if !groups.is_empty() && (obj.opt("budget").is_some() || obj.opt("budgets").is_some()) {
@@ -815,14 +991,14 @@ fn walk_regulation(obj: &Obj, platform: &Platform, tasks: &[Task]) -> FieldResul
     }
     let budgets = match (obj.opt("budget"), obj.opt("budgets")) {
         (Some(_), Some(_)) => return Err(FieldError::new(obj.field("budgets"), "give either budget (all cores) or budgets (per core)")),
-        (Some(v), None) => vec![as_count(v, &obj.field("budget"), 0, u64::MAX >> 1)?; platform.cores],
+        (Some(v), None) => vec![as_requests(v, &obj.field("budget"), platform, period_ns)?; platform.cores],
         (None, Some(v)) => {
             let f = obj.field("budgets");
             let items = v.as_array().ok_or_else(|| FieldError::new(&f, "expected an array with one budget per core"))?;
             if items.len() != platform.cores {
                 return Err(FieldError::new(&f, format!("expected {} budgets (one per core), got {}", platform.cores, items.len())));
             }
-            items.iter().enumerate().map(|(i, x)| as_count(x, &format!("{f}[{i}]"), 0, u64::MAX >> 1)).collect::<FieldResult<_>>()?
+            items.iter().enumerate().map(|(i, x)| as_requests(x, &format!("{f}[{i}]"), platform, period_ns)).collect::<FieldResult<_>>()?
         }
         (None, None) => {
             if groups.is_empty() && matches!(kind, RegulationKind::Memguard | RegulationKind::Mcti) {
@@ -834,7 +1010,7 @@ fn walk_regulation(obj: &Obj, platform: &Platform, tasks: &[Task]) -> FieldResul
     let monitor = if kind == RegulationKind::Monitor {
         let f = obj.field("rt_task");
         let rt_name = as_str(obj.req("rt_task")?, &f)?;
-        let rt_task = tasks.iter().position(|t| t.name == rt_name).ok_or_else(|| FieldError::new(&f, format!("no task named \"{rt_name}\"")))?;
+        let rt_task = tasks.iter().position(|t| t.name == rt_name).ok_or_else(|| FieldError::new(&f, format!("no task named {}", quote(rt_name))))?;
         let f = obj.field("be_cores");
         let be_cores: Vec<usize> = walk_index_list(obj.req("be_cores")?, &f, platform.cores as u32, "core")?.into_iter().map(|c| c as usize).collect();
         if let Some(rt_core) = tasks[rt_task].core {
@@ -857,7 +1033,7 @@ fn walk_regulation(obj: &Obj, platform: &Platform, tasks: &[Task]) -> FieldResul
     };
     let memguard = MemguardOptions {
         reclaim: flag("reclaim")?,
-        // MemGuard's qmin default is 500 MB/s worth (notes/runtime-anchors.md §1).
+        // MemGuard's qmin default is 500 MB/s worth (docs/references.md, Runtime §1).
         reclaim_min: match obj.opt("reclaim_min") {
             Some(v) => as_requests(v, &obj.field("reclaim_min"), platform, period_ns)? as f64,
             None => (500_000_000u128 * period_ns as u128 / 1_000_000_000 / platform.llc.line_bytes as u128) as f64,
@@ -870,15 +1046,29 @@ fn walk_regulation(obj: &Obj, platform: &Platform, tasks: &[Task]) -> FieldResul
     Ok(Regulation { kind, period_ns, budgets, groups, memguard, monitor })
 }
 
-/// A budget in requests per period: a count, or a bandwidth string turned
-/// into cache lines per period ("100MB/s" at 1 ms and 64 B lines = 1562 requests).
+/// A budget in requests per regulation period (a request moves one LLC
+/// line: MemGuard counts LLC misses): a count, or a bandwidth string turned
+/// into whole lines per period, rounded down so the budget never exceeds the
+/// bandwidth: ⌊B · P / (10⁹ ns/s · line)⌋, exact in integers ("100MB/s" at
+/// 1 ms and 64 B lines = ⌊1562.5⌋ = 1562 requests).
 fn as_requests(v: &Value, field: &str, platform: &Platform, period_ns: u64) -> FieldResult<u64> {
-    if v.is_string() {
+    if let Some(text) = v.as_str() {
         let bytes_per_s = as_bandwidth(v, field)?;
-        let per_period = bytes_per_s as u128 * period_ns as u128 / 1_000_000_000 / platform.llc.line_bytes as u128;
-        return Ok(per_period as u64);
+        let line = platform.llc.line_bytes;
+        let per_period = bytes_per_s as u128 * period_ns as u128 / (1_000_000_000 * line as u128);
+        if per_period == 0 && bytes_per_s > 0 {
+            return Err(FieldError::new(
+                field,
+                format!("{} is less than one {line}-byte line per {} period", quote(text), units::format_duration_ns(period_ns)),
+            ));
+        }
+        return u64::try_from(per_period)
+            .ok()
+            .filter(|&n| n <= u64::MAX >> 1)
+            .ok_or_else(|| FieldError::new(field, format!("{} is out of range as requests per period", quote(text))));
     }
     as_count(v, field, 0, u64::MAX >> 1)
+        .map_err(|e| FieldError::new(e.field, format!("{} (requests per period, or a bandwidth like \"100MB/s\")", e.reason)))
 }
 
 fn walk_budget_groups(obj: &Obj, tasks: &[Task], platform: &Platform, period_ns: u64) -> FieldResult<Vec<BudgetGroup>> {
@@ -892,22 +1082,22 @@ fn walk_budget_groups(obj: &Obj, tasks: &[Task], platform: &Platform, period_ns:
         let g = item.as_object().ok_or_else(|| FieldError::new(&gf, "expected a table"))?;
         for key in g.keys() {
             if !["name", "tasks", "budget"].contains(&key.as_str()) {
-                return Err(FieldError::new(format!("{gf}.{key}"), "unknown field (expected one of: name, tasks, budget)"));
+                return Err(FieldError::new(field_path(&gf, key), "unknown field (expected one of: name, tasks, budget)"));
             }
         }
         let name = g.get("name").ok_or_else(|| FieldError::new(format!("{gf}.name"), "missing"))?;
-        let name = as_str(name, &format!("{gf}.name"))?.to_string();
+        let name = as_name(name, &format!("{gf}.name"))?;
         if groups.iter().any(|x| x.name == name) {
-            return Err(FieldError::new(format!("{gf}.name"), format!("a second group named \"{name}\"")));
+            return Err(FieldError::new(format!("{gf}.name"), format!("a second group named {}", quote(&name))));
         }
         let tf = format!("{gf}.tasks");
         let list = g.get("tasks").and_then(|t| t.as_array()).ok_or_else(|| FieldError::new(&tf, "expected an array of task names"))?;
         let mut members = Vec::new();
         for (j, t) in list.iter().enumerate() {
             let tname = as_str(t, &format!("{tf}[{j}]"))?;
-            let index = tasks.iter().position(|x| x.name == tname).ok_or_else(|| FieldError::new(format!("{tf}[{j}]"), format!("no task named \"{tname}\"")))?;
+            let index = tasks.iter().position(|x| x.name == tname).ok_or_else(|| FieldError::new(format!("{tf}[{j}]"), format!("no task named {}", quote(tname))))?;
             if let Some(other) = owner[index] {
-                return Err(FieldError::new(format!("{tf}[{j}]"), format!("task \"{tname}\" is already in group \"{}\"", groups[other].name)));
+                return Err(FieldError::new(format!("{tf}[{j}]"), format!("task {} is already in group {}", quote(tname), quote(&groups[other].name))));
             }
             owner[index] = Some(i);
             members.push(index);

@@ -5,6 +5,8 @@
 //! KiB/MiB/GiB are binary (2^10…), KB/MB/GB are decimal (10^3…): the papers quote
 //! bandwidth in decimal MB/s (blin-bandwidth-monitor §2.3) and cache sizes in binary.
 
+use crate::error::quote;
+
 const DURATION_UNITS: &[(&str, u128)] = &[
     ("ns", 1),
     ("us", 1_000),
@@ -44,7 +46,7 @@ pub fn parse_bandwidth_bytes_per_s(text: &str) -> Result<u64, String> {
 }
 
 fn bandwidth_hint(text: &str) -> String {
-    format!("expected a bandwidth like \"2020MB/s\" or \"1GiB/s\", got \"{text}\"")
+    format!("expected a bandwidth like \"2020MB/s\" or \"1GiB/s\", got {}", quote(text))
 }
 
 fn parse_with_units(
@@ -55,9 +57,9 @@ fn parse_with_units(
     base: &str,
 ) -> Result<u64, String> {
     let t = text.trim();
-    let hint = || format!("expected a {what} with a unit such as {examples}, got \"{text}\"");
+    let hint = || format!("expected a {what} with a unit such as {examples}, got {}", quote(text));
     if t.starts_with('-') {
-        return Err(format!("{what} must not be negative, got \"{text}\""));
+        return Err(format!("{what} must not be negative, got {}", quote(text)));
     }
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (number, unit) = (&t[..split], t[split..].trim());
@@ -76,20 +78,20 @@ fn parse_with_units(
     }
     // Exact decimal: value = (int.frac) * scale, which must be a whole base unit.
     if frac_part.len() > 18 || int_part.len() > 20 {
-        return Err(format!("{what} \"{text}\" is out of range"));
+        return Err(format!("{what} {} is out of range", quote(text)));
     }
     let int: u128 = if int_part.is_empty() { 0 } else { int_part.parse().map_err(|_| hint())? };
     let frac: u128 = if frac_part.is_empty() { 0 } else { frac_part.parse().map_err(|_| hint())? };
     let denom = 10u128.pow(frac_part.len() as u32);
     let scaled_frac = frac * scale;
     if scaled_frac % denom != 0 {
-        return Err(format!("{what} \"{text}\" is not a whole number of {base}"));
+        return Err(format!("{what} {} is not a whole number of {base}", quote(text)));
     }
     let value = int
         .checked_mul(scale)
         .and_then(|v| v.checked_add(scaled_frac / denom))
         .filter(|v| *v <= u64::MAX as u128)
-        .ok_or_else(|| format!("{what} \"{text}\" is out of range"))?;
+        .ok_or_else(|| format!("{what} {} is out of range", quote(text)))?;
     Ok(value as u64)
 }
 

@@ -4,7 +4,7 @@
 //! the core's Level-A hyperperiod).
 
 use super::{units::format_duration_ns, Level, TaskSystem};
-use crate::error::{FieldError, FieldResult};
+use crate::error::{quote, FieldError, FieldResult};
 use std::collections::HashMap;
 
 pub fn validate(system: &TaskSystem) -> FieldResult<()> {
@@ -23,7 +23,7 @@ fn unique_names(system: &TaskSystem) -> FieldResult<()> {
         if let Some(first) = seen.insert(task.name.as_str(), i) {
             return Err(FieldError::new(
                 format!("task[{i}].name"),
-                format!("duplicate task name \"{}\" (also task[{first}])", task.name),
+                format!("duplicate task name {} (also task[{first}])", quote(&task.name)),
             ));
         }
     }
@@ -46,14 +46,14 @@ fn unique_server_names_and_kinds(system: &TaskSystem) -> FieldResult<()> {
         if let Some(first) = system.servers[..i].iter().position(|s| s.name == server.name) {
             return Err(FieldError::new(
                 format!("server[{i}].name"),
-                format!("duplicate server name \"{}\" (also server[{first}])", server.name),
+                format!("duplicate server name {} (also server[{first}])", quote(&server.name)),
             ));
         }
         // One node-scheduling policy per system: FP over periodic servers or EDF over CBS servers.
         if let Some(other) = system.servers[..i].iter().find(|s| s.kind != server.kind) {
             return Err(FieldError::new(
                 format!("server[{i}].kind"),
-                format!("server \"{}\" is of another kind; all servers of a system are periodic or all are cbs", other.name),
+                format!("server {} is of another kind; all servers of a system are periodic or all are cbs", quote(&other.name)),
             ));
         }
     }
@@ -94,9 +94,9 @@ fn core_periods(system: &TaskSystem, core: usize) -> FieldResult<()> {
             return Err(FieldError::new(
                 format!("task[{}].period", pair[1]),
                 format!(
-                    "{} is not harmonic with \"{}\" ({}) on core {core}: Level-A/B periods on a core must divide one another (mc2-hardware-management §2)",
+                    "{} is not harmonic with {} ({}) on core {core}: Level-A/B periods on a core must divide one another (mc2-hardware-management §2)",
                     format_duration_ns(long.period_ns),
-                    short.name,
+                    quote(&short.name),
                     format_duration_ns(short.period_ns)
                 ),
             ));

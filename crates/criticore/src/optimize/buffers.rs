@@ -2,7 +2,7 @@
 //! I/O buffer goes under a scheme, once phase 1 has placed the tasks.
 //!
 //! - IPC, x = R: each Level-A/B buffer in a DRAM bank drawn uniformly from
-//!   all banks, unmanaged. The MC² map (notes: OS banks 0–1, Level C 2–3,
+//!   all banks, unmanaged. The MC² map (docs/references.md, MC²: OS banks 0–1, Level C 2–3,
 //!   core p bank 4+p on the i.MX6) gives the last m banks to the cores and
 //!   the rest to Level C and the OS. x = C: unmanaged in
 //!   Level C. x = O: CE when both tasks share a core, else CL (phase 3 decides

@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! C^ℓ(w) = PET^ℓ · g(w) · (1 + ρ) · (1 + a_bus·φ(D)) · (1 + κ·e^(−r·w))  +  σ^ℓ·Δ  +  I
-//! g(w)   = 1 + (s − 1)·e^(−r·w),   r = ln((s − 1)/ε) / wss_ways      (notes: cost vs ways)
+//! g(w)   = 1 + (s − 1)·e^(−r·w),   r = ln((s − 1)/ε) / wss_ways      (docs/references.md, MC²)
 //! φ(x)   = 1 − e^(−x / D₀)                                          (§6.1: negative exponential in bandwidth)
 //! ```
 //!
@@ -28,9 +28,9 @@
 
 use crate::model::{IoKind, IpcMethod, Level, Partition, StudyCosts, Task, TaskSystem};
 
-/// ε of the cost-vs-ways curve: the cost is within ε of its floor at the WSS (notes).
+/// ε of the cost-vs-ways curve: the cost is within ε of its floor at the WSS (docs/references.md, MC²: Cost versus LLC ways).
 pub const CURVE_EPS: f64 = 1e-6;
-/// Level-A PETs are Level-B PETs inflated by 50% (mc2-hardware-management §2; notes).
+/// Level-A PETs are Level-B PETs inflated by 50% (mc2-io-ipc-os-isolation §2).
 pub const LEVEL_A_INFLATION: f64 = 1.5;
 
 /// Messages a communicating task sends (or receives) per job. Assumed: §5.1's

@@ -15,7 +15,10 @@ use super::cost::CostModel;
 use super::llc_ways::{self, CoreTables, LevelCTables, WayProblem};
 use super::packing;
 use super::scheme::Scheme;
+use crate::analysis::mc2::Uncovered;
 use crate::analysis::{self, Provisioning};
+use crate::error::FieldError;
+use crate::policy::SchedulerKind;
 use crate::model::{IpcMethod, Level, Partition, TaskSystem};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -181,6 +184,25 @@ pub fn optimize(system: &TaskSystem, scheme: Scheme, seed: u64) -> Optimized {
     optimize_packed(system, scheme, seed, &single, grouped.as_ref())
 }
 
+/// [`optimize`] on a user's system: refused, as an input error, where the
+/// optimizer would test no task or leave some out. It packs Level-A/B tasks,
+/// places buffers and splits the LLC ways for MC²'s tests
+/// (mc2-io-ipc-os-isolation §6.1); its verdict speaks for the MC² tasks only,
+/// so a file whose tasks are not all MC² tasks is not one it can answer for.
+pub fn try_optimize(system: &TaskSystem, scheme: Scheme, seed: u64) -> Result<Optimized, FieldError> {
+    analysis::mc2::coverage(system, false).map_err(|why| match why {
+        Uncovered::NoLevel => FieldError::new(
+            "task.level",
+            format!(
+                "no task has an MC² level (A–D), and the optimizer places MC² tasks for MC²'s tests (mc2-io-ipc-os-isolation §6.1); the file implies {}: `criticore analyze` gives its verdict",
+                SchedulerKind::implied_by(system).name()
+            ),
+        ),
+        why => why.error(system, "the optimizer"),
+    })?;
+    Ok(optimize(system, scheme, seed))
+}
+
 /// Every scheme of [`Scheme::ALL`] on one system, packing once per kind.
 pub fn optimize_all(system: &TaskSystem, seed: u64) -> Vec<Optimized> {
     let single = packing::pack(system, false);
@@ -292,4 +314,61 @@ pub fn conditioned(system: &TaskSystem) -> Result<TaskSystem, NotConditionable> 
 pub fn analysis_schedulable(system: &TaskSystem) -> Option<bool> {
     let conditioned = conditioned(system).ok()?;
     analysis::mc2::analyze(&conditioned, Provisioning::MC2_ISOLATED).map(|r| r.schedulable())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{parse_task_system, Format};
+
+    fn system(tasks: &str) -> TaskSystem {
+        parse_task_system(&format!("[platform]\ncores = 2\n{tasks}"), Format::Toml, "t.toml").unwrap()
+    }
+
+    fn refused(text: &str) -> FieldError {
+        match try_optimize(&system(text), Scheme::parse("O|C+A/B-ALL").unwrap(), 0) {
+            Err(e) => e,
+            Ok(o) => panic!("optimized: {:?}", o.outcome),
+        }
+    }
+
+    #[test]
+    fn an_overloaded_pfp_system_is_refused_not_called_schedulable() {
+        // 8 ms + 8 ms every 10 ms on core 0, no MC² level: nothing for the optimizer to test.
+        let e = refused(
+            "[[task]]\nname = \"a\"\ncore = 0\nperiod = \"10ms\"\npet = \"8ms\"\n\
+             [[task]]\nname = \"b\"\ncore = 0\nperiod = \"10ms\"\npet = \"8ms\"\n",
+        );
+        assert_eq!(e.field, "task.level");
+        assert!(e.reason.starts_with("no task has an MC² level") && e.reason.contains("the file implies pfp:"), "{}", e.reason);
+    }
+
+    #[test]
+    fn a_task_without_level_beside_mc2_tasks_is_refused() {
+        let e = refused(
+            "[[task]]\nname = \"lc\"\nlevel = \"C\"\nperiod = \"10ms\"\npet = { C = \"1ms\" }\n\
+             [[task]]\nname = \"x\"\ncore = 1\nperiod = \"10ms\"\npet = \"9ms\"\n",
+        );
+        assert_eq!(e.field, "task[1].level");
+        assert!(e.reason.contains("the optimizer would leave it out"), "{}", e.reason);
+    }
+
+    #[test]
+    fn best_effort_tasks_only_are_refused() {
+        let e = refused("[[task]]\nname = \"d\"\nlevel = \"D\"\nperiod = \"10ms\"\npet = { D = \"20ms\" }\n");
+        assert_eq!(e.field, "task.level");
+    }
+
+    #[test]
+    fn an_unplaced_level_b_task_is_the_optimizers_to_place() {
+        // b (0.9 of a core at any ways: a slowdown of 1) cannot share a core with
+        // a (0.2), so phase 1 (which packs every Level-A/B task) splits them.
+        let text = "[[task]]\nname = \"a\"\nlevel = \"A\"\ncore = 0\nperiod = \"10ms\"\npet = { A = \"2ms\", B = \"2ms\", C = \"2ms\" }\n\
+            [[task]]\nname = \"b\"\nlevel = \"B\"\nperiod = \"10ms\"\npet = { B = \"9ms\", C = \"9ms\" }\n\
+            cost = { llc_slowdown = 1.0, wss_ways = 1, reload = 0.0 }\n";
+        let o = try_optimize(&system(text), Scheme::parse("O|C+A/B-ALL").unwrap(), 0).unwrap();
+        assert!(o.outcome.is_ok(), "{:?}", o.outcome);
+        let (a, b) = (o.system.tasks[0].core, o.system.tasks[1].core);
+        assert!(a.is_some() && b.is_some() && a != b, "{a:?} {b:?}");
+    }
 }

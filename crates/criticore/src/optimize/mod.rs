@@ -16,5 +16,5 @@ pub mod llc_ways;
 pub mod packing;
 pub mod scheme;
 
-pub use framework::{conditioned, optimize, Optimized, Solution, Unschedulable};
+pub use framework::{conditioned, optimize, try_optimize, Optimized, Solution, Unschedulable};
 pub use scheme::Scheme;

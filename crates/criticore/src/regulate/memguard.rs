@@ -1,4 +1,4 @@
-//! MemGuard's rules (Yun et al. RTAS 2013, TC 2016; notes/regulation-reference.md;
+//! MemGuard's rules (Yun et al. RTAS 2013, TC 2016; docs/references.md, Regulation: MemGuard;
 //! mcti-task-isolation §4 rules 1–4): each entity k may issue Q_k memory
 //! requests per regulation period M; periods are synchronous for all entities.
 //!
@@ -7,7 +7,7 @@
 //! - Rule 3: each request is charged to the entity that issued it.
 //! - Rule 4: an entity whose budget is used up stalls until the next period.
 //!
-//! Two options of the MemGuard module (notes/runtime-anchors.md §1):
+//! Two options of the MemGuard module (docs/references.md, Runtime §1):
 //! - reclaim: at a period start an entity whose predicted use (EWMA with
 //!   a = 1/2 of its past use) is below its budget donates the difference to a
 //!   global pool and keeps the prediction as its budget; when its budget runs
@@ -18,14 +18,8 @@
 //! - spare sharing: once every active entity is stalled, all run freely
 //!   until the next period.
 
-/// Options of MemGuard beyond strict reservation.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct MemguardOptions {
-    pub reclaim: bool,
-    /// The least a reclaiming entity takes from the pool (MemGuard's qmin).
-    pub reclaim_min: f64,
-    pub spare_sharing: bool,
-}
+// The options are part of the task system (`regulation` in the file).
+pub use crate::model::MemguardOptions;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemguardRules {

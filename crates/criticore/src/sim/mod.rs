@@ -1,4 +1,4 @@
-//! Discrete-event simulator (DESIGN.md "Simulator").
+//! Discrete-event simulator (docs/simulator.md).
 //!
 //! A task system runs over time under one scheduler ([`sched`]), one memory
 //! model ([`memory`]; [`memory::CpuOnly`] here: no interference) and one

@@ -1,32 +1,5 @@
-//! Fluid memory model (DESIGN.md "Simulator"; docs/memory-model.md).
-//!
-//! A job's PET is its execution time alone with its own LLC partition. Per ns
-//! of that isolated work a job in phase p makes `a` LLC references, a share m
-//! of which miss. A miss costs the core t = rf·(L + W) + (1 − rf)·(S + W) + p·R:
-//! reads stall for the DRAM latency L, writes are posted and cost only the bus
-//! time S of one line; W is the wait for the bus behind other traffic and p·R
-//! the row-buffer conflicts with traffic sharing a bank. Alone, W = p = 0 and
-//! the isolated miss ratio m₀ gives the compute share c = 1 − a·m₀·t₀, so the
-//! job runs at rate 1. With co-runners it runs at rate 1 / (c + a·m·t + …).
-//!
-//! - LLC: a job's partition (ways × colours of its allocation, mc2-hardware-
-//!   management §3, Fig. 4) is shared with the co-runners in the same partition
-//!   in proportion to working-set sizes. Without OS isolation the kernel lines
-//!   of system calls press on every partition (the OS may use any colour,
-//!   Appendix); with it they stay in the OS partition. Miss curve: `random` misses 1 − size/WSS;
-//!   `stream` misses everything until the whole WSS fits (LRU).
-//! - IPC buffers (mc2-io-ipc-os-isolation §4.2): SBP accesses are uncacheable
-//!   reads of the Level-C banks; CE buffers are part of the working set in the
-//!   core's own partition and bank; CL buffers are locked in the LLC and hit.
-//! - Bus: traffic ahead ρ = Σ r·S delays a request by W = S·ρ/(1 − ρ); round
-//!   robin (and aging, FCFS) caps W at (n − 1)·S for n requesting cores;
-//!   fixed priority counts higher and equal priorities, plus half a line of
-//!   blocking by a lower one; TDMA waits half a round, m·S/2. DMA transfers go
-//!   ahead of every core.
-//! - DRAM banks: traffic on a shared bank opens another row with probability
-//!   ∝ its request rate; p·R extra per request. DMA buffers (§4.3) live in a
-//!   partition's banks and cause such conflicts, never LLC evictions (§3.1 fn 5).
-//! - Interrupts of DMA transfers run on CPU 0 (§3.2) and take their share of it.
+//! Fluid memory model in the simulator: the flows of the model's equations
+//! (`interference::fluid`, docs/memory-model.md) for whoever runs now.
 //!
 //! Rates and request rates are solved together by damped fixed-point iteration.
 //! The flows depend only on who runs where, in which phase, what the regulator
@@ -34,61 +7,11 @@
 //! combination is solved once per simulation and remembered.
 
 use super::{Flows, MemoryContext, MemoryModel};
-use crate::model::{AccessPattern, Arbiter, IpcMethod, Level, Partition, TaskSystem};
+use crate::interference::fluid::{miss_ratio, FluidRules, PhaseMem, TaskMem};
+use crate::model::{AccessPattern, Arbiter, TaskSystem};
 use crate::sim::job::{Job, JobId, Jobs, NONE_U64};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-
-/// Where a task's lines live in the LLC.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Part {
-    /// A partition of the allocation.
-    Alloc(Partition),
-    /// No allocation: the whole LLC, shared by everyone.
-    Shared,
-    /// Partitions the allocation does not list: the leftover ways, shared.
-    Remainder,
-}
-
-#[derive(Debug, Clone)]
-struct PhaseMem {
-    /// Cumulative work at which the phase ends (u64::MAX for the last).
-    end_work_ns: u64,
-    /// LLC references per ns of work (including CE buffer references).
-    refs_per_ns: f64,
-    read_fraction: f64,
-    /// Compute share c = 1 − a·m₀·t₀ − (uncacheable reads)·L, alone in the partition.
-    compute: f64,
-}
-
-#[derive(Debug, Clone)]
-struct TaskMem {
-    phases: Vec<PhaseMem>,
-    /// Working set including a CE buffer.
-    wss: f64,
-    pattern: AccessPattern,
-    part: Part,
-    /// Capacity of the partition in bytes.
-    capacity: f64,
-    /// Index of the task's bank set in `Fluid::bank_sets`.
-    banks: usize,
-    /// Uncacheable reads of the Level-C banks per ns of work: SBP buffer
-    /// references plus the lines system calls touch.
-    extra_refs_per_ns: f64,
-    /// Kernel lines a running task keeps in the LLC (system calls).
-    os_footprint: f64,
-}
-
-#[derive(Debug, Clone)]
-struct DeviceMem {
-    period_ns: u64,
-    /// Length of one transfer.
-    active_ns: u64,
-    requests_per_ns: f64,
-    banks: usize,
-    /// Share of CPU 0 its interrupt handlers take.
-    irq_share: f64,
-}
 
 /// One stream of memory traffic: which banks, how many requests per ns.
 #[derive(Debug, Clone, Copy)]
@@ -153,19 +76,7 @@ impl Hasher for KeyHasher {
 }
 
 pub struct Fluid {
-    line_bytes: f64,
-    /// S: bus time of one line.
-    service_ns: f64,
-    read_latency_ns: f64,
-    row_conflict_ns: f64,
-    arbiter: Arbiter,
-    os_isolation: bool,
-    tasks: Vec<TaskMem>,
-    devices: Vec<DeviceMem>,
-    bank_sets: Vec<(Vec<u64>, u32)>,
-    level_c_banks: usize,
-    /// R·|B_a ∩ B_b| / (|B_a|·|B_b|) for bank sets a, b: `coeff[a * bank_sets.len() + b]`.
-    coeff: Vec<f64>,
+    rules: FluidRules,
     next_event: u64,
     /// Flows already solved, by key (see `build_key`): the flows are a function of it.
     memo: HashMap<Box<[u64]>, Box<[f64]>, BuildHasherDefault<KeyHasher>>,
@@ -194,16 +105,6 @@ pub struct Fluid {
     f_prev: Vec<f64>,
     d_f: Vec<f64>,
     d_g: Vec<f64>,
-}
-
-fn miss_ratio(pattern: AccessPattern, cache: f64, wss: f64) -> f64 {
-    if wss <= 0.0 || cache >= wss {
-        return 0.0;
-    }
-    match pattern {
-        AccessPattern::Random => 1.0 - cache / wss,
-        AccessPattern::Stream => 1.0,
-    }
 }
 
 /// Least-squares weights γ of the Anderson step over the first `columns`
@@ -250,144 +151,12 @@ fn anderson_weights(active: &[usize], d_f: &[f64], f: &[f64], m: usize, columns:
     gamma.iter().all(|g| g.is_finite()).then_some(gamma)
 }
 
-fn bank_set(banks: &[u32], total: u32) -> (Vec<u64>, u32) {
-    let mut set = vec![0u64; (total as usize).div_ceil(64)];
-    for &b in banks {
-        set[b as usize / 64] |= 1 << (b % 64);
-    }
-    (set, banks.len() as u32)
-}
-
 impl Fluid {
     pub fn new(system: &TaskSystem) -> Self {
-        let p = &system.platform;
-        let all_banks: Vec<u32> = (0..p.dram.banks).collect();
-        let alloc = system.allocation.as_ref();
-        let ways_of = |part: Partition| -> f64 {
-            let Some(a) = alloc else { return 1.0 };
-            if a.llc_ways.is_empty() {
-                return 1.0;
-            }
-            let listed = a.ways_of(part).map(|w| w as f64);
-            // A partition the allocation leaves out shares the ways nobody was given.
-            let given: f64 = a.llc_ways.iter().map(|(_, w)| *w as f64).sum();
-            listed.unwrap_or((p.llc.ways as f64 - given).max(0.0)) / p.llc.ways as f64
-        };
-        let colors_of = |part: Partition| -> f64 {
-            match alloc.and_then(|a| a.llc_colors.iter().find(|(q, _)| *q == part)) {
-                Some((_, cs)) => cs.len() as f64 / p.llc.colors as f64,
-                None => 1.0,
-            }
-        };
-        let mut bank_sets: Vec<(Vec<u64>, u32)> = Vec::new();
-        let mut banks_of = |part: Partition| -> usize {
-            let list = alloc.and_then(|a| a.banks.iter().find(|(q, _)| *q == part)).map_or(all_banks.clone(), |(_, b)| b.clone());
-            let set = bank_set(&list, p.dram.banks);
-            match bank_sets.iter().position(|s| *s == set) {
-                Some(i) => i,
-                None => {
-                    bank_sets.push(set);
-                    bank_sets.len() - 1
-                }
-            }
-        };
-        let level_c_banks = banks_of(Partition::LevelC);
-        let line = p.llc.line_bytes as f64;
-        let tasks = system
-            .tasks
-            .iter()
-            .map(|t| {
-                let partition = match (t.level, t.core) {
-                    (Some(Level::A | Level::B), Some(c)) => Partition::Core(c),
-                    // A pinned task outside MC² uses its core's partition if the allocation has one.
-                    // Level D stays in the Level-C partition: MC² schedules it globally.
-                    (None, Some(c)) if alloc.is_some_and(|a| a.mentions(Partition::Core(c))) => Partition::Core(c),
-                    _ => Partition::LevelC,
-                };
-                // Partitions the allocation leaves out share the ways nobody was given, together.
-                let part = match alloc {
-                    None => Part::Shared,
-                    Some(a) if !a.llc_ways.is_empty() && !a.llc_ways.iter().any(|(q, _)| *q == partition) => Part::Remainder,
-                    Some(_) => Part::Alloc(partition),
-                };
-                let capacity = p.llc.size_bytes as f64 * if alloc.is_some() { ways_of(partition) * colors_of(partition) } else { 1.0 };
-                let banks = banks_of(partition);
-                let Some(m) = &t.memory else {
-                    return TaskMem {
-                        phases: Vec::new(),
-                        wss: 0.0,
-                        pattern: AccessPattern::Random,
-                        part,
-                        capacity,
-                        banks,
-                        extra_refs_per_ns: 0.0,
-                        os_footprint: 0.0,
-                    };
-                };
-                let (ce_refs, ce_bytes, sbp_refs) = match &m.ipc {
-                    Some(ipc) => match ipc.method {
-                        IpcMethod::Ce => (ipc.accesses_per_ms / 1e6, ipc.bytes as f64, 0.0),
-                        IpcMethod::Sbp => (0.0, 0.0, ipc.accesses_per_ms / 1e6),
-                        IpcMethod::Cl => (0.0, 0.0, 0.0),
-                    },
-                    None => (0.0, 0.0, 0.0),
-                };
-                let (sys_lines, os_footprint) = match &m.syscalls {
-                    Some(s) => (s.per_ms / 1e6 * s.footprint_bytes as f64 / line, s.footprint_bytes as f64),
-                    None => (0.0, 0.0),
-                };
-                let phases = m
-                    .phases
-                    .iter()
-                    .zip(m.phase_ends())
-                    .map(|(ph, end)| PhaseMem { end_work_ns: end, refs_per_ns: ph.accesses_per_ms / 1e6 + ce_refs, read_fraction: ph.read_fraction, compute: 0.0 })
-                    .collect();
-                TaskMem {
-                    phases,
-                    wss: m.wss_bytes as f64 + ce_bytes,
-                    pattern: m.pattern,
-                    part,
-                    capacity,
-                    banks,
-                    extra_refs_per_ns: sbp_refs + sys_lines,
-                    os_footprint,
-                }
-            })
-            .collect();
-        let devices = system
-            .devices
-            .iter()
-            .map(|d| DeviceMem {
-                period_ns: d.period_ns,
-                active_ns: ((d.bytes as u128 * 1_000_000_000).div_ceil(d.bandwidth_bytes_per_s as u128) as u64).max(1),
-                requests_per_ns: d.bandwidth_bytes_per_s as f64 / line / 1e9,
-                banks: banks_of(if alloc.is_some() { d.buffer } else { Partition::LevelC }),
-                irq_share: d.irq_ns as f64 / d.period_ns as f64,
-            })
-            .collect();
-        let m = p.cores;
-        let row_conflict_ns = p.dram.row_conflict_ns as f64;
-        let coeff = bank_sets
-            .iter()
-            .flat_map(|(sa, ca)| {
-                bank_sets.iter().map(move |(sb, cb)| {
-                    let shared: u32 = sa.iter().zip(sb).map(|(x, y)| (x & y).count_ones()).sum();
-                    row_conflict_ns * shared as f64 / ((*ca).max(1) as f64 * (*cb).max(1) as f64)
-                })
-            })
-            .collect();
-        let mut fluid = Fluid {
-            line_bytes: line,
-            service_ns: p.line_service_ns(),
-            read_latency_ns: p.dram.read_latency_ns as f64,
-            row_conflict_ns: p.dram.row_conflict_ns as f64,
-            arbiter: p.bus.arbiter,
-            os_isolation: alloc.is_some_and(|a| a.os_isolation),
-            tasks,
-            devices,
-            bank_sets,
-            level_c_banks,
-            coeff,
+        let rules = FluidRules::new(system);
+        let m = system.platform.cores;
+        Fluid {
+            rules,
             next_event: NONE_U64,
             memo: HashMap::default(),
             key: Vec::new(),
@@ -410,125 +179,12 @@ impl Fluid {
             f_prev: vec![0.0; m],
             d_f: vec![0.0; WINDOW * m],
             d_g: vec![0.0; WINDOW * m],
-        };
-        // Isolated compute share of every phase (per job it only depends on the phase).
-        for i in 0..fluid.tasks.len() {
-            let tm = &fluid.tasks[i];
-            let m0 = miss_ratio(tm.pattern, tm.capacity, tm.wss);
-            let compute: Vec<f64> = tm
-                .phases
-                .iter()
-                .map(|ph| (1.0 - ph.refs_per_ns * m0 * fluid.isolated_miss_ns(ph.read_fraction) - tm.extra_refs_per_ns * fluid.read_latency_ns).max(0.0))
-                .collect();
-            for (ph, c) in fluid.tasks[i].phases.iter_mut().zip(compute) {
-                ph.compute = c;
-            }
         }
-        fluid
-    }
-
-    /// Isolated cost of one miss for a read fraction rf.
-    fn isolated_miss_ns(&self, rf: f64) -> f64 {
-        rf * self.read_latency_ns + (1.0 - rf) * self.service_ns
     }
 
     fn phase<'a>(tm: &'a TaskMem, job: &Job) -> &'a PhaseMem {
         let done = job.exec_ns - job.remaining_ns;
         tm.phases.iter().find(|p| p.end_work_ns > done).unwrap_or_else(|| tm.phases.last().expect("phases are non-empty"))
-    }
-}
-
-/// One task's worst case under this model, for the analysis
-/// (docs/analysis.md, "Memory stalls"): whatever runs on the other cores, a
-/// ns of the task's work takes at most `time_per_work` ns and issues at most
-/// `requests_per_work` requests.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WorstPhase {
-    /// Work of the phase, ns (the last one to the end of the PET).
-    pub work_ns: u64,
-    pub time_per_work: f64,
-    pub requests_per_work: f64,
-    /// Fewest requests per ns of wall time while the job runs (its isolated
-    /// miss ratio at its slowest rate): 0 for a phase that may issue none.
-    pub min_request_rate: f64,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct WorstCase {
-    pub phases: Vec<WorstPhase>,
-    /// Work added when the job resumes after a preemption (the reload), ns.
-    pub reload_work_ns: u64,
-}
-
-impl Fluid {
-    /// Bounds of every term of the per-miss time, taken one by one: the
-    /// smallest LLC share (the m − 1 largest co-runners of its partition and,
-    /// without OS isolation, its own and the m − 1 largest co-runners' kernel
-    /// footprints pressing on it),
-    /// the arbiter's longest wait (round robin, FCFS, aging: (n − 1)·S with
-    /// n ≤ m + devices; TDMA m·S/2; fixed priority ρ ≤ 0.999 plus half a line),
-    /// a row conflict on every request (p ≤ 1), and CPU 0's interrupt share
-    /// taken from every task. `pet_ns` per task is the work a job does;
-    /// `corunner(i, j)`: task j may run while task i does (on another core),
-    /// so only those press on i's LLC share.
-    pub fn worst_case(&self, pet_ns: &[u64], cores: usize, corunner: impl Fn(usize, usize) -> bool) -> Vec<WorstCase> {
-        let s = self.service_ns;
-        let n = cores + self.devices.len();
-        let wait = match self.arbiter {
-            Arbiter::FixedPriority => s * 0.999 / 0.001 + 0.5 * s,
-            Arbiter::Tdma => 0.5 * cores as f64 * s,
-            _ => n.saturating_sub(1) as f64 * s,
-        };
-        let irq = (1.0 - self.devices.iter().map(|d| d.irq_share).sum::<f64>()).max(1e-9);
-        let largest = |mut v: Vec<f64>, k: usize| -> f64 {
-            v.sort_by(|a, b| b.total_cmp(a));
-            v.iter().take(k).sum()
-        };
-        self.tasks
-            .iter()
-            .enumerate()
-            .map(|(i, tm)| {
-                if tm.phases.is_empty() {
-                    return WorstCase { phases: vec![WorstPhase { work_ns: pet_ns[i], time_per_work: 1.0 / irq, requests_per_work: 0.0, min_request_rate: 0.0 }], reload_work_ns: 0 };
-                }
-                let beside = |j: usize| j != i && corunner(i, j);
-                let others: Vec<f64> = self.tasks.iter().enumerate().filter(|&(j, o)| beside(j) && o.part == tm.part).map(|(_, o)| o.wss).collect();
-                let os = if self.os_isolation {
-                    0.0
-                } else {
-                    tm.os_footprint + largest(self.tasks.iter().enumerate().filter(|&(j, _)| beside(j)).map(|(_, o)| o.os_footprint).collect(), cores.saturating_sub(1))
-                };
-                let pressure = tm.wss + largest(others, cores.saturating_sub(1)) + os;
-                let share = if pressure <= tm.capacity { tm.wss } else { tm.capacity * tm.wss / pressure };
-                let miss = miss_ratio(tm.pattern, share, tm.wss);
-                let m0 = miss_ratio(tm.pattern, tm.capacity, tm.wss);
-                let mut start = 0u64;
-                let phases = tm
-                    .phases
-                    .iter()
-                    .map(|ph| {
-                        let end = ph.end_work_ns.min(pet_ns[i]);
-                        let work_ns = end.saturating_sub(start);
-                        start = start.max(end);
-                        let rf = ph.read_fraction;
-                        let compute = (1.0 - ph.refs_per_ns * m0 * self.isolated_miss_ns(rf) - tm.extra_refs_per_ns * self.read_latency_ns).max(0.0);
-                        let per_miss = rf * (self.read_latency_ns + wait) + (1.0 - rf) * (s + wait) + self.row_conflict_ns;
-                        let per_extra = self.read_latency_ns + wait + self.row_conflict_ns;
-                        let time = compute + ph.refs_per_ns * miss * per_miss + tm.extra_refs_per_ns * per_extra;
-                        let time_per_work = time.max(1e-12) / irq;
-                        let min_request_rate = (ph.refs_per_ns * m0 + tm.extra_refs_per_ns) / time_per_work;
-                        WorstPhase { work_ns, time_per_work, requests_per_work: ph.refs_per_ns * miss + tm.extra_refs_per_ns, min_request_rate }
-                    })
-                    .collect();
-                let reload = if tm.pattern == AccessPattern::Stream && tm.wss > tm.capacity {
-                    0
-                } else {
-                    let worst_rf = tm.phases.iter().map(|ph| self.isolated_miss_ns(ph.read_fraction)).fold(0.0, f64::max);
-                    (tm.wss.min(tm.capacity) / self.line_bytes * worst_rf).round() as u64
-                };
-                WorstCase { phases, reload_work_ns: reload }
-            })
-            .collect()
     }
 }
 
@@ -543,7 +199,7 @@ impl Fluid {
         self.next_event = NONE_U64;
         self.irq_share = 0.0;
         let mut word = 0u64;
-        for (i, d) in self.devices.iter().enumerate() {
+        for (i, d) in self.rules.devices.iter().enumerate() {
             let offset = now % d.period_ns;
             self.irq_share += d.irq_share;
             if offset < d.active_ns {
@@ -565,7 +221,7 @@ impl Fluid {
                 Some(_) if !ctx.allowed[c] => 1,
                 Some(id) => {
                     let job = jobs.get(id);
-                    let tm = &self.tasks[job.task as usize];
+                    let tm = &self.rules.tasks[job.task as usize];
                     if tm.phases.is_empty() {
                         2
                     } else {
@@ -592,8 +248,8 @@ impl Fluid {
     /// Solve the flows for the inputs in `self.key` (and `self.dma`) into
     /// `self.solved`: rate, requests per ns and stall of every core.
     fn solve(&mut self, m: usize, bus_priority: Option<&[u32]>) {
-        let s = self.service_ns;
-        let dma_offset = self.devices.len() / 64 + 1;
+        let s = self.rules.service_ns;
+        let dma_offset = self.rules.devices.len() / 64 + 1;
         let dma_load: f64 = self.dma.iter().map(|x| x.rate * s).sum();
         let irq_factor = |c: usize| if c == 0 { (1.0 - self.irq_share).max(0.0) } else { 1.0 };
         let (rate_out, rest) = self.solved.split_at_mut(m);
@@ -608,7 +264,7 @@ impl Fluid {
                 2 => (rate_out[c], stall_out[c]) = (irq_factor(c), 1.0 - irq_factor(c)),
                 code => {
                     let task = (code >> 32) as usize - 1;
-                    let tm = &self.tasks[task];
+                    let tm = &self.rules.tasks[task];
                     let ph = &tm.phases[(code & 0xffff_ffff) as usize];
                     self.core[c] = CoreMem {
                         task,
@@ -627,12 +283,12 @@ impl Fluid {
         // 2. LLC sharing within each partition, in proportion to working sets.
         //    Without OS isolation the kernel lines of system calls press on every
         //    partition (the OS may use any colour); with it they stay in the OS partition.
-        let os_everywhere: f64 = if self.os_isolation { 0.0 } else { self.active.iter().map(|&d| self.tasks[self.core[d].task].os_footprint).sum() };
+        let os_everywhere: f64 = if self.rules.os_isolation { 0.0 } else { self.active.iter().map(|&d| self.rules.tasks[self.core[d].task].os_footprint).sum() };
         for &c in &self.active {
-            let tm = &self.tasks[self.core[c].task];
+            let tm = &self.rules.tasks[self.core[c].task];
             let mut pressure: f64 =
-                self.active.iter().map(|&d| &self.tasks[self.core[d].task]).filter(|other| other.part == tm.part).map(|other| other.wss).sum();
-            pressure += if self.os_isolation { 0.0 } else { os_everywhere };
+                self.active.iter().map(|&d| &self.rules.tasks[self.core[d].task]).filter(|other| other.part == tm.part).map(|other| other.wss).sum();
+            pressure += if self.rules.os_isolation { 0.0 } else { os_everywhere };
             let share = if pressure <= tm.capacity { tm.wss } else { tm.capacity * tm.wss / pressure };
             self.core[c].miss = miss_ratio(tm.pattern, share, tm.wss);
         }
@@ -640,11 +296,11 @@ impl Fluid {
         //    Everything but the request rates is computed once, before the iteration:
         //    k[(c, d)] = R·|B_c ∩ B_d| / (|B_c|·|B_d|) for c's main/extra stream vs d's,
         //    and which cores are ahead of c on a fixed-priority bus.
-        let nb = self.bank_sets.len();
-        let coeff = |a: usize, b: usize| self.coeff[a * nb + b];
-        let lc = self.level_c_banks;
+        let nb = self.rules.bank_sets.len();
+        let coeff = |a: usize, b: usize| self.rules.coeff[a * nb + b];
+        let lc = self.rules.level_c_banks;
         let k_ee = coeff(lc, lc);
-        let fixed = bus_priority.is_some() || self.arbiter == Arbiter::FixedPriority;
+        let fixed = bus_priority.is_some() || self.rules.arbiter == Arbiter::FixedPriority;
         let priority = |c: usize| -> u32 {
             match bus_priority {
                 Some(p) => p[c],
@@ -713,7 +369,7 @@ impl Fluid {
                     }
                     let rho = (dma_load + ahead).min(0.999);
                     s * rho / (1.0 - rho) + 0.5 * s * f64::min(lower, 1.0)
-                } else if self.arbiter == Arbiter::Tdma {
+                } else if self.rules.arbiter == Arbiter::Tdma {
                     tdma_wait
                 } else {
                     let rho = (dma_load + total_load - self.load[c]).min(0.999);
@@ -728,8 +384,8 @@ impl Fluid {
                 }
                 let cm = &self.core[c];
                 let rf = cm.read_fraction;
-                let per_miss = rf * (self.read_latency_ns + wait) + (1.0 - rf) * (s + wait) + p_main.min(1.0) * self.row_conflict_ns;
-                let per_extra = self.read_latency_ns + wait + p_extra.min(1.0) * self.row_conflict_ns;
+                let per_miss = rf * (self.rules.read_latency_ns + wait) + (1.0 - rf) * (s + wait) + p_main.min(1.0) * self.rules.row_conflict_ns;
+                let per_extra = self.rules.read_latency_ns + wait + p_extra.min(1.0) * self.rules.row_conflict_ns;
                 let rc = cm.irq / (cm.compute + cm.refs * cm.miss * per_miss + cm.extra * per_extra).max(1e-12);
                 rate_out[c] = rc;
                 let (new_main, new_extra) = (rc * cm.refs * cm.miss, rc * cm.extra);
@@ -809,7 +465,7 @@ impl MemoryModel for Fluid {
             let Some(id) = on else { continue };
             let rc = flows.rate[c];
             let job = jobs.get(id);
-            let tm = &self.tasks[job.task as usize];
+            let tm = &self.rules.tasks[job.task as usize];
             if !ctx.allowed[c] || tm.phases.is_empty() {
                 continue;
             }
@@ -826,10 +482,10 @@ impl MemoryModel for Fluid {
     }
 
     /// Cache-related preemption delay, bounded as in the MC² study
-    /// (notes/mc2-analysis-reference.md): reload what the job had cached and
+    /// (docs/references.md, MC²: Cost versus LLC ways): reload what the job had cached and
     /// would have hit, min(WSS, partition), at the isolated miss cost.
     fn resume_penalty_ns(&mut self, job: &Job) -> u64 {
-        let tm = &self.tasks[job.task as usize];
+        let tm = &self.rules.tasks[job.task as usize];
         if tm.phases.is_empty() {
             return 0;
         }
@@ -838,7 +494,7 @@ impl MemoryModel for Fluid {
             return 0;
         }
         let ph = Self::phase(tm, job);
-        let lines = tm.wss.min(tm.capacity) / self.line_bytes;
-        (lines * self.isolated_miss_ns(ph.read_fraction)).round() as u64
+        let lines = tm.wss.min(tm.capacity) / self.rules.line_bytes;
+        (lines * self.rules.isolated_miss_ns(ph.read_fraction)).round() as u64
     }
 }

@@ -10,10 +10,12 @@
 //! - Hard reservation: a server whose budget is exhausted is throttled until
 //!   its deadline, then replenished: q = Q, d = d + P.
 
-use super::priority::{fixed, fixed_priority_ranks};
+use super::priority::fixed;
+use crate::policy::fixed_priority_ranks;
 use super::queue::CoreQueue;
 use super::server_cores::{Reservation, ServerCores, ServerQueue};
-use super::{server_of_tasks, Scheduler};
+use super::Scheduler;
+use crate::policy::server_of_tasks;
 use crate::error::FieldError;
 use crate::model::TaskSystem;
 use crate::sim::job::{Job, JobId, Jobs, NONE_U64};

@@ -1,7 +1,8 @@
 //! Global fixed priority: the m highest-priority jobs run (explicit
 //! priorities, else rate-monotonic order; see [`super::priority`]).
 
-use super::priority::{fixed, fixed_priority_ranks};
+use super::priority::fixed;
+use crate::policy::fixed_priority_ranks;
 use super::queue::GlobalQueue;
 use super::Scheduler;
 use crate::model::TaskSystem;

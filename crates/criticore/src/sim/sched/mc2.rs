@@ -10,8 +10,8 @@
 use super::priority::{edf, fifo, rate_monotonic};
 use super::queue::{CoreQueue, GlobalQueue};
 use super::Scheduler;
-use crate::analysis::level_a::{self, CyclicTable, NoTable};
-use crate::analysis::Provisioning;
+use crate::policy::cyclic_executive::{self, CyclicTable, NoTable};
+use crate::policy::provisioning::Provisioning;
 use crate::error::FieldError;
 use crate::model::{Level, TaskSystem};
 use crate::sim::job::{Job, JobId, Jobs, NONE_U64};
@@ -69,7 +69,7 @@ impl Mc2 {
         let m = system.platform.cores;
         let tables = (0..m)
             .map(|core| {
-                let table = level_a::table(system, core, Provisioning::MC2_ISOLATED).map_err(|why| {
+                let table = cyclic_executive::table(system, core, Provisioning::MC2_ISOLATED).map_err(|why| {
                     let reason = match why {
                         NoTable::Overloaded => "Level A does not fit, so MC² has no cyclic-executive table".to_string(),
                         NoTable::TooLarge { jobs } => format!("the Level-A table would hold {jobs} jobs per hyperperiod"),

@@ -16,6 +16,9 @@ pub mod server_cores;
 use crate::error::FieldError;
 use crate::model::TaskSystem;
 use crate::sim::job::{Job, JobId, Jobs, NONE_U64};
+// The policies come from below the simulator (shared with the analysis); the
+// re-export keeps `sim::sched::SchedulerKind` for the bindings.
+pub use crate::policy::SchedulerKind;
 
 pub trait Scheduler {
     /// A job was released at `now`.
@@ -49,66 +52,6 @@ pub trait Scheduler {
     fn serial_tasks(&self) -> bool {
         false
     }
-}
-
-/// The schedulers a task-system file can be run under.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SchedulerKind {
-    /// MC² composite: A table, B RM per core, C G-EDF, D best effort.
-    Mc2,
-    /// Partitioned fixed priority.
-    Pfp,
-    /// Partitioned EDF.
-    Pedf,
-    /// Global EDF.
-    Gedf,
-    /// Global fixed priority.
-    Gfp,
-    /// Reservation servers (periodic idling servers or CBS, per the file).
-    Servers,
-}
-
-impl SchedulerKind {
-    pub const NAMES: [(&'static str, SchedulerKind); 6] = [
-        ("mc2", SchedulerKind::Mc2),
-        ("pfp", SchedulerKind::Pfp),
-        ("pedf", SchedulerKind::Pedf),
-        ("gedf", SchedulerKind::Gedf),
-        ("gfp", SchedulerKind::Gfp),
-        ("servers", SchedulerKind::Servers),
-    ];
-
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::NAMES.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
-    }
-
-    pub fn name(self) -> &'static str {
-        Self::NAMES.iter().find(|(_, k)| *k == self).map(|(n, _)| *n).unwrap_or("?")
-    }
-
-    /// What the file implies: servers → servers; MC² levels → mc2; every task
-    /// on a core → pfp; otherwise gedf.
-    pub fn implied_by(system: &TaskSystem) -> Self {
-        if !system.servers.is_empty() {
-            SchedulerKind::Servers
-        } else if system.tasks.iter().any(|t| t.level.is_some()) {
-            SchedulerKind::Mc2
-        } else if system.tasks.iter().all(|t| t.core.is_some()) {
-            SchedulerKind::Pfp
-        } else {
-            SchedulerKind::Gedf
-        }
-    }
-}
-
-/// The server of every task; with servers, every task needs one.
-pub(crate) fn server_of_tasks(system: &TaskSystem) -> Result<Vec<usize>, FieldError> {
-    system
-        .tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| t.server.ok_or_else(|| FieldError::new(format!("task[{i}].server"), "with servers, every task needs a server")))
-        .collect()
 }
 
 /// Every task must have a core for a partitioned scheduler.

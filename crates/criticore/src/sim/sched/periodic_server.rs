@@ -15,10 +15,12 @@
 //! MRS regulator of the memory issue, which reports depletions
 //! ([`Scheduler::deplete_server`]).
 
-use super::priority::{fixed, fixed_priority_ranks};
+use super::priority::fixed;
+use crate::policy::fixed_priority_ranks;
 use super::queue::CoreQueue;
 use super::server_cores::ServerCores;
-use super::{server_of_tasks, Scheduler};
+use super::Scheduler;
+use crate::policy::server_of_tasks;
 use crate::error::FieldError;
 use crate::model::TaskSystem;
 use crate::regulate::mrs_cpu::{MrsCpuRules, MrsServer};

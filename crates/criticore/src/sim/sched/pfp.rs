@@ -1,7 +1,8 @@
 //! Partitioned fixed priority: each core runs its own tasks by priority
 //! (explicit priorities, else rate-monotonic; see [`super::priority`]).
 
-use super::priority::{fixed, fixed_priority_ranks};
+use super::priority::fixed;
+use crate::policy::fixed_priority_ranks;
 use super::queue::CoreQueue;
 use super::{require_cores, Scheduler};
 use crate::error::FieldError;

@@ -1,7 +1,6 @@
 //! Job priority keys (smaller runs first) for the policies the schedulers share.
 
 use super::queue::Key;
-use crate::model::TaskSystem;
 use crate::sim::job::{Job, JobId};
 
 /// Tie-breaker shared by every policy: task index, then job number.
@@ -13,22 +12,6 @@ fn tie(job: &Job) -> u64 {
 /// Earliest absolute deadline first; ties by task index, then job number.
 pub fn edf(job: &Job, id: JobId) -> Key {
     (job.deadline_ns, tie(job), id)
-}
-
-/// Fixed-priority rank of every task (0 = most important): explicit
-/// `priority` first (higher number wins), then tasks without one in
-/// rate-monotonic order (shorter period first), ties by file order.
-pub fn fixed_priority_ranks(system: &TaskSystem, tasks: &[usize]) -> Vec<u64> {
-    let mut order: Vec<usize> = tasks.to_vec();
-    order.sort_by_key(|&i| {
-        let t = &system.tasks[i];
-        (std::cmp::Reverse(t.priority.map_or(i128::MIN, |p| p as i128)), t.period_ns, i)
-    });
-    let mut rank = vec![u64::MAX; system.tasks.len()];
-    for (r, &i) in order.iter().enumerate() {
-        rank[i] = r as u64;
-    }
-    rank
 }
 
 /// Fixed priority by rank; jobs of one task in release order.

@@ -1,7 +1,7 @@
 //! Physical address decoding: which LLC colour, DRAM bank and row a physical
 //! address falls in. Each colour or bank bit is one address bit, or several
 //! XORed together as PALLOC's `use_mc_xor` supports
-//! (notes/runtime-anchors.md §4).
+//! (docs/references.md, Runtime §4).
 
 /// One output bit: the XOR of these address bits (one bit = a plain bit).
 pub type BitFn = Vec<u32>;
@@ -30,7 +30,7 @@ fn eval(addr: u64, bits: &[BitFn]) -> u32 {
 }
 
 impl AddressMap {
-    /// The i.MX6 of MC² (notes/mc2-analysis-reference.md): colour bits 12–15
+    /// The i.MX6 of MC² (docs/references.md, MC²: MC² kernel facts): colour bits 12–15
     /// (16 colours of a 1 MiB, 16-way, 32 B-line L2), 1 GiB in 8 banks.
     /// Bank interleaving off (mc2-hardware-management §3, as MC² runs it):
     /// banks are bits 27–29, each bank holds every colour. Interleaving on:
@@ -194,7 +194,7 @@ mod tests {
 
     #[test]
     fn xor_bank_functions() {
-        // Haswell E3-1230 style (notes §4): bank k = bit (13+k) ^ bit (17+k).
+        // Haswell E3-1230 style (docs/references.md, Runtime §4): bank k = bit (13+k) ^ bit (17+k).
         let m = AddressMap { page_shift: 12, colour_bits: vec![], bank_bits: (0..4).map(|k| vec![13 + k, 17 + k]).collect(), row_shift: 18, size_bytes: 1 << 30 };
         assert_eq!(m.bank(1 << 13), 1);
         assert_eq!(m.bank((1 << 13) | (1 << 17)), 0);

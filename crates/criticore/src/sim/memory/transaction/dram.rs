@@ -10,7 +10,7 @@
 //! Open-page policy. FR-FCFS picks the oldest row hit among the requests
 //! that have arrived, else the oldest whose bank is ready for its first
 //! command, else the oldest; FCFS the oldest. This is the scheduling rule of
-//! Ramulator 2, DRAMSim3 and gem5 (notes/runtime-anchors.md §5).
+//! Ramulator 2, DRAMSim3 and gem5 (docs/references.md, Runtime §5).
 //!
 //! Times are picoseconds.
 

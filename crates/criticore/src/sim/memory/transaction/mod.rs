@@ -1,4 +1,4 @@
-//! The transaction (request-level) memory model (DESIGN.md "Simulator";
+//! The transaction (request-level) memory model (docs/simulator.md;
 //! docs/transaction-model.md): every LLC miss is a request through a
 //! set-associative LLC with way masks and page colours ([`cache`]), the MC²
 //! page allocator over physical frames ([`page_alloc`], [`address`]), a bus

@@ -42,7 +42,7 @@ pub struct ListBanks {
 }
 
 impl ListBanks {
-    /// The canonical MC² allocation (mc2-hardware-management Fig. 4; notes):
+    /// The canonical MC² allocation (mc2-hardware-management Fig. 4; docs/references.md, MC²: MC² kernel facts):
     /// CPU p's A/B bank 4 + p, Level C banks 2–3, the OS banks 0–1 (the OS
     /// draws from the Level-C list here, whose banks are 0–3).
     pub fn mc2_canonical(cpus: usize) -> ListBanks {

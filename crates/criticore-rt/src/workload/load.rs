@@ -27,7 +27,7 @@
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::counter_page::{now_ns, CounterPage};
+use crate::os::counter_page::{now_ns, CounterPage};
 
 /// Fresh pages: the buffer is dropped in chunks of this many bytes.
 const DROP_CHUNK_BYTES: usize = 256 << 10;

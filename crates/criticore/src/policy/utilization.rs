@@ -3,9 +3,14 @@
 //! (validated), so H is the largest period and no rounding can flip a verdict
 //! at the boundary.
 
-use super::{Charged, UTILIZATION_EPS};
+use super::provisioning::Charged;
 use crate::model::validate::lcm;
 use std::cmp::Ordering;
+
+/// Tolerance for floating-point comparisons of utilization sums. PETs are whole
+/// nanoseconds, so a real difference is at least 1 ns over the longest period
+/// (≥ 1e-11 for periods up to 100 s); summing 10⁴ terms errs by about 1e-12.
+pub const UTILIZATION_EPS: f64 = 1e-12;
 
 /// Sum of utilizations (0.0, not −0.0, when empty).
 pub fn total(items: &[Charged]) -> f64 {

@@ -2,8 +2,8 @@
 //! everything the regulator stopped or froze when the regulator ends, however
 //! it ends (normal exit, SIGINT, SIGTERM, SIGKILL, panic, abort).
 //! A regulator that dies with its loads stopped or frozen leaves them so
-//! forever (notes/runtime-anchors.md §2, notes/regulation-reference.md
-//! "never leave work stopped"); in-process cleanup (Drop, signal handlers)
+//! forever (docs/references.md, Runtime §2 and Regulation: "never leave
+//! work stopped"); in-process cleanup (Drop, signal handlers)
 //! cannot run after SIGKILL, so the undo must live in another process.
 //!
 //! Mechanisms, and why each exists:
@@ -20,14 +20,14 @@
 //!   watchdog. SIGPIPE is ignored so a closed stdout cannot kill it. SIGKILL
 //!   cannot be ignored: a supervisor that kills a whole cgroup (systemd stop)
 //!   kills the watchdog too; the regulated processes' PDEATHSIG = SIGCONT
-//!   ([`crate::launch`]) and [`crate::throttle::freezer::clean_stale`] cover that.
+//!   ([`crate::os::launch`]) and [`crate::os::throttle::freezer::clean_stale`] cover that.
 //! - **A pidfd per pid, opened as soon as the line is read**, while the
 //!   regulator is alive and the process is its (unreaped) child or at least
 //!   known alive: SIGCONT later goes to that very process, never to a
-//!   recycled pid (notes §2). A pid that has already exited is skipped.
+//!   recycled pid (docs/references.md, Runtime §2). A pid that has already exited is skipped.
 //! - **Thaw texts written to the freezer files**, then for directories that
 //!   criticore created (`criticore-*`): processes moved to the directory that
-//!   holds it, directories removed ([`crate::throttle::freezer::release_criticore_dir`]).
+//!   holds it, directories removed ([`crate::os::throttle::freezer::release_criticore_dir`]).
 //!   SIGCONT and thaw come first: they are what the loads wait for.
 //! - **SCHED_FIFO 90 when permitted**: the watchdog sleeps in `read` all the
 //!   time; when it wakes it must not wait behind real-time loads.
@@ -45,28 +45,92 @@
 //! Protocol (text lines on the watchdog's stdin): `pid N`, `demote N`,
 //! `thaw PATH\tTEXT`, `end`. Paths and texts may not contain tabs or newlines.
 //!
-//! [`run`] is the watchdog's body (the `criticore-watchdog` binary; later
-//! also `python -m criticore.regulate.watchdog`).
+//! - **A native program, never an interpreter.** The process that must
+//!   survive everything depends on no interpreter and no package import: it
+//!   is the `criticore-watchdog` binary, which [`locate`] finds (shipped in
+//!   the Python package's `_bin/`, beside the extension module). A missing
+//!   binary is a one-line error before anything is started, never a
+//!   regulation without a watchdog.
+//!
+//! [`run`] is the watchdog's body (the `criticore-watchdog` binary).
 
 use std::collections::BTreeSet;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::throttle::freezer::{criticore_ancestor, release_criticore_dir};
-use crate::throttle::signal::{pidfd_open, pidfd_send_signal};
-use crate::throttle::UndoList;
+use crate::os::throttle::freezer::{criticore_ancestor, release_criticore_dir};
+use crate::os::throttle::signal::{pidfd_open, pidfd_send_signal};
+use crate::os::throttle::UndoList;
 
 /// How long [`Watchdog::finish`] (and `Drop`) waits for the watchdog to exit.
 pub const FINISH_TIMEOUT: Duration = Duration::from_secs(2);
-/// How long [`Watchdog::spawn`] waits for the ready line (a Python watchdog
-/// has to start its interpreter first).
+/// How long [`Watchdog::spawn`] waits for the ready line (a loaded machine
+/// may take a while to schedule a new process).
 pub const READY_TIMEOUT: Duration = Duration::from_secs(10);
 /// What the watchdog writes on stdout once it listens.
 pub const READY_LINE: &str = "criticore-watchdog ready";
+/// The watchdog program's file name.
+pub const PROGRAM: &str = "criticore-watchdog";
+/// Names the watchdog program to use instead of searching for it.
+pub const PROGRAM_ENV: &str = "CRITICORE_WATCHDOG";
+
+/// The native watchdog program: `$CRITICORE_WATCHDOG` if set, else
+/// `_bin/criticore-watchdog` beside the module holding this code (the Python
+/// package's extension module: `make build` and the wheel put it there), else
+/// `criticore-watchdog` beside it (a Rust program built by cargo). The error
+/// is one line naming where it looked.
+pub fn locate() -> Result<PathBuf, String> {
+    locate_in(std::env::var_os(PROGRAM_ENV).map(PathBuf::from), module_path().as_deref())
+}
+
+/// [`locate`] with the variable's value and the module's path given.
+pub fn locate_in(from_env: Option<PathBuf>, module: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(p) = from_env {
+        return executable(&p).map(|_| p.clone()).map_err(|why| format!("{PROGRAM_ENV}={}: {why}", p.display()));
+    }
+    let dir = module.and_then(Path::parent).ok_or_else(|| format!("cannot find {PROGRAM}: the path of the running module is unknown; set {PROGRAM_ENV}"))?;
+    let candidates = [dir.join("_bin").join(PROGRAM), dir.join(PROGRAM)];
+    if let Some(p) = candidates.iter().find(|p| executable(p).is_ok()) {
+        return Ok(p.clone());
+    }
+    Err(format!(
+        "no {PROGRAM} program at {} or {} (build it with `make build`, or set {PROGRAM_ENV}); regulation never runs without a watchdog",
+        candidates[0].display(),
+        candidates[1].display()
+    ))
+}
+
+/// Ok if `p` is a file someone may execute.
+fn executable(p: &Path) -> Result<(), &'static str> {
+    use std::os::unix::fs::PermissionsExt;
+    match std::fs::metadata(p) {
+        Err(_) => Err("no such file"),
+        Ok(m) if !m.is_file() => Err("not a file"),
+        Ok(m) if m.permissions().mode() & 0o111 == 0 => Err("not executable"),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// The file of the shared object or executable that holds this code.
+fn module_path() -> Option<PathBuf> {
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: dladdr only reads the address; dli_fname points into the loader's tables.
+    let found = unsafe { libc::dladdr(locate as *const libc::c_void, &mut info) } != 0;
+    if found && !info.dli_fname.is_null() {
+        let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
+        let path = PathBuf::from(std::ffi::OsStr::from_bytes(name.to_bytes()));
+        // The main program may be named as it was started (relative).
+        if path.is_absolute() {
+            return Some(path);
+        }
+    }
+    std::env::current_exe().ok()
+}
 
 /// The regulator's side: the pipe to a running watchdog.
 pub struct Watchdog {
@@ -426,4 +490,66 @@ impl State {
 fn write_existing(path: &Path, text: &str) -> io::Result<()> {
     let mut f = std::fs::OpenOptions::new().write(true).truncate(true).open(path)?;
     f.write_all(text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    struct Dir(PathBuf);
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn file(p: &Path, mode: u32) {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn locate_looks_in_bin_beside_the_module_then_beside_it() {
+        let d = Dir(std::env::temp_dir().join(format!("criticore-locate-{}", std::process::id())));
+        let module = d.0.join("_core.abi3.so");
+        let (in_bin, beside) = (d.0.join("_bin").join(PROGRAM), d.0.join(PROGRAM));
+        let e = locate_in(None, Some(&module)).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "no criticore-watchdog program at {} or {} (build it with `make build`, or set CRITICORE_WATCHDOG); regulation never runs without a watchdog",
+                in_bin.display(),
+                beside.display()
+            )
+        );
+        file(&beside, 0o755);
+        assert_eq!(locate_in(None, Some(&module)).unwrap(), beside);
+        file(&in_bin, 0o644);
+        assert_eq!(locate_in(None, Some(&module)).unwrap(), beside, "a file nobody may execute is passed over");
+        file(&in_bin, 0o755);
+        assert_eq!(locate_in(None, Some(&module)).unwrap(), in_bin);
+    }
+
+    #[test]
+    fn the_variable_wins_and_must_name_a_program() {
+        let d = Dir(std::env::temp_dir().join(format!("criticore-locate-env-{}", std::process::id())));
+        let module = d.0.join("_core.abi3.so");
+        file(&d.0.join("_bin").join(PROGRAM), 0o755);
+        let named = d.0.join("mine");
+        assert_eq!(locate_in(Some(named.clone()), Some(&module)).unwrap_err(), format!("CRITICORE_WATCHDOG={}: no such file", named.display()));
+        file(&named, 0o600);
+        assert_eq!(locate_in(Some(named.clone()), Some(&module)).unwrap_err(), format!("CRITICORE_WATCHDOG={}: not executable", named.display()));
+        assert_eq!(locate_in(Some(d.0.clone()), Some(&module)).unwrap_err(), format!("CRITICORE_WATCHDOG={}: not a file", d.0.display()));
+        file(&named, 0o700);
+        assert_eq!(locate_in(Some(named.clone()), Some(&module)).unwrap(), named);
+    }
+
+    #[test]
+    fn the_module_holding_this_code_is_this_test_program() {
+        let exe = std::env::current_exe().unwrap().canonicalize().unwrap();
+        assert_eq!(module_path().unwrap().canonicalize().unwrap(), exe);
+    }
 }

@@ -13,7 +13,7 @@
 //! (the default action of a real-time signal is to terminate).
 
 use super::{overflow_signal, Counter, CounterError, Counts, Notification};
-use crate::counter_page::CounterPage;
+use crate::os::counter_page::CounterPage;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{fence, Ordering};
 
@@ -54,7 +54,7 @@ impl ShmCounter {
         c
     }
 
-    /// The page, for the regulator's job/phase events ([`crate::counter_page::EventReader`]).
+    /// The page, for the regulator's job/phase events ([`crate::os::counter_page::EventReader`]).
     pub fn page(&self) -> &CounterPage {
         &self.page
     }
@@ -104,7 +104,7 @@ impl Counter for ShmCounter {
             return Ok(true);
         };
         let (r, w) = self.page.counts();
-        let at = (r + w).saturating_add(n).min(crate::counter_page::OFF - 1);
+        let at = (r + w).saturating_add(n).min(crate::os::counter_page::OFF - 1);
         self.page.arm(Some(at));
         // Our store of the threshold and the program's count increments may
         // pass each other (store-load); after a full fence, re-check through

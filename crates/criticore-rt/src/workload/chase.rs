@@ -1,6 +1,6 @@
 //! Loaded latency: a pointer-chasing victim against load generators on other
 //! cores, like Intel MLC's loaded-latency mode and IsolBench's `latency`
-//! (notes/runtime-anchors.md §3). The victim walks a random cyclic
+//! (docs/references.md, Runtime §3). The victim walks a random cyclic
 //! permutation of the lines of a buffer far larger than the LLC, one
 //! dependent load per line, so every access waits for memory and none can be
 //! prefetched; the loads run `load::run` in threads pinned to their cores.
@@ -8,9 +8,9 @@
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::counter_page::now_ns;
-use crate::launch::pin_current_thread;
-use crate::load::{self, LoadSpec};
+use crate::os::counter_page::now_ns;
+use crate::os::launch::pin_current_thread;
+use crate::workload::load::{self, LoadSpec};
 
 /// One point of the curve.
 #[derive(Debug, Clone, Copy, PartialEq)]

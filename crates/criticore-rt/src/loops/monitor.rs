@@ -14,10 +14,10 @@
 //! sample the loop wakes up late for covers more than Δ and is charged whole
 //! (conservative), its true length is logged.
 
-use crate::counter::{overflow_signal, CounterError};
-use crate::counter_page::{now_ns, CounterPage, EventKind, EventReader};
-use crate::regulator::{EndReason, Group, GroupSnapshot, Observer, Snapshot};
-use crate::throttle::Throttler;
+use super::{release, EndReason, Frame, Group, GroupSnapshot, Observer, Snapshot};
+use crate::os::counter::CounterError;
+use crate::os::counter_page::{now_ns, CounterPage, EventKind, EventReader};
+use crate::os::throttle::Throttler;
 use criticore::regulate::monitor::MonitorRules;
 
 /// The signal value's cookie of the real-time program's page.
@@ -108,9 +108,8 @@ pub fn run(
     throttler: &mut dyn Throttler,
     observer: &mut dyn Observer,
 ) -> Result<MonitorReport, CounterError> {
-    let sig = overflow_signal();
-    let set = crate::regulator::signal_set(sig);
-    let _blocked = crate::regulator::Blocked::new(&set);
+    let mut frame = Frame::block();
+    let sig = frame.sig;
     // Job ends signal us; budgets play no part, so no counter is armed.
     for g in groups.iter_mut() {
         for c in g.counters.iter_mut() {
@@ -123,9 +122,8 @@ pub fn run(
     reader.poll(rt_page, &mut Vec::new()); // events before the run are not jobs of it
 
     let sample_ns = rules.sample_ns;
-    let t0 = now_ns();
-    let cpu0 = crate::regulator::thread_cpu_ns();
-    let end_at = config.duration_ns.map(|d| t0 + d).unwrap_or(u64::MAX);
+    frame.start(config.duration_ns);
+    let (t0, end_at) = (frame.t0, frame.end_at);
     let mut last: Vec<Vec<u64>> = groups.iter().map(|g| vec![0; g.counters.len()]).collect();
     total(groups, &mut last);
     let mut report = MonitorReport { samples: Vec::new(), jobs: Vec::new(), elapsed_ns: 0, cpu_ns: 0, end: EndReason::Duration, signals: 0, warnings: Vec::new() };
@@ -139,13 +137,10 @@ pub fn run(
 
     let end = loop {
         let wake = job.as_ref().map_or(next_tick, |j| j.next_sample.min(j.deadline)).min(end_at);
-        let got = crate::regulator::wait(&set, wake);
-        let now = now_ns();
-        if got == libc::SIGINT || got == libc::SIGTERM {
-            break EndReason::Interrupted;
-        }
-        if got == libc::SIGCHLD && !observer.any_alive() {
-            break EndReason::AllExited;
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let (got, now, end) = frame.wait(wake, &mut info, observer);
+        if let Some(end) = end {
+            break end;
         }
         if got == sig {
             report.signals += 1;
@@ -264,7 +259,7 @@ pub fn run(
             break EndReason::Duration;
         }
     };
-    crate::regulator::release(groups, throttler);
+    release(groups, throttler);
     rt_page.set_notify(0, 0, 0, false);
     let now = now_ns();
     if let Some(j) = job.take() {
@@ -275,7 +270,7 @@ pub fn run(
     }
     report.end = end;
     report.elapsed_ns = now - t0;
-    report.cpu_ns = crate::regulator::thread_cpu_ns() - cpu0;
+    report.cpu_ns = frame.cpu_ns();
     Ok(report)
 }
 

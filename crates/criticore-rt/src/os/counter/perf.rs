@@ -2,9 +2,10 @@
 //! events (page faults, context switches, clocks), per CPU or per task, all
 //! through one `perf_event_open` code path and one [`PerfCounter`] type.
 //!
-//! Hardware and raw events are what MemGuard counts (notes/regulation-reference.md:
-//! LLC refills plus write-backs, user mode only, pinned); software events are the
-//! fallback on machines without a PMU, such as VMs (notes/runtime-anchors.md §2:
+//! Hardware and raw events are what MemGuard counts (docs/references.md,
+//! Regulation: MemGuard: LLC refills plus write-backs, user mode only,
+//! pinned); software events are the
+//! fallback on machines without a PMU, such as VMs (docs/references.md, Runtime §2:
 //! this development machine has no `cpu` event source).
 //!
 //! # Overflow notification (measured on kernel 6.18, 2-vCPU VM, no PMU)
@@ -12,7 +13,7 @@
 //! With `notify`, every event is opened as a sampling event (the overflow
 //! period is the budget, as MemGuard's `sample_period = budget`) with
 //! signal-driven I/O: `F_SETOWN_EX {F_OWNER_TID, gettid()}`, `F_SETSIG
-//! overflow_signal()`, `O_ASYNC` (notes/runtime-anchors.md §2). Found with a
+//! overflow_signal()`, `O_ASYNC` (docs/references.md, Runtime §2). Found with a
 //! software page-fault event:
 //! - No mmap ring buffer is needed: every overflow queues one signal with
 //!   `si_code = POLL_IN` and `si_fd` = the event's fd.
@@ -37,7 +38,7 @@
 //!   (overflow + real-time signal + taking it with `sigtimedwait`) on top of
 //!   ~1.6 µs per fault; an overflow with no signal attached (no O_ASYNC)
 //!   costs ~0.05 µs. VM exits for the self-IPI that delivers the signal likely
-//!   dominate (notes/runtime-anchors.md §2: 27-30 µs with an hrtimer event).
+//!   dominate (docs/references.md, Runtime §2: 27-30 µs with an hrtimer event).
 //!   Reproduce: `cargo test --release -p criticore-rt --test
 //!   counter_sources overflow_cost -- --ignored --nocapture`.
 //!
@@ -395,7 +396,7 @@ fn fcntl_ok(r: libc::c_int, what: &str) -> Result<(), CounterError> {
 }
 
 /// Send this file's overflows to the calling thread as `overflow_signal()`.
-/// notes/runtime-anchors.md §2: F_OWNER_TID targets one thread; F_SETSIG with a
+/// docs/references.md, Runtime §2: F_OWNER_TID targets one thread; F_SETSIG with a
 /// real-time signal queues overflows instead of coalescing and fills `si_fd`.
 fn set_owner(fd: RawFd) -> Result<(), CounterError> {
     let owner = FOwnerEx { kind: F_OWNER_TID, pid: unsafe { libc::gettid() } };
@@ -504,7 +505,7 @@ fn open_one(spec: &EventSpec, event: &Event, name: &str, target: Target, notify:
     }
     if !event.is_software() {
         // User traffic only, like MemGuard; pinned: never multiplexed, error
-        // state instead (notes/runtime-anchors.md §2).
+        // state instead (docs/references.md, Runtime §2).
         attr.flags |= ATTR_EXCLUDE_KERNEL | ATTR_PINNED;
     }
     if *notify {

@@ -1,16 +1,17 @@
 //! Throttling with the cgroup freezer: a group is a cgroup, freezing it stops
 //! all its processes (and whatever they fork, which lands in the same cgroup)
 //! at once, invisibly to them (no SIGCHLD to their parents, nobody can undo it
-//! with a stray SIGCONT; notes/runtime-anchors.md §2).
+//! with a stray SIGCONT; docs/references.md, Runtime §2).
 //!
 //! Two kernel interfaces, one [`FreezerThrottler`]:
 //! - cgroup v1 (`freezer` controller): write `FROZEN`/`THAWED` to
 //!   `freezer.state`; reading it shows `FREEZING` until every task is frozen.
 //!   Groups live in `<freezer mount>/criticore-<pid>/g<N>`. Frozen tasks show
 //!   state `D` in `/proc/<pid>/stat`. Known to get stuck in `FREEZING`
-//!   (notes/regulation-reference.md, "freezer v1 unreliability").
+//!   (docs/references.md, Regulation: "freezer v1 unreliability").
 //! - cgroup v2: write `1`/`0` to `cgroup.freeze` (any non-root cgroup);
-//!   asynchronous, completion is `frozen 1` in `cgroup.events` (notes §2).
+//!   asynchronous, completion is `frozen 1` in `cgroup.events` (docs/references.md,
+//!   Runtime §2).
 //!   Groups live in `<own cgroup>/criticore-<pid>/g<N>`, under the cgroup the
 //!   regulator runs in, so delegation rules (write access to the common
 //!   ancestor's `cgroup.procs`) are met whenever they can be. Frozen tasks
@@ -26,7 +27,7 @@
 //! after the group is thawed and before the directories are removed.
 //!
 //! A regulator that dies without releasing leaves frozen cgroups frozen
-//! (notes §2): the watchdog thaws them ([`crate::watchdog`], which also
+//! (docs/references.md, Runtime §2): the watchdog thaws them ([`crate::os::watchdog`], which also
 //! removes the directories with [`release_criticore_dir`]), and
 //! [`clean_stale`] removes what is left by owners that no longer exist.
 

@@ -132,11 +132,8 @@ pub struct CounterPage {
 unsafe impl Send for CounterPage {}
 unsafe impl Sync for CounterPage {}
 
-pub fn now_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
+/// The page's times (events, the common start) are on this clock.
+pub use super::clock::now_ns;
 
 impl CounterPage {
     /// Create (or truncate) the page at `path` for a program to attach to.

@@ -20,8 +20,8 @@
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::counter_page::{now_ns, CounterPage, EventKind};
-use crate::load::{Walker, LINES_PER_ITERATION};
+use crate::os::counter_page::{now_ns, CounterPage, EventKind};
+use crate::workload::load::{Walker, LINES_PER_ITERATION};
 
 /// One phase of a job, as the walker runs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,7 +83,7 @@ pub fn calibrate(walker: &mut Walker, read_nb: u32) -> Calibration {
 /// thread's CPU time: a task calibrates inside its server, often stopped
 /// mid-trial, and neither that nor preemption may count.
 fn trials(walker: &mut Walker, write_nb: u32, read_nb: u32, delay_nb: u64, n: u64, count: usize) -> Vec<f64> {
-    let cpu_ns = crate::regulator::thread_cpu_ns;
+    let cpu_ns = crate::os::clock::thread_cpu_ns;
     let mut t: Vec<f64> = (0..count)
         .map(|_| {
             let start = cpu_ns();
@@ -163,7 +163,7 @@ pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>,
             break;
         }
         let start = now_ns();
-        let cpu = crate::regulator::thread_cpu_ns();
+        let cpu = crate::os::clock::thread_cpu_ns();
         let job = k as u32;
         if let Some(p) = page {
             p.mark_at(EventKind::JobBegin, job, start);
@@ -202,7 +202,7 @@ pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>,
             start_ns: start - t0,
             finish_ns: finish - t0,
             deadline_ns: release - t0 + spec.deadline_ns,
-            exec_ns: crate::regulator::thread_cpu_ns() - cpu,
+            exec_ns: crate::os::clock::thread_cpu_ns() - cpu,
             memory_requests: lines,
         };
         on_job(&r);
@@ -255,7 +255,7 @@ mod tests {
         // 100 iterations × 4 reads and 6 writes per job, 4 jobs.
         assert_eq!(page.counts(), (1_600, 2_400));
         let mut events = Vec::new();
-        crate::counter_page::EventReader::default().poll(&page, &mut events);
+        crate::os::counter_page::EventReader::default().poll(&page, &mut events);
         let kinds: Vec<(EventKind, u32)> = events.iter().map(|e| (e.kind, e.arg)).collect();
         let one = |j| vec![(EventKind::JobBegin, j), (EventKind::Phase, 0), (EventKind::Phase, 1), (EventKind::JobEnd, j)];
         assert_eq!(kinds, [one(0), one(1), one(2), one(3)].concat());

@@ -5,18 +5,18 @@
 //! - `prctl(PR_SET_PDEATHSIG, SIGCONT)`: if the thread that launched the
 //!   command dies (the regulator thread, however it ends), the kernel sends
 //!   the command SIGCONT, so a command the regulator had stopped resumes even
-//!   before the watchdog acts (notes/runtime-anchors.md §2). The signal fires
+//!   before the watchdog acts (docs/references.md, Runtime §2). The signal fires
 //!   when the creating *thread* exits, not the process: launch from the thread
 //!   that regulates for the whole run. It is cleared on fork (grandchildren do
 //!   not have it) and on exec of set-uid/capability programs; `getppid()` is
 //!   checked after setting it, because the parent may already be gone.
 //! - `sched_setaffinity` and `sched_setscheduler(SCHED_FIFO)` in the child.
 //! - SCHED_DEADLINE is set from the parent right after the spawn
-//!   ([`crate::deadline`]), with SCHED_FLAG_RESET_ON_FORK so the command may
+//!   ([`crate::os::deadline`]), with SCHED_FLAG_RESET_ON_FORK so the command may
 //!   fork (a DL task cannot otherwise; its children start as SCHED_OTHER). The
 //!   command's first microseconds therefore run as SCHED_OTHER. A DL task
 //!   cannot have an affinity narrower than its root domain
-//!   (notes/regulation-reference.md): `cpus` together with `Deadline` is
+//!   (docs/references.md, Regulation: Linux SCHED_DEADLINE): `cpus` together with `Deadline` is
 //!   refused unless it names every online CPU; confine DL work with an
 //!   exclusive cpuset partition instead.
 //!
@@ -31,8 +31,8 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
-use crate::deadline;
-use crate::throttle::signal::{pidfd_open, pidfd_send_signal};
+use crate::os::deadline;
+use crate::os::throttle::signal::{pidfd_open, pidfd_send_signal};
 
 /// Scheduling policy of a launched command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,7 +169,7 @@ pub fn launch(spec: &LaunchSpec) -> Result<Launched, LaunchError> {
     unsafe {
         cmd.pre_exec(move || {
             let step_err = |step: i32| io::Error::from_raw_os_error(step * STEP + io::Error::last_os_error().raw_os_error().unwrap_or(0));
-            // notes/runtime-anchors.md §2: PDEATHSIG fires when the creating thread exits.
+            // docs/references.md, Runtime §2: PDEATHSIG fires when the creating thread exits.
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGCONT as libc::c_ulong, 0, 0, 0) != 0 {
                 return Err(step_err(STEP_PDEATHSIG));
             }

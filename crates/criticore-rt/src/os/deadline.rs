@@ -1,6 +1,6 @@
 //! SCHED_DEADLINE reservations (kernel Documentation/scheduler/sched-deadline.rst,
-//! sched_setattr(2); notes/regulation-reference.md "Linux SCHED_DEADLINE",
-//! notes/runtime-anchors.md §2).
+//! sched_setattr(2); docs/references.md, Regulation: "Linux SCHED_DEADLINE",
+//! and Runtime §2).
 //!
 //! There is no libc wrapper for `sched_setattr`, so it is called through
 //! `syscall` with a `struct sched_attr` zeroed in full and `size` = 56 (the

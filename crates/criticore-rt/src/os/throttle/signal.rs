@@ -1,15 +1,15 @@
 //! Throttling by job-control signals sent through pidfds: SIGSTOP stops a
-//! process at once, SIGCONT resumes it (notes/runtime-anchors.md §2: ~27 us
+//! process at once, SIGCONT resumes it (docs/references.md, Runtime §2: ~27 us
 //! p50 until the stop is visible on the development VM).
 //!
 //! Why pidfds and not `kill(pid)`: a pidfd refers to one process for its whole
 //! life; once that process is gone every signal through it fails with ESRCH,
-//! so a recycled pid can never be stopped by mistake (notes §2). The pidfd is
+//! so a recycled pid can never be stopped by mistake (docs/references.md, Runtime §2). The pidfd is
 //! opened in [`SignalThrottler::add`], while the caller knows the pid is its
 //! process (for a child of ours: not reaped yet, so the pid cannot have been
 //! reused before `pidfd_open`).
 //!
-//! Caveats (notes §2): the target's parent sees the stop and the continue
+//! Caveats (docs/references.md, Runtime §2): the target's parent sees the stop and the continue
 //! (SIGCHLD, `waitpid(WUNTRACED)`), and anyone allowed to may send SIGCONT.
 //! The cgroup freezer ([`super::freezer`]) is invisible to the task.
 //!

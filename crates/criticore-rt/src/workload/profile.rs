@@ -26,12 +26,12 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::counter::perf::{self, EventSpec, PerfCounter, Target};
-use crate::counter::shm::ShmCounter;
-use crate::counter::Counter;
-use crate::counter_page::{now_ns, Event, EventKind, EventReader, ENV};
-use crate::launch::{launch, pin_current_thread, LaunchSpec, Launched};
-use crate::load::{self, LoadSpec};
+use crate::os::counter::perf::{self, EventSpec, PerfCounter, Target};
+use crate::os::counter::shm::ShmCounter;
+use crate::os::counter::Counter;
+use crate::os::counter_page::{now_ns, Event, EventKind, EventReader, ENV};
+use crate::os::launch::{launch, pin_current_thread, LaunchSpec, Launched};
+use crate::workload::load::{self, LoadSpec};
 
 /// One load instance: the microbenchmark on `cpu`.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,7 +136,7 @@ impl Drop for Program {
 
 /// Per-CPU hardware counters on every online CPU, or why not.
 fn open_hardware(spec: &EventSpec) -> Result<Vec<PerfCounter>, String> {
-    let cpus = crate::deadline::online_cpus().ok_or_else(|| "cannot list the online CPUs".to_string())?;
+    let cpus = crate::os::deadline::online_cpus().ok_or_else(|| "cannot list the online CPUs".to_string())?;
     cpus.iter().map(|&c| perf::open(spec, Target::Cpu(c), false).map_err(|e| e.to_string())).collect()
 }
 
@@ -285,7 +285,7 @@ mod tests {
 
     fn sh(script: &str) -> LaunchSpec {
         let mut p = LaunchSpec::new(["sh", "-c", script]);
-        p.stdout = crate::launch::Output::Null;
+        p.stdout = crate::os::launch::Output::Null;
         p
     }
 

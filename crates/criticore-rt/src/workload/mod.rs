@@ -1,0 +1,8 @@
+//! The programs criticore runs as load and as victims: the load generator's
+//! hot loop, a pointer-chasing victim, a task of the file as a periodic real
+//! process, and one point of `criticore profile`.
+
+pub mod chase;
+pub mod load;
+pub mod periodic;
+pub mod profile;

@@ -1,0 +1,368 @@
+//! Fluid memory model, its equations (docs/memory-model.md).
+//! The simulator solves them over time (`sim::memory::fluid`); the analysis
+//! takes their worst case (`analysis::memory`).
+//!
+//! A job's PET is its execution time alone with its own LLC partition. Per ns
+//! of that isolated work a job in phase p makes `a` LLC references, a share m
+//! of which miss. A miss costs the core t = rf·(L + W) + (1 − rf)·(S + W) + p·R:
+//! reads stall for the DRAM latency L, writes are posted and cost only the bus
+//! time S of one line; W is the wait for the bus behind other traffic and p·R
+//! the row-buffer conflicts with traffic sharing a bank. Alone, W = p = 0 and
+//! the isolated miss ratio m₀ gives the compute share c = 1 − a·m₀·t₀, so the
+//! job runs at rate 1. With co-runners it runs at rate 1 / (c + a·m·t + …).
+//!
+//! - LLC: a job's partition (ways × colours of its allocation, mc2-hardware-
+//!   management §3, Fig. 4) is shared with the co-runners in the same partition
+//!   in proportion to working-set sizes. Without OS isolation the kernel lines
+//!   of system calls press on every partition (the OS may use any colour,
+//!   Appendix); with it they stay in the OS partition. Miss curve: `random` misses 1 − size/WSS;
+//!   `stream` misses everything until the whole WSS fits (LRU).
+//! - IPC buffers (mc2-io-ipc-os-isolation §4.2): SBP accesses are uncacheable
+//!   reads of the Level-C banks; CE buffers are part of the working set in the
+//!   core's own partition and bank; CL buffers are locked in the LLC and hit.
+//! - Bus: traffic ahead ρ = Σ r·S delays a request by W = S·ρ/(1 − ρ); round
+//!   robin (and aging, FCFS) caps W at (n − 1)·S for n requesting cores;
+//!   fixed priority counts higher and equal priorities, plus half a line of
+//!   blocking by a lower one; TDMA waits half a round, m·S/2. DMA transfers go
+//!   ahead of every core.
+//! - DRAM banks: traffic on a shared bank opens another row with probability
+//!   ∝ its request rate; p·R extra per request. DMA buffers (§4.3) live in a
+//!   partition's banks and cause such conflicts, never LLC evictions (§3.1 fn 5).
+//! - Interrupts of DMA transfers run on CPU 0 (§3.2) and take their share of it.
+
+use crate::model::{AccessPattern, Arbiter, IpcMethod, Level, Partition, TaskSystem};
+
+/// Where a task's lines live in the LLC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// A partition of the allocation.
+    Alloc(Partition),
+    /// No allocation: the whole LLC, shared by everyone.
+    Shared,
+    /// Partitions the allocation does not list: the leftover ways, shared.
+    Remainder,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct PhaseMem {
+    /// Cumulative work at which the phase ends (u64::MAX for the last).
+    pub(crate) end_work_ns: u64,
+    /// LLC references per ns of work (including CE buffer references).
+    pub(crate) refs_per_ns: f64,
+    pub(crate) read_fraction: f64,
+    /// Compute share c = 1 − a·m₀·t₀ − (uncacheable reads)·L, alone in the partition.
+    pub(crate) compute: f64,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct TaskMem {
+    pub(crate) phases: Vec<PhaseMem>,
+    /// Working set including a CE buffer.
+    pub(crate) wss: f64,
+    pub(crate) pattern: AccessPattern,
+    pub(crate) part: Part,
+    /// Capacity of the partition in bytes.
+    pub(crate) capacity: f64,
+    /// Index of the task's bank set in `Fluid::bank_sets`.
+    pub(crate) banks: usize,
+    /// Uncacheable reads of the Level-C banks per ns of work: SBP buffer
+    /// references plus the lines system calls touch.
+    pub(crate) extra_refs_per_ns: f64,
+    /// Kernel lines a running task keeps in the LLC (system calls).
+    pub(crate) os_footprint: f64,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct DeviceMem {
+    pub(crate) period_ns: u64,
+    /// Length of one transfer.
+    pub(crate) active_ns: u64,
+    pub(crate) requests_per_ns: f64,
+    pub(crate) banks: usize,
+    /// Share of CPU 0 its interrupt handlers take.
+    pub(crate) irq_share: f64,
+}
+
+/// The fluid model's terms for one task system: where each task's lines
+/// live, what each phase issues, the bus and DRAM constants. The simulator
+/// solves the flows from these; the analysis bounds them (`worst_case`).
+#[derive(Debug, Clone)]
+pub struct FluidRules {
+    pub(crate) line_bytes: f64,
+    /// S: bus time of one line.
+    pub(crate) service_ns: f64,
+    pub(crate) read_latency_ns: f64,
+    pub(crate) row_conflict_ns: f64,
+    pub(crate) arbiter: Arbiter,
+    pub(crate) os_isolation: bool,
+    pub(crate) tasks: Vec<TaskMem>,
+    pub(crate) devices: Vec<DeviceMem>,
+    pub(crate) bank_sets: Vec<(Vec<u64>, u32)>,
+    pub(crate) level_c_banks: usize,
+    /// R·|B_a ∩ B_b| / (|B_a|·|B_b|) for bank sets a, b: `coeff[a * bank_sets.len() + b]`.
+    pub(crate) coeff: Vec<f64>,
+}
+
+pub(crate) fn miss_ratio(pattern: AccessPattern, cache: f64, wss: f64) -> f64 {
+    if wss <= 0.0 || cache >= wss {
+        return 0.0;
+    }
+    match pattern {
+        AccessPattern::Random => 1.0 - cache / wss,
+        AccessPattern::Stream => 1.0,
+    }
+}
+
+fn bank_set(banks: &[u32], total: u32) -> (Vec<u64>, u32) {
+    let mut set = vec![0u64; (total as usize).div_ceil(64)];
+    for &b in banks {
+        set[b as usize / 64] |= 1 << (b % 64);
+    }
+    (set, banks.len() as u32)
+}
+
+impl FluidRules {
+    pub fn new(system: &TaskSystem) -> Self {
+        let p = &system.platform;
+        let all_banks: Vec<u32> = (0..p.dram.banks).collect();
+        let alloc = system.allocation.as_ref();
+        let ways_of = |part: Partition| -> f64 {
+            let Some(a) = alloc else { return 1.0 };
+            if a.llc_ways.is_empty() {
+                return 1.0;
+            }
+            let listed = a.ways_of(part).map(|w| w as f64);
+            // A partition the allocation leaves out shares the ways nobody was given.
+            let given: f64 = a.llc_ways.iter().map(|(_, w)| *w as f64).sum();
+            listed.unwrap_or((p.llc.ways as f64 - given).max(0.0)) / p.llc.ways as f64
+        };
+        let colors_of = |part: Partition| -> f64 {
+            match alloc.and_then(|a| a.llc_colors.iter().find(|(q, _)| *q == part)) {
+                Some((_, cs)) => cs.len() as f64 / p.llc.colors as f64,
+                None => 1.0,
+            }
+        };
+        let mut bank_sets: Vec<(Vec<u64>, u32)> = Vec::new();
+        let mut banks_of = |part: Partition| -> usize {
+            let list = alloc.and_then(|a| a.banks.iter().find(|(q, _)| *q == part)).map_or(all_banks.clone(), |(_, b)| b.clone());
+            let set = bank_set(&list, p.dram.banks);
+            match bank_sets.iter().position(|s| *s == set) {
+                Some(i) => i,
+                None => {
+                    bank_sets.push(set);
+                    bank_sets.len() - 1
+                }
+            }
+        };
+        let level_c_banks = banks_of(Partition::LevelC);
+        let line = p.llc.line_bytes as f64;
+        let tasks = system
+            .tasks
+            .iter()
+            .map(|t| {
+                let partition = match (t.level, t.core) {
+                    (Some(Level::A | Level::B), Some(c)) => Partition::Core(c),
+                    // A pinned task outside MC² uses its core's partition if the allocation has one.
+                    // Level D stays in the Level-C partition: MC² schedules it globally.
+                    (None, Some(c)) if alloc.is_some_and(|a| a.mentions(Partition::Core(c))) => Partition::Core(c),
+                    _ => Partition::LevelC,
+                };
+                // Partitions the allocation leaves out share the ways nobody was given, together.
+                let part = match alloc {
+                    None => Part::Shared,
+                    Some(a) if !a.llc_ways.is_empty() && !a.llc_ways.iter().any(|(q, _)| *q == partition) => Part::Remainder,
+                    Some(_) => Part::Alloc(partition),
+                };
+                let capacity = p.llc.size_bytes as f64 * if alloc.is_some() { ways_of(partition) * colors_of(partition) } else { 1.0 };
+                let banks = banks_of(partition);
+                let Some(m) = &t.memory else {
+                    return TaskMem {
+                        phases: Vec::new(),
+                        wss: 0.0,
+                        pattern: AccessPattern::Random,
+                        part,
+                        capacity,
+                        banks,
+                        extra_refs_per_ns: 0.0,
+                        os_footprint: 0.0,
+                    };
+                };
+                let (ce_refs, ce_bytes, sbp_refs) = match &m.ipc {
+                    Some(ipc) => match ipc.method {
+                        IpcMethod::Ce => (ipc.accesses_per_ms / 1e6, ipc.bytes as f64, 0.0),
+                        IpcMethod::Sbp => (0.0, 0.0, ipc.accesses_per_ms / 1e6),
+                        IpcMethod::Cl => (0.0, 0.0, 0.0),
+                    },
+                    None => (0.0, 0.0, 0.0),
+                };
+                let (sys_lines, os_footprint) = match &m.syscalls {
+                    Some(s) => (s.per_ms / 1e6 * s.footprint_bytes as f64 / line, s.footprint_bytes as f64),
+                    None => (0.0, 0.0),
+                };
+                let phases = m
+                    .phases
+                    .iter()
+                    .zip(m.phase_ends())
+                    .map(|(ph, end)| PhaseMem { end_work_ns: end, refs_per_ns: ph.accesses_per_ms / 1e6 + ce_refs, read_fraction: ph.read_fraction, compute: 0.0 })
+                    .collect();
+                TaskMem {
+                    phases,
+                    wss: m.wss_bytes as f64 + ce_bytes,
+                    pattern: m.pattern,
+                    part,
+                    capacity,
+                    banks,
+                    extra_refs_per_ns: sbp_refs + sys_lines,
+                    os_footprint,
+                }
+            })
+            .collect();
+        let devices = system
+            .devices
+            .iter()
+            .map(|d| DeviceMem {
+                period_ns: d.period_ns,
+                active_ns: ((d.bytes as u128 * 1_000_000_000).div_ceil(d.bandwidth_bytes_per_s as u128) as u64).max(1),
+                requests_per_ns: d.bandwidth_bytes_per_s as f64 / line / 1e9,
+                banks: banks_of(if alloc.is_some() { d.buffer } else { Partition::LevelC }),
+                irq_share: d.irq_ns as f64 / d.period_ns as f64,
+            })
+            .collect();
+        let row_conflict_ns = p.dram.row_conflict_ns as f64;
+        let coeff = bank_sets
+            .iter()
+            .flat_map(|(sa, ca)| {
+                bank_sets.iter().map(move |(sb, cb)| {
+                    let shared: u32 = sa.iter().zip(sb).map(|(x, y)| (x & y).count_ones()).sum();
+                    row_conflict_ns * shared as f64 / ((*ca).max(1) as f64 * (*cb).max(1) as f64)
+                })
+            })
+            .collect();
+        let mut rules = FluidRules {
+            line_bytes: line,
+            service_ns: p.line_service_ns(),
+            read_latency_ns: p.dram.read_latency_ns as f64,
+            row_conflict_ns: p.dram.row_conflict_ns as f64,
+            arbiter: p.bus.arbiter,
+            os_isolation: alloc.is_some_and(|a| a.os_isolation),
+            tasks,
+            devices,
+            bank_sets,
+            level_c_banks,
+            coeff,
+        };
+        // Isolated compute share of every phase (per job it only depends on the phase).
+        for i in 0..rules.tasks.len() {
+            let tm = &rules.tasks[i];
+            let m0 = miss_ratio(tm.pattern, tm.capacity, tm.wss);
+            let compute: Vec<f64> = tm
+                .phases
+                .iter()
+                .map(|ph| (1.0 - ph.refs_per_ns * m0 * rules.isolated_miss_ns(ph.read_fraction) - tm.extra_refs_per_ns * rules.read_latency_ns).max(0.0))
+                .collect();
+            for (ph, c) in rules.tasks[i].phases.iter_mut().zip(compute) {
+                ph.compute = c;
+            }
+        }
+        rules
+    }
+
+    /// Isolated cost of one miss for a read fraction rf.
+    pub(crate) fn isolated_miss_ns(&self, rf: f64) -> f64 {
+        rf * self.read_latency_ns + (1.0 - rf) * self.service_ns
+    }
+}
+
+/// One task's worst case under this model, for the analysis
+/// (docs/analysis.md, "Memory stalls"): whatever runs on the other cores, a
+/// ns of the task's work takes at most `time_per_work` ns and issues at most
+/// `requests_per_work` requests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorstPhase {
+    /// Work of the phase, ns (the last one to the end of the PET).
+    pub work_ns: u64,
+    pub time_per_work: f64,
+    pub requests_per_work: f64,
+    /// Fewest requests per ns of wall time while the job runs (its isolated
+    /// miss ratio at its slowest rate): 0 for a phase that may issue none.
+    pub min_request_rate: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorstCase {
+    pub phases: Vec<WorstPhase>,
+    /// Work added when the job resumes after a preemption (the reload), ns.
+    pub reload_work_ns: u64,
+}
+
+impl FluidRules {
+    /// Bounds of every term of the per-miss time, taken one by one: the
+    /// smallest LLC share (the m − 1 largest co-runners of its partition and,
+    /// without OS isolation, its own and the m − 1 largest co-runners' kernel
+    /// footprints pressing on it),
+    /// the arbiter's longest wait (round robin, FCFS, aging: (n − 1)·S with
+    /// n ≤ m + devices; TDMA m·S/2; fixed priority ρ ≤ 0.999 plus half a line),
+    /// a row conflict on every request (p ≤ 1), and CPU 0's interrupt share
+    /// taken from every task. `pet_ns` per task is the work a job does;
+    /// `corunner(i, j)`: task j may run while task i does (on another core),
+    /// so only those press on i's LLC share.
+    pub fn worst_case(&self, pet_ns: &[u64], cores: usize, corunner: impl Fn(usize, usize) -> bool) -> Vec<WorstCase> {
+        let s = self.service_ns;
+        let n = cores + self.devices.len();
+        let wait = match self.arbiter {
+            Arbiter::FixedPriority => s * 0.999 / 0.001 + 0.5 * s,
+            Arbiter::Tdma => 0.5 * cores as f64 * s,
+            _ => n.saturating_sub(1) as f64 * s,
+        };
+        let irq = (1.0 - self.devices.iter().map(|d| d.irq_share).sum::<f64>()).max(1e-9);
+        let largest = |mut v: Vec<f64>, k: usize| -> f64 {
+            v.sort_by(|a, b| b.total_cmp(a));
+            v.iter().take(k).sum()
+        };
+        self.tasks
+            .iter()
+            .enumerate()
+            .map(|(i, tm)| {
+                if tm.phases.is_empty() {
+                    return WorstCase { phases: vec![WorstPhase { work_ns: pet_ns[i], time_per_work: 1.0 / irq, requests_per_work: 0.0, min_request_rate: 0.0 }], reload_work_ns: 0 };
+                }
+                let beside = |j: usize| j != i && corunner(i, j);
+                let others: Vec<f64> = self.tasks.iter().enumerate().filter(|&(j, o)| beside(j) && o.part == tm.part).map(|(_, o)| o.wss).collect();
+                let os = if self.os_isolation {
+                    0.0
+                } else {
+                    tm.os_footprint + largest(self.tasks.iter().enumerate().filter(|&(j, _)| beside(j)).map(|(_, o)| o.os_footprint).collect(), cores.saturating_sub(1))
+                };
+                let pressure = tm.wss + largest(others, cores.saturating_sub(1)) + os;
+                let share = if pressure <= tm.capacity { tm.wss } else { tm.capacity * tm.wss / pressure };
+                let miss = miss_ratio(tm.pattern, share, tm.wss);
+                let m0 = miss_ratio(tm.pattern, tm.capacity, tm.wss);
+                let mut start = 0u64;
+                let phases = tm
+                    .phases
+                    .iter()
+                    .map(|ph| {
+                        let end = ph.end_work_ns.min(pet_ns[i]);
+                        let work_ns = end.saturating_sub(start);
+                        start = start.max(end);
+                        let rf = ph.read_fraction;
+                        let compute = (1.0 - ph.refs_per_ns * m0 * self.isolated_miss_ns(rf) - tm.extra_refs_per_ns * self.read_latency_ns).max(0.0);
+                        let per_miss = rf * (self.read_latency_ns + wait) + (1.0 - rf) * (s + wait) + self.row_conflict_ns;
+                        let per_extra = self.read_latency_ns + wait + self.row_conflict_ns;
+                        let time = compute + ph.refs_per_ns * miss * per_miss + tm.extra_refs_per_ns * per_extra;
+                        let time_per_work = time.max(1e-12) / irq;
+                        let min_request_rate = (ph.refs_per_ns * m0 + tm.extra_refs_per_ns) / time_per_work;
+                        WorstPhase { work_ns, time_per_work, requests_per_work: ph.refs_per_ns * miss + tm.extra_refs_per_ns, min_request_rate }
+                    })
+                    .collect();
+                let reload = if tm.pattern == AccessPattern::Stream && tm.wss > tm.capacity {
+                    0
+                } else {
+                    let worst_rf = tm.phases.iter().map(|ph| self.isolated_miss_ns(ph.read_fraction)).fold(0.0, f64::max);
+                    (tm.wss.min(tm.capacity) / self.line_bytes * worst_rf).round() as u64
+                };
+                WorstCase { phases, reload_work_ns: reload }
+            })
+            .collect()
+    }
+}
