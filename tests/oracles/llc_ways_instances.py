@@ -1,6 +1,6 @@
 """Random phase-3 (LLC-way) instances for tests/test_llc_ways.py and
 benches/llc_ways.py, built from the cost-versus-ways model of
-shared/notes/mc2-analysis-reference.md and Table 3 of mc2-io-ipc-os-isolation.
+docs/references.md (section MC²) and Table 3 of mc2-io-ipc-os-isolation.
 
 Per task: a utilization u (Level-A pessimism, full LLC: Table 3 "Task
 Utilization", per level), a slowdown s ∈ {1.16, 2.95, 15.68} and a working-set

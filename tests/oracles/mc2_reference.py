@@ -1,6 +1,6 @@
 """Independent reference implementation of the MC² schedulability analysis.
 
-Written from shared/notes/mc2-analysis-reference.md (not from the Rust engine),
+Written from docs/references.md (section MC²) (not from the Rust engine),
 in exact rational arithmetic (``fractions.Fraction``), so that the engine's
 floating-point results can be checked against it.
 

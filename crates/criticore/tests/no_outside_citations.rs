@@ -10,7 +10,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const WALKED: [&str; 5] = ["README.md", "docs", "examples", "crates", "include"];
+const WALKED: [&str; 7] = ["README.md", "docs", "examples", "crates", "include", "python", "tests"];
 /// Build output and environments, not sources.
 const SKIPPED_DIRS: [&str; 4] = ["target", ".venv", "__pycache__", "node_modules"];
 

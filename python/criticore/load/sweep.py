@@ -1,7 +1,7 @@
 """`criticore load --sweep`: this machine's bandwidth over the microbenchmark's
 read/write ratio × delay grid (blin-bandwidth-monitor §3.1, Fig. 5), and a
 loaded-latency curve: a pointer-chasing victim against 0 to 3 loads on other
-cores (Intel MLC's loaded latency; notes/runtime-anchors.md §3).
+cores (Intel MLC's loaded latency; docs/references.md, Runtime §3).
 """
 
 from __future__ import annotations
