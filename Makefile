@@ -46,10 +46,12 @@ test-rust:
 
 test-python: build
 	mkdir -p target
-	$(PY) -m pytest -q -rs --junitxml=$(PY_REPORT)
+	$(PY) -m pytest -q -rfEs --junitxml=$(PY_REPORT)
 
-test: install test-rust test-python
-	$(PY) tools/test_summary.py $(RUST_LOG) $(PY_REPORT)
+# Both suites run even when the first fails; the summary counts both.
+test: install
+	rc=0; $(MAKE) --no-print-directory test-rust || rc=1; $(MAKE) --no-print-directory test-python || rc=1; \
+		$(PY) tools/test_summary.py $(RUST_LOG) $(PY_REPORT); exit $$rc
 
 bench: build
 	$(PY) benches/analysis_reference.py
