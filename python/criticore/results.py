@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import numpy as np
 
 from criticore.simulation.run import SimRun, _job_table
+from criticore.units import duration_text
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -214,7 +215,7 @@ class Simulation:
             raise ValueError("simulate(..., segments=True) keeps the execution segments a Gantt chart draws")
         s = self.system
         return plots.gantt_figure(self._run, [t.name for t in s.tasks], [v.name for v in s.servers], s.platform.cores,
-                                  title if title is not None else f"{s.name}, {self.duration_ns / 1e6:g} ms")
+                                  title if title is not None else f"{s.name}, {duration_text(self.duration_ns)}")
 
     def bandwidth_figure(self, title: str | None = None) -> Figure:
         """Memory bandwidth per core over time (needs ``bin_ns=``)."""
