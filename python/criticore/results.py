@@ -146,6 +146,9 @@ class TaskStats:
     completed: int
     deadline_misses: int
     unfinished: int
+    #: Release of the oldest job unfinished at the end; None when every job finished.
+    oldest_unfinished_release_ns: int | None
+    #: Of the finished jobs (0 when none finished: see ``completed``).
     max_response_ns: int
     mean_response_ns: float
     max_tardiness_ns: int
@@ -171,6 +174,9 @@ class Simulation:
     completed: int
     deadline_misses: int
     unfinished: int
+    #: Release of the oldest job unfinished at the end; None when every job finished.
+    oldest_unfinished_release_ns: int | None
+    #: Of the finished jobs (0 when none finished: see ``completed``).
     max_response_ns: int
     mean_response_ns: float
     max_tardiness_ns: int
