@@ -162,7 +162,7 @@ pet = "60ms"
         (2_500_000, "2.5 ms"),
         (-2_500_000, "-2.5 ms"),
         (1, "1 ns"),
-        (0, "0 s"),
+        (0, "0"),  # zero needs no unit
         (None, "—"),
     ],
 )
@@ -179,6 +179,7 @@ def test_sizes_and_bandwidths():
     assert size_text(3 * 4096) == "12 KiB"
     assert size_text(1.5 * (1 << 30)) == "1.5 GiB"
     assert size_text(512) == "512 B"
+    assert size_text(0) == bandwidth_text(0) == "0"
     assert bandwidth_text(2_020_000_000) == "2.02 GB/s"  # 63,131 lines/ms × 32 B
     assert bandwidth_text(96_000_000) == "96 MB/s"
     assert bandwidth_text(640_123_456) == "640.1 MB/s"

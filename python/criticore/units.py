@@ -92,11 +92,11 @@ def si(value: float | None, unit: str, *, largest: str = "G") -> str:
     that puts 1 to 999 before the point and 4 significant digits: si(1e-06,
     "s") is "1 µs", si(0.0141531, "s") "14.15 ms", si(2.5e9, "B/s") "2.5 GB/s".
     No prefix above ``largest`` ("" for seconds: 1e6 s is "1,000,000 s");
-    None is "—"."""
+    0 is "0"; None and NaN are "—"."""
     if value is None or value != value:  # None or NaN: nothing measured
         return "—"
     if value == 0:
-        return f"0 {unit}"
+        return "0"  # zero needs no unit (and no prefix to choose)
     v = _rounded(value)  # before choosing the prefix: 999,999.9 ns is 1 ms, not 1000 µs
     top = [p for p, name in _PREFIXES].index(next(p for p, name in _PREFIXES if name == largest))
     for scale, prefix in _PREFIXES[top:]:
@@ -119,6 +119,8 @@ def size_text(size: float | None) -> str:
     """A size in bytes with binary prefixes (KiB, MiB, GiB, TiB: as the file's "128MiB") and 4 significant digits."""
     if size is None or size != size:
         return "—"
+    if size == 0:
+        return "0"
     v = _rounded(size)
     for scale, name in _BINARY:
         if abs(v) >= scale:
