@@ -4,8 +4,6 @@ job's command.py. No logic here: the commands are in their packages."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
-from typing import get_args, get_origin
 
 import typer
 
@@ -70,7 +68,7 @@ app.command("profile", context_settings=EXTRA_ARGS)(profile.profile_command)
 app.command()(version)
 
 #: Option values as click names them in help (`plain_types`).
-TYPE_NAMES = {str: "TEXT", int: "INTEGER", float: "NUMBER", Path: "PATH"}
+TYPE_NAMES = {"str": "TEXT", "int": "INTEGER", "float": "NUMBER", "Path": "PATH"}
 
 #: An unescaped "[" that Rich would read as a markup tag (a letter, #, / or @ after it).
 _TAG = re.compile(r"(?<!\\)\[(?=[A-Za-z#/@])")
@@ -89,7 +87,8 @@ def plain_types(command) -> None:
                 p.metavar = ""
             elif p.metavar is None:
                 kind = p.type_descriptor.annotation
-                p.metavar = TYPE_NAMES.get(get_args(kind)[0] if get_origin(kind) is list else kind)
+                kind = kind.__args__[0] if getattr(kind, "__origin__", None) is list else kind  # a repeatable option
+                p.metavar = TYPE_NAMES.get(getattr(kind, "__name__", ""))
         else:
             name = (p.metavar or p.name.upper()).removesuffix("...")
             name += "..." if p.nargs != 1 else ""
