@@ -36,6 +36,19 @@ def version() -> None:
     print(__version__)
 
 
+def _version_flag(given: bool) -> None:
+    if given:
+        version()
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    _version: bool = typer.Option(False, "--version", help="Print the criticore version and exit.", is_eager=True, callback=_version_flag),
+) -> None:
+    pass
+
+
 # In the order of the help's command list.
 app.command()(analyze.analyze)
 app.command()(analyze.check)
@@ -54,14 +67,42 @@ app.command(context_settings=EXTRA_ARGS)(regulate.regulate)
 app.command("profile", context_settings=EXTRA_ARGS)(profile.profile_command)
 app.command()(version)
 
+#: Option values as click names them in help (`plain_types`).
+TYPE_NAMES = {"str": "TEXT", "int": "INTEGER", "float": "NUMBER", "Path": "PATH"}
+
 #: An unescaped "[" that Rich would read as a markup tag (a letter, #, / or @ after it).
 _TAG = re.compile(r"(?<!\\)\[(?=[A-Za-z#/@])")
+
+
+def plain_types(command) -> None:
+    """Typer prints Python types beside parameters ("<bool>" on every flag,
+    "<str>", "<list[Path]>") and braces a required argument in usages, adding
+    "..." to a metavar that has it ("{FILE...}..."): print click's style
+    instead: nothing on flags, TEXT, INTEGER, NUMBER or PATH on options, and
+    FILE, [FILE] or FILE... for arguments."""
+    help_option = command.get_help_option(typer.Context(command))
+    for p in [*command.params, *([help_option] if help_option else [])]:
+        if p.param_type_name == "option":
+            if p.is_flag:
+                p.metavar = ""
+            elif p.metavar is None:
+                kind = p.type_descriptor.annotation
+                kind = kind.__args__[0] if getattr(kind, "__origin__", None) is list else kind  # a repeatable option
+                p.metavar = TYPE_NAMES.get(getattr(kind, "__name__", ""))
+        else:
+            name = (p.metavar or p.name.upper()).removesuffix("...")
+            name += "..." if p.nargs != 1 else ""
+            usage = name if p.required else f"[{name}]"
+            p.metavar = name
+            p.get_usage_pieces = lambda ctx, usage=usage: [usage]
+            p.display_type_rich = lambda ctx: None
 
 
 def escape_help(command) -> None:
     """Escape Rich markup in every help text of the command tree, so that
     "[regulation]" or "[f·PET, PET]" print as written (Typer renders help as
-    Rich markup)."""
+    Rich markup); and the parameters' types as click prints them (`plain_types`)."""
+    plain_types(command)
     if command.help:
         command.help = _TAG.sub(r"\\[", command.help)
     for p in command.params:

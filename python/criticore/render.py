@@ -9,12 +9,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-MS = 1_000_000
+from criticore.units import duration_text
+
 MAX_SLOTS_SHOWN = 8
-
-
-def _ms(ns: float | None) -> str:
-    return "—" if ns is None else f"{ns / MS:.3f} ms"
 
 
 def table(title: str | None = None) -> Table:
@@ -47,7 +44,7 @@ def render_task_bounds(console: Console, file: str, r: dict) -> None:
     if not r["tasks"]:
         console.print("  no task to analyze: nothing is schedulable or not")
         return
-    t = table("Per task: worst-case response-time bound (times in ms)")
+    t = table("Per task: worst-case response-time bound")
     t.add_column("task")
     t.add_column("on")
     t.add_column("PET", justify="right")
@@ -58,9 +55,9 @@ def render_task_bounds(console: Console, file: str, r: dict) -> None:
     t.add_column("verdict")
     for row in r["tasks"]:
         b = row["bound_ns"]
-        slack = "—" if b is None else _num_ms(row["deadline_ns"] - b)
-        bound = "—" if b is None else _num_ms(b)
-        t.add_row(Text(row["task"]), Text(row["on"]), _num_ms(row["pet_ns"]), _num_ms(row["period_ns"]), _num_ms(row["deadline_ns"]), bound, slack, _verdict(row["schedulable"]))
+        slack = "—" if b is None else duration_text(row["deadline_ns"] - b)
+        t.add_row(Text(row["task"]), Text(row["on"]), duration_text(row["pet_ns"]), duration_text(row["period_ns"]), duration_text(row["deadline_ns"]),
+                  duration_text(b), slack, _verdict(row["schedulable"]))
     console.print(t)
     for row in r["tasks"]:
         if row["note"] and not row["schedulable"]:
@@ -83,7 +80,7 @@ def render_task_bounds(console: Console, file: str, r: dict) -> None:
 
 
 def _render_check_sim(console: Console, r: dict) -> None:
-    t = table(f"Bound vs simulation ({r['check_sim_duration_ns'] / 1e9:g} s simulated, same scheduler; times in ms)")
+    t = table(f"Bound vs simulation ({duration_text(r['check_sim_duration_ns'])} simulated, same scheduler)")
     t.add_column("task")
     t.add_column("bound", justify="right")
     t.add_column("simulated max", justify="right")
@@ -94,8 +91,8 @@ def _render_check_sim(console: Console, r: dict) -> None:
         holds = row["holds"]
         mark = Text("—", style="dim") if holds is None else (Text("bound ≥ simulated", style="green") if holds else Text("EXCEEDED", style="bold red"))
         misses = "—" if row["simulated_misses"] is None else str(row["simulated_misses"])
-        ms = [("—" if row[k] is None else _num_ms(row[k])) for k in ("bound_ns", "simulated_max_ns", "slack_ns")]
-        t.add_row(Text(row["task"]), *ms, misses, mark)
+        times = [duration_text(row[k]) for k in ("bound_ns", "simulated_max_ns", "slack_ns")]
+        t.add_row(Text(row["task"]), *times, misses, mark)
     console.print(t)
 
 
@@ -117,7 +114,7 @@ def render_analysis(console: Console, file: str, r: dict) -> None:
     t.add_column("capacity û A, B leave", justify="right")
     t.add_column("supply delay σ", justify="right")
     for s in c["per_core"]:
-        t.add_row(str(s["core"]), f"{s['capacity']:.4f}", _ms(s["supply_delay_ns"]))
+        t.add_row(str(s["core"]), f"{s['capacity']:.4f}", duration_text(s["supply_delay_ns"]))
     console.print(t)
     m = r["cores"]
     console.print(
@@ -129,7 +126,7 @@ def render_analysis(console: Console, file: str, r: dict) -> None:
     if c["tasks"]:
         bounds = sorted({b["bound_ns"] for b in c["tardiness_bounds"] if b["bound_ns"] is not None})
         if bounds:
-            console.print(f"  tardiness bounds: x = {_ms(c['x_ns'])}; per task {_ms(bounds[0])} … {_ms(bounds[-1])}")
+            console.print(f"  tardiness bounds: x = {duration_text(c['x_ns'])}; per task {duration_text(bounds[0])} … {duration_text(bounds[-1])}")
     console.print("  Level C:", _verdict(c["schedulable"]))
 
     t = table("Configurations (mc2-hardware-management §4.3)")
@@ -157,25 +154,40 @@ def render_analysis(console: Console, file: str, r: dict) -> None:
             console.print(f"  Level-A table, core {lat['core']}: [red]none[/] ({escape(lat['note'])})")
         elif slots:
             shown = ", ".join(
-                f"{s['task']} {s['start_ns'] / MS:g}–{(s['start_ns'] + s['length_ns']) / MS:g}" for s in slots[:MAX_SLOTS_SHOWN]
+                f"{s['task']} {duration_text(s['start_ns'])} – {duration_text(s['start_ns'] + s['length_ns'])}" for s in slots[:MAX_SLOTS_SHOWN]
             )
             more = f", … {len(slots) - MAX_SLOTS_SHOWN} more (--json)" if len(slots) > MAX_SLOTS_SHOWN else ""
-            console.print(f"  Level-A table, core {lat['core']} (hyperperiod {_ms(lat['hyperperiod_ns'])}, ms): {escape(shown)}{more}")
+            console.print(f"  Level-A table, core {lat['core']} (hyperperiod {duration_text(lat['hyperperiod_ns'])}): {escape(shown)}{more}")
     if r["best_effort"]:
         console.print(f"  Level D (best effort, not analyzed): {escape(', '.join(r['best_effort']))}")
     console.print("Overall (configuration (i)):", _verdict(r["schedulable"]))
 
 
-def _num_ms(ns: float) -> str:
-    return f"{ns / MS:.6g}"
+def _of_finished(x: dict, key: str) -> str:
+    """A statistic of the finished jobs: "—" when none finished (not a made-up 0)."""
+    return duration_text(x[key]) if x["completed"] else "—"
+
+
+def _no_job_finished(console: Console, tasks: list[dict], end_ns: int) -> None:
+    """Under the table: the tasks that finished no job, and how old the oldest of theirs is at the end."""
+    for x in tasks:
+        if x["completed"]:
+            continue
+        name = escape(x["task"])
+        oldest = x.get("oldest_unfinished_release_ns")
+        if not x["released"] or oldest is None:
+            console.print(f"  {name}: no job released")
+        else:
+            console.print(f"  {name}: no job finished; the oldest, released at {duration_text(oldest)}, "
+                          f"is {duration_text(end_ns - oldest)} old at the end")
 
 
 def render_simulation(console: Console, file: str, r: dict) -> None:
-    rule(console, f"[bold]{escape(file)}[/] — simulated {r['duration_ns'] / MS:g} ms under {r['scheduler']}")
+    rule(console, f"[bold]{escape(file)}[/] — simulated {duration_text(r['duration_ns'])} under {r['scheduler']}")
     tasks = r["per_task"]
     has_level = any(x["level"] != "-" for x in tasks)
     has_server = any(x["server"] for x in tasks)
-    t = table("Per task (times in ms)")
+    t = table("Per task")
     cols = [("task", "left")]
     cols += [("lvl", "center")] if has_level else []
     cols += [("core", "right")] + ([("server", "left")] if has_server else [])
@@ -187,29 +199,33 @@ def render_simulation(console: Console, file: str, r: dict) -> None:
         row = [Text(x["task"])] + ([x["level"]] if has_level else [])
         row += ["—" if x["core"] is None else str(x["core"])] + ([Text(x["server"] or "—")] if has_server else [])
         misses = Text(str(x["deadline_misses"]), style="bold red" if x["deadline_misses"] else "green")
-        row += [f"{x['completed']}/{x['released']}", misses, _num_ms(x["max_response_ns"]), _num_ms(x["mean_response_ns"]),
-                _num_ms(x["max_tardiness_ns"]), str(x["preemptions"]), str(x["migrations"])]
+        row += [f"{x['completed']}/{x['released']}", misses, _of_finished(x, "max_response_ns"), _of_finished(x, "mean_response_ns"),
+                _of_finished(x, "max_tardiness_ns"), str(x["preemptions"]), str(x["migrations"])]
         t.add_row(*row)
     console.print(t)
+    _no_job_finished(console, tasks, r["duration_ns"])
     if has_level:
-        t = table("Per level (times in ms)")
+        t = table("Per level")
         for col in ("level", "jobs", "misses", "max response", "max tardiness"):
             t.add_column(col, justify="right")
         for level, x in r["per_level"].items():
-            t.add_row(level, f"{x['completed']}/{x['released']}", str(x["deadline_misses"]), _num_ms(x["max_response_ns"]),
-                      _num_ms(x["max_tardiness_ns"]))
+            t.add_row(level, f"{x['completed']}/{x['released']}", str(x["deadline_misses"]), _of_finished(x, "max_response_ns"),
+                      _of_finished(x, "max_tardiness_ns"))
         console.print(t)
     if r["memory_requests"]:
-        console.print(f"  memory: {r['memory_requests']:,} requests by all jobs, "
-                      f"{r['memory_stall_ns'] / MS:.6g} ms stalled")
+        console.print(f"  memory: {r['memory_requests']:,} requests by all jobs, {duration_text(r['memory_stall_ns'])} stalled")
     reg = r.get("regulation")
     if reg:
-        t = table("Regulation")
-        for col in ("state", "core/server", "intervals", "total (ms)"):
-            t.add_column(col, justify="right")
-        for x in reg["states"]:
-            t.add_row(x["state"], str(x["index"]), str(x["intervals"]), _num_ms(x["total_ns"]))
-        console.print(t)
+        stalls = [x for x in reg["states"] if x["intervals"]]
+        if stalls:
+            t = table("Regulation")
+            for col in ("state", "core/server", "intervals", "total"):
+                t.add_column(col, justify="right")
+            for x in stalls:
+                t.add_row(x["state"], str(x["index"]), f"{x['intervals']:,}", duration_text(x["total_ns"]))
+            console.print(t)
+        else:
+            console.print("  regulator: no core or server was stalled")
         details = reg.get("details")
         if details and details.get("parallelism"):
             par = details["parallelism"]
@@ -218,3 +234,32 @@ def render_simulation(console: Console, file: str, r: dict) -> None:
     style = "bold red" if r["deadline_misses"] else "bold green"
     console.print(f"Deadline misses: [{style}]{r['deadline_misses']}[/] of {r['released']} jobs released "
                   f"({r['unfinished']} unfinished at the end); {r['events']} events")
+
+
+#: More systems than this: the summary line only (the rows go to --table).
+BATCH_ROWS_SHOWN = 20
+
+
+def render_batch(console: Console, data: list[dict], asked: int, duration_ns: int, wall_s: float, table_file, interrupted: bool) -> None:
+    """`criticore simulate` on several systems: a row per system (up to
+    BATCH_ROWS_SHOWN) with its jobs, misses, max response and max tardiness, then a summary line."""
+    if len(data) <= BATCH_ROWS_SHOWN:
+        t = table(f"{len(data)} systems, {duration_text(duration_ns)} each")
+        for col, just in (("file", "left"), ("sched", "left"), ("U", "right"), ("jobs", "right"), ("miss", "right"),
+                          ("max resp", "right"), ("max tard", "right")):
+            t.add_column(col, justify=just, overflow="fold")
+        for r in data:
+            miss = Text(str(r["deadline_misses"]), style="bold red" if r["deadline_misses"] else "green")
+            t.add_row(Text(r["file"]), r["scheduler"], f"{r['utilization']:.3f}", f"{r['completed']}/{r['released']}", miss,
+                      _of_finished(r, "max_response_ns"), _of_finished(r, "max_tardiness_ns"))
+        console.print(t)
+    jobs = sum(r["completed"] for r in data)
+    clean = sum(1 for r in data if r["no_deadline_miss"])
+    console.print(f"{len(data):,} of {asked:,} systems simulated: {clean:,} without a deadline miss; "
+                  f"{jobs:,} jobs in {duration_text(wall_s * 1e9)} ({jobs / max(wall_s, 1e-9):,.0f} jobs/s)")
+    if interrupted:
+        console.print("[bold yellow]partial[/]: stopped by Ctrl-C")
+    if table_file is not None:
+        console.print(f"  summary rows: {table_file}")
+    elif len(data) > BATCH_ROWS_SHOWN:
+        console.print("  write every row with --table FILE.parquet")

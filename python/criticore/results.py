@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import numpy as np
 
 from criticore.simulation.run import SimRun, _job_table
+from criticore.units import duration_text
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -145,6 +146,9 @@ class TaskStats:
     completed: int
     deadline_misses: int
     unfinished: int
+    #: Release of the oldest job unfinished at the end; None when every job finished.
+    oldest_unfinished_release_ns: int | None
+    #: Of the finished jobs (0 when none finished: see ``completed``).
     max_response_ns: int
     mean_response_ns: float
     max_tardiness_ns: int
@@ -170,6 +174,9 @@ class Simulation:
     completed: int
     deadline_misses: int
     unfinished: int
+    #: Release of the oldest job unfinished at the end; None when every job finished.
+    oldest_unfinished_release_ns: int | None
+    #: Of the finished jobs (0 when none finished: see ``completed``).
     max_response_ns: int
     mean_response_ns: float
     max_tardiness_ns: int
@@ -214,7 +221,7 @@ class Simulation:
             raise ValueError("simulate(..., segments=True) keeps the execution segments a Gantt chart draws")
         s = self.system
         return plots.gantt_figure(self._run, [t.name for t in s.tasks], [v.name for v in s.servers], s.platform.cores,
-                                  title if title is not None else f"{s.name}, {self.duration_ns / 1e6:g} ms")
+                                  title if title is not None else f"{s.name}, {duration_text(self.duration_ns)}")
 
     def bandwidth_figure(self, title: str | None = None) -> Figure:
         """Memory bandwidth per core over time (needs ``bin_ns=``)."""

@@ -51,11 +51,78 @@ def seed(value: int, file: str, field: str = "seed") -> int:
     return value
 
 
+def scheme_names() -> list[str]:
+    """The nine schemes of mc2-io-ipc-os-isolation §6.1, as the engine names them."""
+    return list(_core.study_schemes())
+
+
 def scheme_name(scheme: str, file: str, field: str = "scheme") -> str:
     """The canonical name of one of the nine schemes of mc2-io-ipc-os-isolation
     §6.1, given in any case; an InputError naming ``field`` otherwise."""
-    names = list(_core.study_schemes())
+    names = scheme_names()
     match = next((n for n in names if isinstance(scheme, str) and n.lower() == scheme.strip().lower()), None)
     if match is None:
         raise input_error(file, field, f"unknown scheme {scheme!r} (expected one of {', '.join(names)})")
     return match
+
+
+# --------------------------------------------------------------------------- printing quantities
+# One rule for every quantity the CLI prints (docs/format.md, "Numbers as
+# printed"): 4 significant digits, the SI prefix that puts 1 to 999 before
+# the point, trailing zeros dropped; never an exponent.
+
+_PREFIXES = ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"))
+_BINARY = ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"))
+DIGITS = 4
+
+
+def _digits(v: float) -> str:
+    """``v`` (|v| < 1000 after rounding, or an integer count) to DIGITS significant digits, no exponent."""
+    if abs(v) >= 10**DIGITS / 10:
+        return f"{round(v):,}"
+    return f"{v:.{DIGITS}g}"
+
+
+def _rounded(v: float) -> float:
+    return float(f"{v:.{DIGITS - 1}e}")
+
+
+def si(value: float | None, unit: str, *, largest: str = "G") -> str:
+    """``value`` in ``unit`` (a base unit: "s", "B/s", "Hz") with the SI prefix
+    that puts 1 to 999 before the point and 4 significant digits: si(1e-06,
+    "s") is "1 µs", si(0.0141531, "s") "14.15 ms", si(2.5e9, "B/s") "2.5 GB/s".
+    No prefix above ``largest`` ("" for seconds: 1e6 s is "1,000,000 s");
+    0 is "0"; None and NaN are "—"."""
+    if value is None or value != value:  # None or NaN: nothing measured
+        return "—"
+    if value == 0:
+        return "0"  # zero needs no unit (and no prefix to choose)
+    v = _rounded(value)  # before choosing the prefix: 999,999.9 ns is 1 ms, not 1000 µs
+    top = [p for p, name in _PREFIXES].index(next(p for p, name in _PREFIXES if name == largest))
+    for scale, prefix in _PREFIXES[top:]:
+        if abs(v) >= scale * (1 - 1e-12) or scale == _PREFIXES[-1][0]:
+            return f"{_digits(v / scale)} {prefix}{unit}"
+    raise AssertionError("unreachable")
+
+
+def duration_text(ns: float | None) -> str:
+    """A duration given in ns, printed by :func:`si` in seconds (ns to s, no ks)."""
+    return si(None if ns is None else ns / 1e9, "s", largest="")
+
+
+def bandwidth_text(bytes_per_s: float | None) -> str:
+    """A bandwidth given in bytes/s, printed by :func:`si` (kB/s, MB/s, GB/s: decimal, as the file's "500MB/s")."""
+    return si(bytes_per_s, "B/s")
+
+
+def size_text(size: float | None) -> str:
+    """A size in bytes with binary prefixes (KiB, MiB, GiB, TiB: as the file's "128MiB") and 4 significant digits."""
+    if size is None or size != size:
+        return "—"
+    if size == 0:
+        return "0"
+    v = _rounded(size)
+    for scale, name in _BINARY:
+        if abs(v) >= scale:
+            return f"{_digits(_rounded(v / scale))} {name}"
+    return f"{_digits(v)} B"

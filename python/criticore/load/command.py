@@ -20,6 +20,7 @@ from criticore.load.render import render_load
 from criticore.outputs import distinct, writable, write_table
 from criticore.render import table
 from criticore.system import check
+from criticore.units import bandwidth_text, duration_text
 
 
 def load(
@@ -70,7 +71,7 @@ def load(
 
         def progress(elapsed_ns: int, lines: int, last: int) -> bool:
             if status is not None:
-                status.update(f"{elapsed_ns / 1e9:.1f} s, {lines:,} lines, last interval {last:,} lines")
+                status.update(f"{duration_text(elapsed_ns)}, {lines:,} lines, last interval {last:,} lines")
             return True
 
         try:
@@ -176,11 +177,11 @@ def _load_sweep(where: Path, cpu: int | None, plot: Path | None, data: Path | No
         print(json.dumps({"grid": {k: v.tolist() for k, v in grid.items()}, "latency": {k: v.tolist() for k, v in curve.items()}, "non_monotone": bad}, indent=2))
         return
     console.print(sweep_table(grid, victim))
-    peak = float(grid["bytes_per_s"].max()) / 1e6
-    console.print(f"  peak {peak:,.0f} MB/s; " + ("bandwidth falls monotonically with the delay for every ratio" if not bad else f"[yellow]rises with the delay at[/yellow] {bad} (noise above 5%?)"))
+    peak = float(grid["bytes_per_s"].max())
+    console.print(f"  peak {bandwidth_text(peak)}; " + ("bandwidth falls monotonically with the delay for every ratio" if not bad else f"[yellow]rises with the delay at[/yellow] {bad} (noise above 5%?)"))
     alone = curve["latency_ns"][curve["loads"] == 0]
-    console.print(f"  victim latency alone {float(alone[0]):.1f} ns per access; with loads on cpus {load_cpus}: " + ", ".join(
-        f"{lat:.1f} ns at {bw / 1e6:,.0f} MB/s" for n, lat, bw in zip(curve["loads"], curve["latency_ns"], curve["load_bytes_per_s"]) if n > 0
+    console.print(f"  victim latency alone {duration_text(float(alone[0]))} per access; with loads on cpus {load_cpus}: " + ", ".join(
+        f"{duration_text(lat)} at {bandwidth_text(bw)}" for n, lat, bw in zip(curve["loads"], curve["latency_ns"], curve["load_bytes_per_s"]) if n > 0
     ))
     if len(load_cpus) < 3:
         console.print(f"  (this machine has {os.cpu_count()} CPUs: {len(load_cpus)} load core(s) besides the victim, not 3)")

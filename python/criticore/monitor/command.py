@@ -29,6 +29,7 @@ from criticore.monitor import real
 from criticore.monitor.simulated import _duration_ns, _load_doc, _pet_ns, configs_for
 from criticore.outputs import writable
 from criticore.system import check
+from criticore.units import duration_text
 
 QUICK_READS = (0, 5, 10)
 QUICK_DELAYS = (0, 200, 2000)
@@ -216,11 +217,11 @@ def profile_command(
         out = Console(soft_wrap=True)
         out.print(f"profiled {name} on CPU {core}: {result.points_done} of {result.points} points (alone + loads on CPUs {','.join(map(str, cores))}) in {seconds:.1f} s")
         if alone:
-            out.print(f"  alone: {alone[0]} jobs kept, mean {alone[1] / 1e6:.3f} ms; {result.phases} phases by {summary['phases_by']}")
+            out.print(f"  alone: {alone[0]} jobs kept, mean {duration_text(alone[1])}; {result.phases} phases by {summary['phases_by']}")
         loaded = [(k, v) for k, v in result.summary.items() if k != ds.ALONE and v[0]]
         if loaded and alone:
             worst = max(loaded, key=lambda kv: kv[1][1])
-            out.print(f"  slowest load: {worst[0]}, mean job {worst[1][1] / 1e6:.3f} ms ({100 * (worst[1][1] / alone[1] - 1):+.1f}% vs alone)")
+            out.print(f"  slowest load: {worst[0]}, mean job {duration_text(worst[1][1])} ({100 * (worst[1][1] / alone[1] - 1):+.1f}% vs alone)")
         if wrote:
             out.print(f"  wrote {wrote}; next: criticore tables build {wrote} -o TABLE.toml")
     if result.interrupted:

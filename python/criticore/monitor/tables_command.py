@@ -28,6 +28,7 @@ from criticore.monitor.tables import DEGREES, degree_wins, ns_text, profile_from
 from criticore.outputs import distinct, writable
 from criticore.render import table
 from criticore.system import check, read_input
+from criticore.units import bandwidth_text
 
 tables_app = typer.Typer(
     help="Overhead tables of the bandwidth monitor (blin-bandwidth-monitor §3.2): build one from a profile dataset, or simulate the profiling.",
@@ -106,8 +107,8 @@ def _render_build(console: Console, dataset: Path, output: Path, t, seconds: flo
         console.print(f"  degree [bold]{t.degree}[/bold] (given)")
     cut = t.cutoff_index
     console.print(
-        f"  {ns_text(t.sample_ns)} samples, shift {t.shift}: {t.step_mb_s:.2f} MB/s per entry; cut-off {t.max_mb_s:g} MB/s: "
-        f"entries 0…{cut - 1}, 0 from entry {cut} ({cut * t.step_mb_s:.2f} MB/s) on"
+        f"  {ns_text(t.sample_ns)} samples, shift {t.shift}: {bandwidth_text(t.step_mb_s * 1e6)} per entry; cut-off {bandwidth_text(t.max_mb_s * 1e6)}: "
+        f"entries 0…{cut - 1}, 0 from entry {cut} ({bandwidth_text(cut * t.step_mb_s * 1e6)}) on"
         + ("" if t.packing else "; no packing") + ("" if t.lift else "; no lift")
     )
     if prof.phase_sum_error > 1e-3:

@@ -82,16 +82,15 @@ def _render_optimize(console: Console, file: str, report: dict) -> None:
 
 def optimize(
     file: Path = typer.Argument(..., help="Task-system file (TOML or JSON)."),
-    scheme: str = typer.Option(DEFAULT_SCHEME, "--scheme", help="One of the nine schemes of mc2-io-ipc-os-isolation §6.1."),
+    scheme: str = typer.Option(DEFAULT_SCHEME, "--scheme", help=f"One of the nine schemes of mc2-io-ipc-os-isolation §6.1 (any case): {', '.join(units.scheme_names())}."),
     output: Path = typer.Option(None, "--output", "-o", help="Write the file with the allocation, cores and buffer placements (same format as FILE)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the random bank choices of R|R."),
     as_json: bool = typer.Option(False, "--json", help="Print the optimizer's report as one JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing output file."),
 ) -> None:
-    """Three-phase optimizer (§6.1): pack Level-A/B tasks, place buffers by scheme, split the LLC ways.
+    """Three-phase optimizer (mc2-io-ipc-os-isolation §6.1): pack Level-A/B tasks, place buffers by scheme, split the LLC ways.
 
-    With -o, writes FILE with the cores, buffer placements and LLC ways filled in (nothing is
-    written when the system is not schedulable under the scheme; the exit code is 0 either way)."""
+    With -o, writes FILE with the cores, buffer placements and LLC ways filled in (nothing is written when the system is not schedulable under the scheme; the exit code is 0 either way)."""
     name = _scheme_name(scheme, file)
     if not 0 <= seed < 2**64:
         fail(InputError(f"{file}: --seed: must be between 0 and 2^64 − 1", str(file), "--seed", "must be between 0 and 2^64 − 1"))

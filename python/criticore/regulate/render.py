@@ -6,23 +6,24 @@ from rich.console import Console
 from rich.table import Table
 
 from criticore.render import table
+from criticore.units import bandwidth_text, duration_text
 
 
-def _mb_s(events_per_s: float, line_bytes: int) -> str:
-    return f"{events_per_s * line_bytes / 1e6:,.1f}"
+def _bandwidth(events_per_s: float, line_bytes: int) -> str:
+    return bandwidth_text(events_per_s * line_bytes)
 
 
 def live_table(snapshot: dict, period_ns: int, line_bytes: int) -> Table:
-    t = table(f"criticore regulate: {snapshot['elapsed_ns'] / 1e9:.1f} s, {snapshot['periods']:,} periods")
-    for col, justify in (("group", "left"), ("budget/period", "right"), ("used last period", "right"), ("MB/s", "right"), ("throttled", "right"), ("state", "left")):
+    t = table(f"criticore regulate: {duration_text(snapshot['elapsed_ns'])}, {snapshot['periods']:,} periods")
+    for col, justify in (("group", "left"), ("budget/period", "right"), ("used last period", "right"), ("bandwidth", "right"), ("throttled", "right"), ("state", "left")):
         t.add_column(col, justify=justify)
     for g in snapshot["groups"]:
         t.add_row(
             g["name"],
             f"{g['budget']:,}",
             f"{g['used_last_period']:,}",
-            _mb_s(g["events_per_s"], line_bytes),
-            f"{g['throttled_ns'] / 1e6:,.0f} ms",
+            _bandwidth(g["events_per_s"], line_bytes),
+            duration_text(g["throttled_ns"]),
             "[red]stopped[/red]" if g["stopped"] else "running",
         )
     return t
@@ -30,7 +31,7 @@ def live_table(snapshot: dict, period_ns: int, line_bytes: int) -> Table:
 
 def render_run(console: Console, file: str, run, line_bytes: int) -> None:
     s = run.summary
-    console.print(f"[bold]{file}[/bold]: {s['mode']} over {s['elapsed_ns'] / 1e9:.2f} s, period {s['period_ns'] / 1e3:g} µs ({s['end']})")
+    console.print(f"[bold]{file}[/bold]: {s['mode']} over {duration_text(s['elapsed_ns'])}, period {duration_text(s['period_ns'])} ({s['end']})")
     console.print(f"  counter: {s['counter']}")
     console.print(f"  throttle: {s['throttle']}")
     for n in s["notices"]:
@@ -56,14 +57,14 @@ def render_run(console: Console, file: str, run, line_bytes: int) -> None:
             f"{g['used_per_period']:,.1f}",
             f"{100 * g['ratio']:.1f}%" if g["ratio"] == g["ratio"] else "-",
             f"{g['exhausted_periods']:,} of {g['periods']:,}",
-            f"{g['throttled_ns'] / 1e6:,.0f} ms",
+            duration_text(g["throttled_ns"]),
             f"{g['overshoot_p50']:,.0f} / {g['overshoot_p99']:,.0f} / {g['overshoot_max']:,}",
         )
     console.print(t)
     cpu = s["cpu_ns"] / max(s["elapsed_ns"], 1)
     console.print(
-        f"  regulator CPU {100 * cpu:.2f}% of one core; period lateness p50 {s['lateness_p50_ns'] / 1e3:.1f} µs, "
-        f"p99 {s['lateness_p99_ns'] / 1e3:.1f} µs; reaction p50 {s['reaction_p50_ns'] / 1e3:.1f} µs, p99 {s['reaction_p99_ns'] / 1e3:.1f} µs"
+        f"  regulator CPU {100 * cpu:.2f}% of one core; period lateness p50 {duration_text(s['lateness_p50_ns'])}, "
+        f"p99 {duration_text(s['lateness_p99_ns'])}; reaction p50 {duration_text(s['reaction_p50_ns'])}, p99 {duration_text(s['reaction_p99_ns'])}"
     )
 
 

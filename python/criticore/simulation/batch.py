@@ -22,7 +22,7 @@ SUFFIXES = (".toml", ".json")
 ROW_FIELDS = (
     ("file", "string"), ("scheduler", "string"), ("cores", "uint32"), ("tasks", "uint32"), ("utilization", "float64"),
     ("duration_ns", "uint64"), ("partial", "bool"), ("events", "uint64"), ("released", "uint64"), ("completed", "uint64"),
-    ("deadline_misses", "uint64"), ("unfinished", "uint64"), ("max_response_ns", "uint64"), ("mean_response_ns", "float64"),
+    ("deadline_misses", "uint64"), ("unfinished", "uint64"), ("oldest_unfinished_release_ns", "uint64"), ("max_response_ns", "uint64"), ("mean_response_ns", "float64"),
     ("max_tardiness_ns", "uint64"), ("preemptions", "uint64"), ("migrations", "uint64"), ("memory_requests", "uint64"),
     ("memory_stall_ns", "uint64"), ("no_deadline_miss", "bool"),
 )

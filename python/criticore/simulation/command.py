@@ -14,12 +14,13 @@ from criticore.cli_common import SCHEDULER_HELP, bad, duration_option, fail, see
 from criticore.errors import InputError
 from criticore.outputs import distinct, writable, write_table
 from criticore.progress import ProgressBar
-from criticore.render import render_simulation
+from criticore.render import render_batch, render_simulation
 from criticore.simulation import batch
 from criticore.simulation import run as simulate_run
 from criticore.simulation.options import SimOptions
 from criticore.simulation.run import Interrupted
 from criticore.system import as_system
+from criticore.units import duration_text
 
 
 def simulate(
@@ -90,7 +91,7 @@ def simulate(
         console = Console()
         render_simulation(console, str(file), run.report)
         if interrupted:
-            console.print(f"[bold yellow]partial[/]: stopped by Ctrl-C after {run.report['duration_ns'] / 1e9:g} s of {duration_ns / 1e9:g} s simulated")
+            console.print(f"[bold yellow]partial[/]: stopped by Ctrl-C after {duration_text(run.report['duration_ns'])} of {duration_text(duration_ns)} simulated")
         for label, path in (("trace", trace), ("job records", jobs), ("bandwidth series", bandwidth)):
             if path is not None:
                 console.print(f"  {label}: {path}")
@@ -161,31 +162,7 @@ def _simulate_many(paths: list[Path], options: SimOptions, *, table: Path | None
     if as_json:
         print(json.dumps(rows.to_pylist(), indent=2))
     else:
-        _render_many(Console(), rows, len(paths), options.duration_ns, wall_s, table, interrupted)
+        render_batch(Console(), rows.to_pylist(), len(paths), options.duration_ns, wall_s, table, interrupted)
     if interrupted:
         raise typer.Exit(130)
 
-
-def _render_many(console, rows, asked: int, duration_ns: int, wall_s: float, table: Path | None, interrupted: bool) -> None:
-    from rich.table import Table
-
-    data = rows.to_pylist()
-    if len(data) <= 20:
-        t = Table(title=f"{len(data)} systems, {duration_ns / 1e9:g} s each", title_justify="left")
-        for col, just in (("file", "left"), ("sched", "left"), ("U", "right"), ("jobs", "right"), ("miss", "right"), ("max tard (ms)", "right")):
-            t.add_column(col, justify=just, overflow="fold")
-        for r in data:
-            miss = f"[bold red]{r['deadline_misses']}[/]" if r["deadline_misses"] else "[green]0[/]"
-            t.add_row(r["file"], r["scheduler"], f"{r['utilization']:.3f}", f"{r['completed']}/{r['released']}", miss,
-                      f"{r['max_tardiness_ns'] / 1e6:.6g}")
-        console.print(t)
-    jobs = sum(r["completed"] for r in data)
-    clean = sum(1 for r in data if r["no_deadline_miss"])
-    console.print(f"{len(data):,} of {asked:,} systems simulated: {clean:,} without a deadline miss; "
-                  f"{jobs:,} jobs in {wall_s:.3g} s ({jobs / max(wall_s, 1e-9):,.0f} jobs/s)")
-    if interrupted:
-        console.print("[bold yellow]partial[/]: stopped by Ctrl-C")
-    if table is not None:
-        console.print(f"  summary rows: {table}")
-    elif len(data) > 20:
-        console.print("  write every row with --table FILE.parquet")

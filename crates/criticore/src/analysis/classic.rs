@@ -120,10 +120,57 @@ fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str) -> 
         .map(|k| {
             let hp: Vec<FpTask> = ordered[..k].iter().map(|&i| fp(i)).collect();
             let bound = fp_rta::response_time(fp(ordered[k]), &hp, supply);
-            let note = bound.is_none().then(|| "demand outgrows the supply: no busy period ends".to_string());
+            let note = bound.is_none().then(|| unbounded(fp(ordered[k]), &hp, supply.rate(), 0.0, Cost::PET));
             row(system, ordered[k], on.to_string(), bound, note)
         })
         .collect()
+}
+
+/// What the jobs are charged, in [`unbounded`]'s words: the PET, or the fluid
+/// model's worst case (PET plus memory stalls).
+#[derive(Clone, Copy, PartialEq)]
+struct Cost {
+    /// The task's own jobs are charged memory stalls.
+    own_memory: bool,
+    /// Some job of the task or a higher-priority one is.
+    any_memory: bool,
+}
+
+impl Cost {
+    const PET: Cost = Cost { own_memory: false, any_memory: false };
+}
+
+/// Why fixed priority gives `task` below `higher` no bound over a supply of
+/// long-run share `rate`, naming the term that made it (the checks of
+/// `fp_rta::response_time_with`, in its order): the task's own cost above its
+/// period, the utilization above the supply, MemGuard's stall share on top,
+/// or a busy period that does not end within the jobs examined.
+fn unbounded(task: FpTask, higher: &[FpTask], rate: f64, stall_share: f64, cost: Cost) -> String {
+    let what = if cost.own_memory { "cost with memory stalls (fluid model)" } else { "PET" };
+    let of = if cost.any_memory { "utilization with memory stalls (fluid model)" } else { "utilization" };
+    let util = |t: &FpTask| t.pet_ns as f64 / t.period_ns as f64;
+    let u = util(&task) + higher.iter().map(util).sum::<f64>();
+    let supply = if rate < 1.0 { format!("the supply's share {rate:.4}") } else { "1".to_string() };
+    if task.pet_ns as f64 > task.period_ns as f64 * rate {
+        let alone = if rate < 1.0 { format!(" times the supply's share {rate:.4}") } else { String::new() };
+        format!("its {what}, {}, exceeds its period{alone}", ms(task.pet_ns))
+    } else if u > rate * (1.0 + 1e-12) {
+        format!("{of} {u:.4} with the higher-priority tasks is above {supply}")
+    } else if stall_share > 0.0 && u + stall_share >= rate {
+        format!("{of} {u:.4} plus MemGuard's budget stalls {stall_share:.4} reach {supply}")
+    } else {
+        "no busy period ends within the jobs examined".to_string()
+    }
+}
+
+/// ns as ms to 4 significant digits, trailing zeros dropped ("589.4 ms"), as
+/// the CLI prints durations (docs/format.md, "Numbers as printed").
+fn ms(ns: u64) -> String {
+    let v = ns as f64 / 1e6;
+    let before_point = if v > 0.0 { v.log10().floor() as i32 + 1 } else { 1 };
+    let text = format!("{:.*}", (4 - before_point).max(0) as usize, v);
+    let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.') } else { &text };
+    format!("{text} ms")
 }
 
 /// Memory stalls as the simulator's fluid model makes them (`memory.rs`).
@@ -192,9 +239,14 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
                 rate * period as f64 / budget.max(1) as f64
             });
             let bound = fp_rta::response_time_with(own, &hp, Supply::Dedicated, stalled, stall);
+            // What the bound rests on, for this task's own memory; a task without a
+            // memory profile gets no memory note.
+            let own_memory = system.tasks[i].memory.is_some();
+            let cost = Cost { own_memory, any_memory: (0..=k).any(|h| system.tasks[ordered[h]].memory.is_some()) };
             let note = match bound {
-                None => Some("demand with memory stalls outgrows the core".to_string()),
-                Some(_) if mem.memguard.is_some() => Some("with memory stalls (fluid model) and MemGuard's".to_string()),
+                None => Some(unbounded(own, &hp, 1.0, stalled, cost)),
+                Some(_) if !own_memory => None,
+                Some(_) if memguard.is_some() => Some("with memory stalls (fluid model) and MemGuard's budget stalls".to_string()),
                 Some(_) => Some("with memory stalls (fluid model, unregulated)".to_string()),
             };
             row(system, i, on.to_string(), bound, note)
@@ -445,4 +497,91 @@ pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis,
     };
     let schedulable = (!tasks.is_empty()).then(|| tasks.iter().all(|t| t.schedulable) && groups.iter().all(|g| g.schedulable));
     Ok(TaskAnalysis { scheduler: kind.name(), test, schedulable, tasks, groups, notes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{parse_task_system, Format};
+
+    fn notes(text: &str) -> std::collections::HashMap<String, Option<String>> {
+        let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
+        let r = analyze(&system, SchedulerKind::Pfp).unwrap();
+        r.tasks.into_iter().map(|t| (t.task, t.note)).collect()
+    }
+
+    #[test]
+    fn memguard_bombs_notes_are_whole_and_name_the_term() {
+        let n = notes(include_str!("../../../../examples/memguard-bombs.toml"));
+        assert_eq!(n["rt"].as_deref(), Some("with memory stalls (fluid model) and MemGuard's budget stalls"));
+        // A bomb's PET equals its period (100 ms): its stalls alone push its cost past it.
+        for bomb in ["bomb1", "bomb2", "bomb3"] {
+            let note = n[bomb].as_deref().unwrap();
+            let cost = note.strip_prefix("its cost with memory stalls (fluid model), ").and_then(|r| r.strip_suffix(" ms, exceeds its period"));
+            assert!(cost.is_some_and(|c| c.parse::<f64>().unwrap() > 100.0), "{note}");
+        }
+    }
+
+    // Core 0: "a" (6 ms every 10 ms, highest), "b" (6 ms every 10 ms), "c"
+    // (12 ms every 10 ms); core 1: "m" with a memory profile, so the analysis
+    // charges memory stalls, but nothing on core 0 issues requests.
+    const MIXED: &str = r#"
+[platform]
+cores = 2
+[[task]]
+name = "a"
+core = 0
+priority = 3
+period = "10ms"
+pet = "6ms"
+[[task]]
+name = "b"
+core = 0
+priority = 2
+period = "10ms"
+pet = "6ms"
+[[task]]
+name = "c"
+core = 0
+priority = 1
+period = "10ms"
+pet = "12ms"
+[[task]]
+name = "m"
+core = 1
+period = "10ms"
+pet = "1ms"
+memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = "random" }
+"#;
+
+    #[test]
+    fn a_task_without_memory_gets_no_memory_note_and_the_term_that_failed() {
+        let n = notes(MIXED);
+        // a: 6 ≤ 10, bounded, no memory: no note at all.
+        assert_eq!(n["a"], None);
+        // b: 6/10 + 6/10 = 1.2 > 1.
+        assert_eq!(n["b"].as_deref(), Some("utilization 1.2000 with the higher-priority tasks is above 1"));
+        // c: its own PET, 12 ms, is more than its 10 ms period.
+        assert_eq!(n["c"].as_deref(), Some("its PET, 12 ms, exceeds its period"));
+        assert_eq!(n["m"].as_deref(), Some("with memory stalls (fluid model, unregulated)"));
+    }
+
+    #[test]
+    fn cpu_only_fixed_priority_names_the_term_too() {
+        // The same core 0 without any memory profile: the CPU-only test.
+        let cpu_only = MIXED.split("[[task]]\nname = \"m\"").next().unwrap();
+        let n = notes(cpu_only);
+        assert_eq!(n["a"], None);
+        assert_eq!(n["b"].as_deref(), Some("utilization 1.2000 with the higher-priority tasks is above 1"));
+        assert_eq!(n["c"].as_deref(), Some("its PET, 12 ms, exceeds its period"));
+    }
+
+    #[test]
+    fn ms_has_four_significant_digits() {
+        assert_eq!(ms(12_000_000), "12 ms");
+        assert_eq!(ms(26_400_000), "26.4 ms");
+        assert_eq!(ms(589_431_000), "589.4 ms");
+        assert_eq!(ms(1_234), "0.001234 ms");
+        assert_eq!(ms(123_456_789_000), "123457 ms");
+    }
 }

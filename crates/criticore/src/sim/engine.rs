@@ -353,7 +353,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     // Released before the end but still waiting for their task's previous job.
     releases.never_made(end, |task, number, release_ns, deadline_ns| {
         let stats = &mut result.per_task[task as usize];
-        stats.unfinished += 1;
+        stats.left_unfinished(release_ns);
         if deadline_ns <= end {
             stats.misses += 1;
         }
@@ -367,7 +367,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     }
     for (_, job) in jobs.live() {
         let stats = &mut result.per_task[job.task as usize];
-        stats.unfinished += 1;
+        stats.left_unfinished(job.release_ns);
         if job.deadline_ns <= end {
             stats.misses += 1;
         }

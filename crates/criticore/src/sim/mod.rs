@@ -93,6 +93,8 @@ pub struct TaskStats {
     pub misses: u64,
     /// Jobs still unfinished at the end.
     pub unfinished: u64,
+    /// Release of the oldest of them (None: every job released finished).
+    pub oldest_unfinished_release_ns: Option<u64>,
     pub max_response_ns: u64,
     pub total_response_ns: u128,
     pub max_tardiness_ns: u64,
@@ -117,6 +119,12 @@ impl TaskStats {
         self.max_tardiness_ns = self.max_tardiness_ns.max(tardiness);
         self.preemptions += r.preemptions as u64;
         self.migrations += r.migrations as u64;
+    }
+
+    /// A job left unfinished at the end, released at `release_ns`.
+    pub fn left_unfinished(&mut self, release_ns: u64) {
+        self.unfinished += 1;
+        self.oldest_unfinished_release_ns = Some(self.oldest_unfinished_release_ns.map_or(release_ns, |r| r.min(release_ns)));
     }
 
     pub fn mean_response_ns(&self) -> f64 {

@@ -12,6 +12,9 @@ pub struct Stats {
     pub completed: u64,
     pub deadline_misses: u64,
     pub unfinished: u64,
+    /// Release of the oldest job unfinished at the end (None: none is).
+    pub oldest_unfinished_release_ns: Option<u64>,
+    /// Of the jobs that finished (0 when none did: see `completed`).
     pub max_response_ns: u64,
     pub mean_response_ns: f64,
     pub max_tardiness_ns: u64,
@@ -81,6 +84,10 @@ fn merge(into: &mut Stats, s: &Stats) {
     into.completed = completed;
     into.deadline_misses += s.deadline_misses;
     into.unfinished += s.unfinished;
+    into.oldest_unfinished_release_ns = match (into.oldest_unfinished_release_ns, s.oldest_unfinished_release_ns) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
     into.max_response_ns = into.max_response_ns.max(s.max_response_ns);
     into.max_tardiness_ns = into.max_tardiness_ns.max(s.max_tardiness_ns);
     into.preemptions += s.preemptions;
@@ -104,6 +111,7 @@ pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
                 completed: s.completed,
                 deadline_misses: s.misses,
                 unfinished: s.unfinished,
+                oldest_unfinished_release_ns: s.oldest_unfinished_release_ns,
                 max_response_ns: s.max_response_ns,
                 mean_response_ns: s.mean_response_ns(),
                 max_tardiness_ns: s.max_tardiness_ns,
