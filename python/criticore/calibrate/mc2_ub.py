@@ -21,6 +21,7 @@ from rich.console import Console
 
 import criticore._core as _core
 from criticore.cli_common import bad, fail
+from criticore.units import U64_MAX
 from criticore.outputs import writable, write_table
 from criticore.errors import InputError
 
@@ -145,7 +146,7 @@ def command(
     isolation: str = typer.Option("idle,cache+bank,cache,unmanaged", "--isolation", help="Configurations: idle, cache+bank, cache, unmanaged."),
     iterations: int = typer.Option(20, "--iterations", min=2, help="µB iterations simulated per run; times are reported for the paper's 500."),
     runs: int = typer.Option(3, "--runs", min=1, help="Runs per point (WCET = the largest, ACET = the mean)."),
-    seed: int = typer.Option(1, "--seed", help="Seed of the random line orders and replacement."),
+    seed: int = typer.Option(1, "--seed", min=0, max=U64_MAX, help="Seed of the random line orders and replacement."),
     replacement: str = typer.Option("pseudo-random", "--replacement", help="LLC replacement: pseudo-random (the PL310's default) or lru."),
     os: bool = typer.Option(True, "--os/--no-os", help="Also run §4.2 / Appendix A (OS isolation)."),
     output: Path = typer.Option(Path("mc2-ub"), "--output", "-o", help="Folder for mc2-ub.parquet, the figures and os-isolation.parquet."),

@@ -12,22 +12,27 @@ from rich.console import Console
 from rich.progress import Progress
 
 import criticore._core as _core
-from criticore.cli_common import duration_option, fail
+from criticore.cli_common import MAX_CPU, duration_option, fail
 from criticore.errors import InputError
 from criticore.load import generator as gen
 from criticore.load import sweep as sw
 from criticore.load.render import render_load
-from criticore.outputs import distinct, writable, write_table
+from criticore.outputs import IMAGE, TABLE, distinct, system_inputs, writable, write_table
 from criticore.render import table
 from criticore.system import check
+from criticore.units import U64_MAX
+
+#: The shortest --interval: every interval is a record kept for the whole run
+#: (a 1 ns interval asked for a billion per second of run).
+MIN_INTERVAL_NS = 1_000_000
 
 
 def load(
-    reads: int = typer.Option(0, "--reads", "-r", help="Lines read of every 10 (the rest are written), blin-bandwidth-monitor §3.1."),
-    delay: int = typer.Option(0, "--delay", help="Delay-loop iterations after every 10 lines (Fig. 4)."),
+    reads: int = typer.Option(0, "--reads", "-r", min=0, max=10, help="Lines read of every 10 (the rest are written), blin-bandwidth-monitor §3.1."),
+    delay: int = typer.Option(0, "--delay", min=0, max=U64_MAX, help="Delay-loop iterations after every 10 lines (Fig. 4)."),
     bandwidth: str = typer.Option(None, "--bandwidth", "-b", help="Pace to this bandwidth, e.g. 500MB/s (instead of the delay)."),
     duration: str = typer.Option(None, "--duration", "-d", help="Run this long, e.g. 10s (default: until Ctrl-C or SIGTERM)."),
-    cpu: int = typer.Option(None, "--cpu", "-c", help="Pin to this CPU."),
+    cpu: int = typer.Option(None, "--cpu", "-c", min=0, max=MAX_CPU, help="Pin to this CPU."),
     buffer: str = typer.Option(None, "--buffer", help="Buffer size, e.g. 128MiB (default: 4x the LLC, at least 64MiB)."),
     interval: str = typer.Option("1ms", "--interval", help="Report interval for the achieved bandwidth."),
     fresh_pages: bool = typer.Option(False, "--fresh-pages", help="Drop the buffer's pages at every pass, so each page faults again (a kernel-counted memory event)."),
@@ -40,7 +45,7 @@ def load(
     point: str = typer.Option("100ms", "--point", help="--sweep: length of each grid point's run."),
     file: Path = typer.Option(None, "--file", help="Periodic mode, like rt-app: run --task of this task-system file, a job of its work every period."),
     task: str = typer.Option(None, "--task", help="Periodic mode: the task to run."),
-    jobs: int = typer.Option(None, "--jobs", help="Periodic mode: stop after this many jobs."),
+    jobs: int = typer.Option(None, "--jobs", min=1, max=U64_MAX, help="Periodic mode: stop after this many jobs."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
 ) -> None:
@@ -59,9 +64,13 @@ def load(
     if file is not None or task is not None:
         _load_periodic(file, task, jobs, duration_option(duration, "--duration", where) if duration else None, cpu, log, as_json, force)
         return
+    interval_ns = duration_option(interval, "--interval", where)
+    if interval_ns < MIN_INTERVAL_NS:
+        fail(InputError(f"{where}: --interval: at least 1ms (one record per interval is kept for the whole run), got {interval}",
+                        str(where), "--interval", f"at least 1ms (one record per interval is kept for the whole run), got {interval}"))
     try:
         if log is not None:
-            writable(log, force, "--log")
+            writable(log, force, "--log", TABLE)
         console = Console(stderr=as_json)
         status = None
         if not as_json and console.is_terminal:
@@ -81,7 +90,7 @@ def load(
                 duration_ns=duration_option(duration, "--duration", where) if duration else None,
                 cpu=cpu,
                 buffer_bytes=parse(_core.size_bytes, buffer, "--buffer") if buffer else None,
-                interval_ns=duration_option(interval, "--interval", where),
+                interval_ns=interval_ns,
                 fresh_pages=fresh_pages,
                 pattern=pattern,
                 count=count,
@@ -109,7 +118,7 @@ def _load_periodic(file: Path | None, task: str | None, jobs: int | None, durati
     log, force = gen.job_log(log, force)
     try:
         if log is not None:
-            writable(log, force, "--log")
+            writable(log, force, "--log", TABLE, inputs=system_inputs(file))
         check(file)
         run = gen.run_periodic(str(file), task, jobs=jobs, duration_ns=duration_ns, cpu=cpu)
         if log is not None:
@@ -149,11 +158,11 @@ def _load_sweep(where: Path, cpu: int | None, plot: Path | None, data: Path | No
     victim = 0 if cpu is None else cpu
     latency_data = None if data is None else data.with_name(f"{data.stem}.latency{data.suffix}")
     try:
-        outputs = [(plot, "--plot"), (data, "--data"), (latency_data, "--data")]
-        distinct(outputs)
-        for path, option in outputs:
+        outputs = [(plot, "--plot", IMAGE), (data, "--data", TABLE), (latency_data, "--data", TABLE)]
+        for path, option, suffixes in outputs:
             if path is not None:
-                writable(path, force, option)
+                writable(path, force, option, suffixes)
+        distinct([(path, option) for path, option, _ in outputs])
         buffer_bytes = parse(_core.size_bytes, buffer, "--buffer") if buffer else None
         console = Console(stderr=as_json)
         load_cpus = sw.load_cpus_for(victim)

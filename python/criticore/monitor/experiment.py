@@ -32,13 +32,13 @@ import typer
 from rich.console import Console
 
 import criticore._core as _core
-from criticore.cli_common import bad, duration_option, fail
+from criticore.cli_common import MAX_CPU, U32_MAX, bad, duration_option, fail
 from criticore.errors import InputError
 from criticore.monitor import experiment_real, real
 from criticore.monitor import simulated as sim
 from criticore.monitor.command import _ints, _task_and_cores, check_program
 from criticore.monitor.tables_command import _cores
-from criticore.outputs import writable, write_table
+from criticore.outputs import system_inputs, writable, write_table
 from criticore.simulation.run import simulate
 from criticore.system import check
 
@@ -322,14 +322,14 @@ def _loads_text(d: dict) -> str:
 # --------------------------------------------------------------------------- the command
 
 
-def _outputs(out: Path, force: bool) -> dict[str, Path]:
+def _outputs(out: Path, force: bool, inputs: list[Path]) -> dict[str, Path]:
     if out.exists() and not out.is_dir():
         bad(out, "--output", "is a file, not a folder")
     paths = {k: out / name for k, name in OUTPUTS.items()}
     try:
         if out.is_dir():
             for p in paths.values():
-                writable(p, force, "--output")
+                writable(p, force, "--output", inputs=inputs)
     except InputError as e:
         fail(e)
     return paths
@@ -369,7 +369,7 @@ def monitor(
         bad(files[0], "--loads", f"expected {' or '.join(GRIDS)}, got {loads!r}")
     duration_ns = duration_option(duration, "--duration", files[0])
     apps = applications(files, rt_task, be_cores)
-    paths = _outputs(output, force)
+    paths = _outputs(output, force, [p for f in files for p in system_inputs(f)])
     sizes = [len(experiment_loads(loads, len(a.be_cores))) for a in apps]
     done, written = 0, []
     try:
@@ -427,11 +427,11 @@ def monitor_real(
     file: Path = typer.Argument(..., help="Task-system file: [regulation] kind = \"monitor\" with the program's overhead table (criticore profile, tables build)."),
     rt_task: str = typer.Option(None, "--rt-task", help="The real-time task the command runs (default: the file's [regulation] rt_task)."),
     be_cores: list[str] = typer.Option(None, "--be-cores", help="CPUs the loads run on (default: the file's [regulation] be_cores)."),
-    cpu: int = typer.Option(None, "--cpu", help="Pin the program here (default: the task's core)."),
+    cpu: int = typer.Option(None, "--cpu", min=0, max=MAX_CPU, help="Pin the program here (default: the task's core)."),
     reads: str = typer.Option("0,5,10", "--reads", help="Read ratios of the loads, reads of 10."),
     delays: str = typer.Option("0,200,2000", "--delays", help="Delay-loop iterations of the loads."),
-    jobs: int = typer.Option(20, "--jobs", help="Jobs per load without the monitor (and the alone run)."),
-    warmup: int = typer.Option(3, "--warmup", help="First jobs of each run left out."),
+    jobs: int = typer.Option(20, "--jobs", min=1, max=U32_MAX, help="Jobs per load without the monitor (and the alone run)."),
+    warmup: int = typer.Option(3, "--warmup", min=0, max=U32_MAX, help="First jobs of each run left out."),
     duration: str = typer.Option("1s", "--duration", "-d", help="Time per load under the monitor."),
     output: Path = typer.Option(Path("monitor-experiment-real"), "--output", "-o", help="Folder for monitor.parquet, fig8-overhead.png, fig9-parallelism.png."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing outputs."),
@@ -446,7 +446,7 @@ def monitor_real(
         bad(file, "--warmup", f"must be 0…{jobs - 1} (below --jobs), got {warmup}")
     duration_ns = duration_option(duration, "--duration", file)
     points = real.grid(_ints(reads, file, "--reads", 0, 10), _ints(delays, file, "--delays", 0), sim.configs_for(len(app.be_cores)))
-    paths = _outputs(output, force)
+    paths = _outputs(output, force, system_inputs(file) + [Path(a) for a in ctx.args[:1]])
     done, written = 0, []
     try:
         with _progress(Console(stderr=True)) as bar:
