@@ -261,8 +261,8 @@ def test_out_of_range_options_are_one_line_errors(system: Path, args: list[str],
     [
         (["simulate", "{file}", "--no-such-option"], "error: No such option: --no-such-option", "criticore simulate --help"),
         (["simulate", "{file}", "--threads", "many"], "error: --threads: ", "integer"),
-        (["load", "--reads", "11"], "error: --reads: ", "less than or equal to 10"),
-        (["study", "run", "--batch", "0"], "error: --batch: ", "greater than or equal to 1"),
+        (["load", "--cpu", "1.5"], "error: --cpu: ", "integer"),
+        (["frobnicate"], "error: No such command 'frobnicate'", "criticore --help"),
         (["plot", "gantt"], "error: Missing argument", "criticore plot gantt --help"),
     ],
 )

@@ -66,3 +66,11 @@ def usage_error_line(err) -> str:
     if isinstance(err, click_errors.UsageError) and ctx is not None:
         line += f" (see {ctx.command_path} --help)"
     return " ".join(line.split())
+
+
+def int_option(value: int | None, option: str, file, low: int, high: int, meaning: str = "") -> None:
+    """An int option within [low, high] (None: not given), or a one-line error
+    naming it; ``high`` is what the engine holds, so no OverflowError later."""
+    if value is not None and not low <= value <= high:
+        shown = "2^64 − 1" if high == U64_MAX else "2^32 − 1" if high == U32_MAX else f"{high:,}"
+        bad(file, option, f"must be {low} to {shown}{meaning}, got {value}")

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 import criticore._core as _core
-from criticore.cli_common import MAX_CPU, duration_option, fail
+from criticore.cli_common import MAX_CPU, duration_option, fail, int_option
 from criticore.errors import InputError
 from criticore.load import generator as gen
 from criticore.load import sweep as sw
@@ -28,11 +28,11 @@ MIN_INTERVAL_NS = 1_000_000
 
 
 def load(
-    reads: int = typer.Option(0, "--reads", "-r", min=0, max=10, help="Lines read of every 10 (the rest are written), blin-bandwidth-monitor §3.1."),
-    delay: int = typer.Option(0, "--delay", min=0, max=U64_MAX, help="Delay-loop iterations after every 10 lines (Fig. 4)."),
+    reads: int = typer.Option(0, "--reads", "-r", help="Lines read of every 10 (the rest are written), blin-bandwidth-monitor §3.1."),
+    delay: int = typer.Option(0, "--delay", help="Delay-loop iterations after every 10 lines (Fig. 4)."),
     bandwidth: str = typer.Option(None, "--bandwidth", "-b", help="Pace to this bandwidth, e.g. 500MB/s (instead of the delay)."),
     duration: str = typer.Option(None, "--duration", "-d", help="Run this long, e.g. 10s (default: until Ctrl-C or SIGTERM)."),
-    cpu: int = typer.Option(None, "--cpu", "-c", min=0, max=MAX_CPU, help="Pin to this CPU."),
+    cpu: int = typer.Option(None, "--cpu", "-c", help="Pin to this CPU."),
     buffer: str = typer.Option(None, "--buffer", help="Buffer size, e.g. 128MiB (default: 4x the LLC, at least 64MiB)."),
     interval: str = typer.Option("1ms", "--interval", help="Report interval for the achieved bandwidth."),
     fresh_pages: bool = typer.Option(False, "--fresh-pages", help="Drop the buffer's pages at every pass, so each page faults again (a kernel-counted memory event)."),
@@ -45,7 +45,7 @@ def load(
     point: str = typer.Option("100ms", "--point", help="--sweep: length of each grid point's run."),
     file: Path = typer.Option(None, "--file", help="Periodic mode, like rt-app: run --task of this task-system file, a job of its work every period."),
     task: str = typer.Option(None, "--task", help="Periodic mode: the task to run."),
-    jobs: int = typer.Option(None, "--jobs", min=1, max=U64_MAX, help="Periodic mode: stop after this many jobs."),
+    jobs: int = typer.Option(None, "--jobs", help="Periodic mode: stop after this many jobs."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
 ) -> None:
@@ -57,6 +57,11 @@ def load(
             return fn(value)
         except ValueError as e:
             fail(InputError(f"{where}: {option}: {e}", str(where), option, str(e)))
+
+    int_option(reads, "--reads", where, 0, 10, " (lines read of every 10)")
+    int_option(delay, "--delay", where, 0, U64_MAX)
+    int_option(cpu, "--cpu", where, 0, MAX_CPU)
+    int_option(jobs, "--jobs", where, 1, U64_MAX)
 
     if sweep:
         _load_sweep(where, cpu, plot, data, duration_option(point, "--point", where), buffer, as_json, force, parse)

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 import criticore._core as _core
-from criticore.cli_common import MAX_CPU, U32_MAX, bad, duration_option, fail
+from criticore.cli_common import MAX_CPU, U32_MAX, bad, duration_option, fail, int_option
 from criticore.errors import InputError
 from criticore.load.sweep import DELAYS, READS
 from criticore.monitor import dataset as ds
@@ -112,15 +112,15 @@ def profile_command(
     output: Path = typer.Option(..., "--output", "-o", help="Profile dataset to write (.parquet; docs/format.md)."),
     rt_task: str = typer.Option(None, "--rt-task", help="The real-time task the command runs (default: \\[regulation] rt_task)."),
     be_cores: str = typer.Option(None, "--be-cores", help="CPUs for the loads, e.g. 1,2,3 (default: \\[regulation] be_cores, else every other CPU)."),
-    cpu: int = typer.Option(None, "--cpu", min=0, max=MAX_CPU, help="Pin the program here (default: the task's core)."),
+    cpu: int = typer.Option(None, "--cpu", help="Pin the program here (default: the task's core)."),
     reads: str = typer.Option(None, "--reads", help="Read ratios of the loads, reads of 10, e.g. 0,5,10 (default: 0…10)."),
     delays: str = typer.Option(None, "--delays", help="Delay-loop iterations of the loads (default: 0…8000, the sweep's 11 values)."),
     quick: bool = typer.Option(False, "--quick", help=f"A small grid: reads {','.join(map(str, QUICK_READS))}, delays {','.join(map(str, QUICK_DELAYS))}."),
-    jobs: int = typer.Option(20, "--jobs", min=1, max=U32_MAX, help="Jobs per load (launches, for a program that marks no jobs)."),
-    warmup: int = typer.Option(3, "--warmup", min=0, max=U32_MAX, help="First jobs of each load marked warm-up (the builder drops them)."),
+    jobs: int = typer.Option(20, "--jobs", help="Jobs per load (launches, for a program that marks no jobs)."),
+    warmup: int = typer.Option(3, "--warmup", help="First jobs of each load marked warm-up (the builder drops them)."),
     sample: str = typer.Option(None, "--sample", help="The monitor's sampling interval for the per-job samples (default: \\[regulation] sample, else 50us)."),
     tick: str = typer.Option("1ms", "--tick", help="How often the global counts are recorded."),
-    fifo: int = typer.Option(None, "--fifo", min=1, max=99, help="Run the program at this SCHED_FIFO priority (default: SCHED_OTHER)."),
+    fifo: int = typer.Option(None, "--fifo", help="Run the program at this SCHED_FIFO priority (default: SCHED_OTHER)."),
     buffer: str = typer.Option(None, "--buffer", help="Each load's buffer, e.g. 128MiB (default: 4x the LLC, at least 64MiB)."),
     counter: str = typer.Option("auto", "--counter", help="auto (LLC misses where there is a PMU, else the software counts), software, or a perf event (llc-misses, raw:0x17,0x18)."),
     limit: str = typer.Option("60s", "--limit", help="Stop a point that runs longer than this."),
@@ -130,6 +130,9 @@ def profile_command(
     """Profile a real-time program alone and against the load grid (blin-bandwidth-monitor §3.1): a profile dataset."""
     import json
 
+    int_option(cpu, "--cpu", file, 0, MAX_CPU)
+    int_option(jobs, "--jobs", file, 1, U32_MAX)
+    int_option(fifo, "--fifo", file, 1, 99)
     try:
         # The program after -- is an input too.
         writable(output, force, "--output", DATASET, inputs=system_inputs(file) + [Path(a) for a in ctx.args[:1]])

@@ -32,7 +32,7 @@ import typer
 from rich.console import Console
 
 import criticore._core as _core
-from criticore.cli_common import MAX_CPU, U32_MAX, bad, duration_option, fail
+from criticore.cli_common import MAX_CPU, U32_MAX, bad, duration_option, fail, int_option
 from criticore.errors import InputError
 from criticore.monitor import experiment_real, real
 from criticore.monitor import simulated as sim
@@ -427,17 +427,19 @@ def monitor_real(
     file: Path = typer.Argument(..., help="Task-system file: [regulation] kind = \"monitor\" with the program's overhead table (criticore profile, tables build)."),
     rt_task: str = typer.Option(None, "--rt-task", help="The real-time task the command runs (default: the file's [regulation] rt_task)."),
     be_cores: list[str] = typer.Option(None, "--be-cores", help="CPUs the loads run on (default: the file's [regulation] be_cores)."),
-    cpu: int = typer.Option(None, "--cpu", min=0, max=MAX_CPU, help="Pin the program here (default: the task's core)."),
+    cpu: int = typer.Option(None, "--cpu", help="Pin the program here (default: the task's core)."),
     reads: str = typer.Option("0,5,10", "--reads", help="Read ratios of the loads, reads of 10."),
     delays: str = typer.Option("0,200,2000", "--delays", help="Delay-loop iterations of the loads."),
-    jobs: int = typer.Option(20, "--jobs", min=1, max=U32_MAX, help="Jobs per load without the monitor (and the alone run)."),
-    warmup: int = typer.Option(3, "--warmup", min=0, max=U32_MAX, help="First jobs of each run left out."),
+    jobs: int = typer.Option(20, "--jobs", help="Jobs per load without the monitor (and the alone run)."),
+    warmup: int = typer.Option(3, "--warmup", help="First jobs of each run left out."),
     duration: str = typer.Option("1s", "--duration", "-d", help="Time per load under the monitor."),
     output: Path = typer.Option(Path("monitor-experiment-real"), "--output", "-o", help="Folder for monitor.parquet, fig8-overhead.png, fig9-parallelism.png."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing outputs."),
 ) -> None:
     """§4.3 on this machine: the program after -- next to real constant loads, without and under `criticore regulate --mode monitor` (Fig. 8, Fig. 9, a Parquet)."""
     started = time.perf_counter()
+    int_option(cpu, "--cpu", file, 0, MAX_CPU)
+    int_option(jobs, "--jobs", file, 1, U32_MAX)
     check_program(file, ctx.args)
     app = application(file, rt_task, be_cores)
     # This machine's CPUs for the program and the loads (one-line errors).

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.live import Live
 
 import criticore.regulate as reg
-from criticore.cli_common import MAX_CPU, duration_option, fail
+from criticore.cli_common import MAX_CPU, duration_option, fail, int_option
 from criticore.errors import InputError
 from criticore.outputs import TABLE, TRACE, distinct, not_input, system_inputs, writable, write_table, write_text
 from criticore.regulate.compare import RunClock, check_simulable, compare_with_simulation
@@ -34,14 +34,16 @@ def regulate(
     log: Path = typer.Option(None, "--log", help="Write the per-period log (.parquet or .csv)."),
     trace: Path = typer.Option(None, "--trace", help="Write a Perfetto trace (JSON), the simulator's layout."),
     output: Path = typer.Option(None, "--output", help="Append the commands' output to this file (default: discarded)."),
-    fifo: int = typer.Option(None, "--fifo", min=0, max=99, help="SCHED_FIFO priority of the regulator (1-99; default 90 as root, so what it regulates cannot delay it; 0 = leave as is)."),
+    fifo: int = typer.Option(None, "--fifo", help="SCHED_FIFO priority of the regulator (1-99; default 90 as root, so what it regulates cannot delay it; 0 = leave as is)."),
     no_lead: bool = typer.Option(False, "--no-lead", help="Stop a group when its count reaches the budget, not earlier by the learnt stop lag (docs/runtime.md)."),
-    regulator_cpu: int = typer.Option(None, "--regulator-cpu", min=0, max=MAX_CPU, help="Pin the regulator to this CPU, best a best-effort one (default: wherever it wakes)."),
+    regulator_cpu: int = typer.Option(None, "--regulator-cpu", help="Pin the regulator to this CPU, best a best-effort one (default: wherever it wakes)."),
     compare_sim: bool = typer.Option(False, "--compare-sim", help="Then simulate the file as long, under the same regulation, and print measured vs simulated: per periodic `criticore load --file F --task T` task its jobs, misses and response times, per group its use of the budget and time stopped; at the file's \\[regulation] period, so not with --period (docs/runtime.md)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
 ) -> None:
     """Regulate real processes in user space: MemGuard, MCTI, MRS or the bandwidth monitor on the file's tasks."""
+    int_option(fifo, "--fifo", file, 0, 99, " (1-99; 0 = leave as is)")
+    int_option(regulator_cpu, "--regulator-cpu", file, 0, MAX_CPU)
     durations = {}
     for value, option in ((duration, "--duration"), (period, "--period"), (poll, "--poll")):
         durations[option] = duration_option(value, option, file) if value is not None else None

@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from criticore.cli_common import MAX_CPU, SCHEDULER_HELP, bad, duration_option, fail, seed_option
+from criticore.cli_common import MAX_CPU, SCHEDULER_HELP, bad, duration_option, fail, int_option, seed_option
 from criticore.errors import InputError
 from criticore.outputs import IMAGE, TABLE, TRACE, distinct, system_inputs, writable, write_table
 from criticore.progress import ProgressBar
@@ -51,7 +51,7 @@ def simulate(
     bandwidth: Path = typer.Option(None, "--bandwidth", help="Write the per-core bandwidth series (.parquet or .csv, MB/s)."),
     bin_width: str = typer.Option("1ms", "--bin", help="Bin width of the bandwidth series and trace counters."),
     table: Path = typer.Option(None, "--table", help="Several systems: write one summary row per system (.parquet or .csv)."),
-    threads: int = typer.Option(None, "--threads", max=MAX_CPU + 1, help="Several systems: worker threads (default: one per core)."),
+    threads: int = typer.Option(None, "--threads", help="Several systems: worker threads (default: one per core)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
 ) -> None:
@@ -157,8 +157,7 @@ def _simulate_many(paths: list[Path], options: SimOptions, *, table: Path | None
     for given, option in refused:
         if given is not None:
             bad(first, option, "one file per system is not written for several systems; use --table for their summaries")
-    if threads is not None and threads < 1:
-        bad(first, "--threads", "must be at least 1")
+    int_option(threads, "--threads", first, 1, MAX_CPU + 1)
     interrupted = False
     try:
         if table is not None:

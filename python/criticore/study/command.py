@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from criticore.cli_common import MAX_CPU, U32_MAX, bad, fail
+from criticore.cli_common import MAX_CPU, U32_MAX, bad, fail, int_option
 from criticore.units import U64_MAX
 from criticore.errors import InputError
 from criticore.study.catalogue import parse_grid, scenario_count, select_scenarios
@@ -31,20 +31,23 @@ def study_run(
     ),
     quick: bool = typer.Option(False, "--quick", help="Six diverse scenarios (every Table 3 choice, Fig. 15's three), U = 0.5…16 in steps of 0.5; under a minute; writes the report."),
     output: Path = typer.Option(None, "--output", "-o", help="Study folder (default: study-results, or study-quick with --quick). Rerun to resume."),
-    seed: int = typer.Option(0, "--seed", min=0, max=U64_MAX, help="Seed of the whole study; the same seed gives the same results on any backend."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the whole study; the same seed gives the same results on any backend."),
     utilization: str = typer.Option(None, "--utilization", help="System-utilization grid START:STOP:STEP or a list, multiples of 0.25 (default 0.25:10:0.25)."),
     half_width: float = typer.Option(None, "--half-width", help="Target half-width of each schedulability estimate (default 0.05)."),
-    max_systems: int = typer.Option(None, "--max-systems", min=1, max=U32_MAX, help="Most task systems per point (default 400)."),
-    batch: int = typer.Option(None, "--batch", min=1, max=U32_MAX, help="Task systems generated between two precision checks (default 50)."),
+    max_systems: int = typer.Option(None, "--max-systems", help="Most task systems per point (default 400)."),
+    batch: int = typer.Option(None, "--batch", help="Task systems generated between two precision checks (default 50)."),
     dask: str = typer.Option(None, "--dask", help="Run on Dask: 'local' (a LocalCluster) or a scheduler address such as tcp://host:8786."),
-    workers: int = typer.Option(None, "--workers", min=1, max=MAX_CPU + 1, help="Worker processes of --dask local (default: one per core)."),
-    chunk: int = typer.Option(None, "--chunk", min=1, max=U32_MAX, help="Points per chunk (kernel call or Dask task); does not change results."),
+    workers: int = typer.Option(None, "--workers", help="Worker processes of --dask local (default: one per core)."),
+    chunk: int = typer.Option(None, "--chunk", help="Points per chunk (kernel call or Dask task); does not change results."),
     no_report: bool = typer.Option(False, "--no-report", help="Do not write report.md and the plots at the end."),
     preset: str = typer.Option("imx6", "--preset", help="Platform of the generated systems: imx6 (the study's assumed cost constants) or imx6-transaction (fitted by `criticore calibrate`)."),
     force: bool = typer.Option(False, "--force", help="Replace a study with other parameters (or other files) in the output folder."),
 ) -> None:
     """Run or resume a schedulability study: scenarios × utilization sweep × nine schemes, to Parquet."""
     out = output or Path("study-quick" if quick else "study-results")
+    for value, option, low, high in ((seed, "--seed", 0, U64_MAX), (max_systems, "--max-systems", 1, U32_MAX), (batch, "--batch", 1, U32_MAX),
+                                     (workers, "--workers", 1, MAX_CPU + 1), (chunk, "--chunk", 1, U32_MAX)):
+        int_option(value, option, out, low, high)
     base = quick_params(seed) if quick else StudyParams(seed=seed)
     try:
         ids = tuple(select_scenarios(scenarios)) if scenarios else (base.scenario_ids or tuple(range(scenario_count())))
