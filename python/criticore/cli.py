@@ -4,6 +4,7 @@ job's command.py. No logic here: the commands are in their packages."""
 from __future__ import annotations
 
 import re
+import sys
 
 import typer
 
@@ -11,6 +12,7 @@ from criticore._core import __version__
 from criticore.analysis import command as analyze
 from criticore.calibrate import command as calibrate
 from criticore.calibrate import mc2_ub
+from criticore.cli_common import EXIT_BAD_INPUT, click_errors, usage_error_line
 from criticore.load import command as load
 from criticore.monitor import command as profile
 from criticore.monitor.experiment import experiment_app
@@ -121,7 +123,18 @@ def main() -> None:
     command = typer.main.get_command(app)
     summarize(command)
     escape_help(command)
-    command()
+    # Not standalone: click's usage errors come here, to print as one line.
+    try:
+        rv = command.main(standalone_mode=False)
+    except click_errors.ClickException as e:
+        if type(e).__name__ == "NoArgsIsHelpError":  # the help is printed already
+            raise SystemExit(e.exit_code) from None
+        print(usage_error_line(e), file=sys.stderr)
+        raise SystemExit(EXIT_BAD_INPUT if isinstance(e, click_errors.UsageError) else e.exit_code) from None
+    except typer.Abort:
+        print("Aborted!", file=sys.stderr)
+        raise SystemExit(1) from None
+    raise SystemExit(rv if isinstance(rv, int) else 0)
 
 
 if __name__ == "__main__":

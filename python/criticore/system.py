@@ -23,6 +23,8 @@ from criticore.errors import InputError, input_error
 
 def read_input(path: str | os.PathLike[str]) -> bytes:
     """Read a task-system file, turning OS errors into an InputError."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise input_error(PYTHON, "path", f"expected the path of a task-system file, got {type(path).__name__}")
     path = Path(path)
     try:
         return path.read_bytes()

@@ -134,6 +134,8 @@ def test_a_trace_of_several_chunks(tmp_path):
 # --------------------------------------------------------------------------- Ctrl-C
 
 LONG = 100_000 * SECOND  # memguard-bombs runs a few hundred simulated s per wall-clock s: minutes
+# The trace's counter bins over LONG: 10 s keeps them under simulate's 10 million per core.
+LONG_BIN = "10s"
 
 
 def interrupt(args: list[str], trace: Path) -> tuple[subprocess.CompletedProcess, float]:
@@ -163,7 +165,7 @@ def interrupt(args: list[str], trace: Path) -> tuple[subprocess.CompletedProcess
 def test_ctrl_c_gives_a_partial_json_summary_and_valid_files(tmp_path):
     jobs, trace = tmp_path / "j.parquet", tmp_path / "t.json"
     p, waited = interrupt(["examples/memguard-bombs.toml", "--duration", f"{LONG // SECOND}s", "--jobs", str(jobs),
-                           "--trace", str(trace), "--json"], trace)
+                           "--trace", str(trace), "--bin", LONG_BIN, "--json"], trace)
     assert p.returncode == 130, p.stderr
     assert waited < 1.0, f"exit {waited:.2f} s after SIGINT"
     report = json.loads(p.stdout)
@@ -183,7 +185,7 @@ def test_ctrl_c_gives_a_partial_json_summary_and_valid_files(tmp_path):
 def test_ctrl_c_marks_the_printed_summary_partial(tmp_path):
     jobs, trace = tmp_path / "j.csv", tmp_path / "t.json"
     p, waited = interrupt(["examples/memguard-bombs.toml", "--duration", f"{LONG // SECOND}s", "--jobs", str(jobs),
-                           "--trace", str(trace)], trace)
+                           "--trace", str(trace), "--bin", LONG_BIN], trace)
     assert p.returncode == 130, p.stderr
     assert waited < 1.0, f"exit {waited:.2f} s after SIGINT"
     assert any(line.startswith("partial") for line in p.stdout.splitlines()), p.stdout

@@ -18,7 +18,7 @@ from criticore._core import __version__
 from criticore.calibrate import fit as F
 from criticore.calibrate import fit_study as FS
 from criticore.cli_common import bad, fail
-from criticore.outputs import writable, write_text
+from criticore.outputs import TOML, distinct, writable, write_text
 from criticore.errors import InputError
 
 #: Obs. 1's ranges of CE and CL times as shares of SBP.
@@ -117,9 +117,10 @@ def command(
     started = time.perf_counter()
     output = output or Path(f"{name}.toml")
     try:
-        writable(output, force, "--output", (".toml",))
+        writable(output, force, "--output", TOML)
         if plot_file is not None:
             writable(plot_file, force, "--plot", (".png",))
+            distinct([(output, "--output"), (plot_file, "--plot")])
     except InputError as e:
         fail(e)
     err = Console(stderr=True)

@@ -20,7 +20,8 @@ import typer
 from rich.console import Console
 
 import criticore._core as _core
-from criticore.cli_common import bad, fail
+from criticore.cli_common import bad, fail, int_option
+from criticore.units import U64_MAX
 from criticore.outputs import writable, write_table
 from criticore.errors import InputError
 
@@ -153,6 +154,7 @@ def command(
 ) -> None:
     """mc2-hardware-management §4 on the transaction model: µB WCET/ACET over colours × ways in the four isolation configurations (Figs. 5, 10), OS isolation (Figs. 6–7), and the paper's numbers beside the model's."""
     started = time.perf_counter()
+    int_option(seed, "--seed", Path("mc2-ub"), 0, U64_MAX)
     sizes = _sizes(wss)
     configs = [c.strip() for c in isolation.split(",")]
     for c in configs:

@@ -12,15 +12,19 @@ from rich.console import Console
 from rich.progress import Progress
 
 import criticore._core as _core
-from criticore.cli_common import duration_option, fail
+from criticore.cli_common import MAX_CPU, duration_option, fail, int_option
 from criticore.errors import InputError
 from criticore.load import generator as gen
 from criticore.load import sweep as sw
 from criticore.load.render import render_load
-from criticore.outputs import distinct, writable, write_table
+from criticore.outputs import IMAGE, TABLE, distinct, system_inputs, writable, write_table
 from criticore.render import table
 from criticore.system import check
-from criticore.units import bandwidth_text, duration_text
+from criticore.units import U64_MAX, bandwidth_text, duration_text
+
+#: The shortest --interval: every interval is a record kept for the whole run
+#: (a 1 ns interval asked for a billion per second of run).
+MIN_INTERVAL_NS = 1_000_000
 
 
 def load(
@@ -54,15 +58,24 @@ def load(
         except ValueError as e:
             fail(InputError(f"{where}: {option}: {e}", str(where), option, str(e)))
 
+    int_option(reads, "--reads", where, 0, 10, " (lines read of every 10)")
+    int_option(delay, "--delay", where, 0, U64_MAX)
+    int_option(cpu, "--cpu", where, 0, MAX_CPU)
+    int_option(jobs, "--jobs", where, 1, U64_MAX)
+
     if sweep:
         _load_sweep(where, cpu, plot, data, duration_option(point, "--point", where), buffer, as_json, force, parse)
         return
     if file is not None or task is not None:
         _load_periodic(file, task, jobs, duration_option(duration, "--duration", where) if duration else None, cpu, log, as_json, force)
         return
+    interval_ns = duration_option(interval, "--interval", where)
+    if interval_ns < MIN_INTERVAL_NS:
+        fail(InputError(f"{where}: --interval: at least 1ms (one record per interval is kept for the whole run), got {interval}",
+                        str(where), "--interval", f"at least 1ms (one record per interval is kept for the whole run), got {interval}"))
     try:
         if log is not None:
-            writable(log, force, "--log")
+            writable(log, force, "--log", TABLE)
         console = Console(stderr=as_json)
         status = None
         if not as_json and console.is_terminal:
@@ -82,7 +95,7 @@ def load(
                 duration_ns=duration_option(duration, "--duration", where) if duration else None,
                 cpu=cpu,
                 buffer_bytes=parse(_core.size_bytes, buffer, "--buffer") if buffer else None,
-                interval_ns=duration_option(interval, "--interval", where),
+                interval_ns=interval_ns,
                 fresh_pages=fresh_pages,
                 pattern=pattern,
                 count=count,
@@ -110,7 +123,7 @@ def _load_periodic(file: Path | None, task: str | None, jobs: int | None, durati
     log, force = gen.job_log(log, force)
     try:
         if log is not None:
-            writable(log, force, "--log")
+            writable(log, force, "--log", TABLE, inputs=system_inputs(file))
         check(file)
         run = gen.run_periodic(str(file), task, jobs=jobs, duration_ns=duration_ns, cpu=cpu)
         if log is not None:
@@ -150,11 +163,11 @@ def _load_sweep(where: Path, cpu: int | None, plot: Path | None, data: Path | No
     victim = 0 if cpu is None else cpu
     latency_data = None if data is None else data.with_name(f"{data.stem}.latency{data.suffix}")
     try:
-        outputs = [(plot, "--plot"), (data, "--data"), (latency_data, "--data")]
-        distinct(outputs)
-        for path, option in outputs:
+        outputs = [(plot, "--plot", IMAGE), (data, "--data", TABLE), (latency_data, "--data", TABLE)]
+        for path, option, suffixes in outputs:
             if path is not None:
-                writable(path, force, option)
+                writable(path, force, option, suffixes)
+        distinct([(path, option) for path, option, _ in outputs])
         buffer_bytes = parse(_core.size_bytes, buffer, "--buffer") if buffer else None
         console = Console(stderr=as_json)
         load_cpus = sw.load_cpus_for(victim)

@@ -21,13 +21,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 import criticore._core as _core
-from criticore.cli_common import bad, duration_option, fail
+from criticore.cli_common import MAX_CPU, U32_MAX, bad, duration_option, fail, int_option
 from criticore.errors import InputError
 from criticore.load.sweep import DELAYS, READS
 from criticore.monitor import dataset as ds
 from criticore.monitor import real
 from criticore.monitor.simulated import _duration_ns, _load_doc, _pet_ns, configs_for
-from criticore.outputs import writable
+from criticore.outputs import DATASET, system_inputs, writable
 from criticore.system import check
 from criticore.units import duration_text
 
@@ -131,8 +131,12 @@ def profile_command(
     """Profile a real-time program alone and against the load grid (blin-bandwidth-monitor §3.1): a profile dataset."""
     import json
 
+    int_option(cpu, "--cpu", file, 0, MAX_CPU)
+    int_option(jobs, "--jobs", file, 1, U32_MAX)
+    int_option(fifo, "--fifo", file, 1, 99)
     try:
-        writable(output, force, "--output", (".parquet",))
+        # The program after -- is an input too.
+        writable(output, force, "--output", DATASET, inputs=system_inputs(file) + [Path(a) for a in ctx.args[:1]])
         name, core, cores, shares, file_sample = _task_and_cores(file, rt_task, be_cores, cpu)
     except InputError as e:
         fail(e)

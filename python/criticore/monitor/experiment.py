@@ -32,13 +32,13 @@ import typer
 from rich.console import Console
 
 import criticore._core as _core
-from criticore.cli_common import bad, duration_option, fail
+from criticore.cli_common import MAX_CPU, U32_MAX, bad, duration_option, fail, int_option
 from criticore.errors import InputError
 from criticore.monitor import experiment_real, real
 from criticore.monitor import simulated as sim
 from criticore.monitor.command import _ints, _task_and_cores, check_program
 from criticore.monitor.tables_command import _cores
-from criticore.outputs import writable, write_table
+from criticore.outputs import system_inputs, writable, write_table
 from criticore.simulation.run import simulate
 from criticore.system import check
 
@@ -322,14 +322,14 @@ def _loads_text(d: dict) -> str:
 # --------------------------------------------------------------------------- the command
 
 
-def _outputs(out: Path, force: bool) -> dict[str, Path]:
+def _outputs(out: Path, force: bool, inputs: list[Path]) -> dict[str, Path]:
     if out.exists() and not out.is_dir():
         bad(out, "--output", "is a file, not a folder")
     paths = {k: out / name for k, name in OUTPUTS.items()}
     try:
         if out.is_dir():
             for p in paths.values():
-                writable(p, force, "--output")
+                writable(p, force, "--output", inputs=inputs)
     except InputError as e:
         fail(e)
     return paths
@@ -369,7 +369,7 @@ def monitor(
         bad(files[0], "--loads", f"expected {' or '.join(GRIDS)}, got {loads!r}")
     duration_ns = duration_option(duration, "--duration", files[0])
     apps = applications(files, rt_task, be_cores)
-    paths = _outputs(output, force)
+    paths = _outputs(output, force, [p for f in files for p in system_inputs(f)])
     sizes = [len(experiment_loads(loads, len(a.be_cores))) for a in apps]
     done, written = 0, []
     try:
@@ -438,6 +438,8 @@ def monitor_real(
 ) -> None:
     """§4.3 on this machine: the program after -- next to real constant loads, without and under `criticore regulate --mode monitor` (Fig. 8, Fig. 9, a Parquet)."""
     started = time.perf_counter()
+    int_option(cpu, "--cpu", file, 0, MAX_CPU)
+    int_option(jobs, "--jobs", file, 1, U32_MAX)
     check_program(file, ctx.args)
     app = application(file, rt_task, be_cores)
     # This machine's CPUs for the program and the loads (one-line errors).
@@ -446,7 +448,7 @@ def monitor_real(
         bad(file, "--warmup", f"must be 0…{jobs - 1} (below --jobs), got {warmup}")
     duration_ns = duration_option(duration, "--duration", file)
     points = real.grid(_ints(reads, file, "--reads", 0, 10), _ints(delays, file, "--delays", 0), sim.configs_for(len(app.be_cores)))
-    paths = _outputs(output, force)
+    paths = _outputs(output, force, system_inputs(file) + [Path(a) for a in ctx.args[:1]])
     done, written = 0, []
     try:
         with _progress(Console(stderr=True)) as bar:

@@ -17,7 +17,7 @@ from criticore.monitor import dataset as ds
 from criticore.monitor import tables
 from criticore.monitor.tables import BEYOND, step_mb_s
 from criticore.monitor.tables_command import _degree
-from criticore.outputs import distinct, writable
+from criticore.outputs import IMAGE, writable
 from criticore.system import read_input
 
 
@@ -112,8 +112,7 @@ def plot_table(
     """Draw an overhead table like Fig. 6 of blin-bandwidth-monitor: overhead against bandwidth, per phase."""
     deg = _degree(degree, table)
     try:
-        distinct([(table, "TABLE"), (output, "--output"), (dataset, "--dataset")])
-        writable(output, force, "--output", suffixes=(".png", ".svg", ".pdf"))
+        writable(output, force, "--output", IMAGE, inputs=[table, dataset])
         doc = read_table_file(table)
         built = None
         if dataset is not None:

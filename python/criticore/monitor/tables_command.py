@@ -25,7 +25,7 @@ from criticore.monitor import dataset as ds
 from criticore.monitor import simulated as sim
 from criticore.monitor import tables
 from criticore.monitor.tables import DEGREES, degree_wins, ns_text, profile_from_dataset
-from criticore.outputs import distinct, writable
+from criticore.outputs import DATASET, TOML, distinct, system_inputs, writable
 from criticore.render import table
 from criticore.system import check, read_input
 from criticore.units import bandwidth_text
@@ -80,8 +80,7 @@ def build(
         if not cut > 0:
             _bad(dataset, "--cut-off", f"expected auto or a positive bandwidth in MB/s, got {cut_off!r}")
     try:
-        distinct([(dataset, "DATASET"), (output, "--output")])
-        writable(output, force, "--output", suffixes=(".toml",))
+        writable(output, force, "--output", TOML, inputs=[dataset])
         table = ds.read(dataset)
         prof = tables.profile_from_dataset(table, str(dataset))
         built = tables.build(prof, sample_ns=sample_ns, shift=shift, degree=deg, packing=not no_packing, lift=not no_lift, max_mb_s=cut)
@@ -173,8 +172,7 @@ def simulate(
     cores = _rt_and_cores(file, rt_task, be_cores)
     console = Console()
     try:
-        distinct([(file, "FILE"), (output, "--output")])
-        writable(output, force, "--output", suffixes=(".parquet",))
+        writable(output, force, "--output", DATASET, inputs=system_inputs(file))
         status = console.status("profiling on the simulator…") if console.is_terminal else None
         if status is not None:
             status.start()

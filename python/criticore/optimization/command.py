@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
+import tomllib
 from collections import Counter
 from pathlib import Path
 
@@ -16,7 +19,7 @@ import criticore.units as units
 from criticore.cli_common import fail
 from criticore.errors import InputError
 from criticore.optimization import DEFAULT_SCHEME
-from criticore.outputs import distinct, writable, write_text
+from criticore.outputs import is_param_path, named_files, system_inputs, writable, write_text
 from criticore.render import table as new_table
 from criticore.system import read_input
 
@@ -27,6 +30,28 @@ def _scheme_name(scheme: str, file: Path) -> str:
         return units.scheme_name(scheme, str(file), "--scheme")
     except InputError as e:
         fail(e)
+
+
+def rebase_paths(text: str, file: Path, output: Path) -> str:
+    """The written file's relative paths (a parameter file as platform.preset,
+    an overhead table) rewritten relative to ``output``'s folder, so that they
+    name the same files as in ``file`` wherever -o writes it."""
+    try:
+        doc = json.loads(text) if file.suffix.lower() == ".json" else tomllib.loads(text)
+    except ValueError:
+        return text
+    for key, value in named_files(doc) if isinstance(doc, dict) else []:
+        if os.path.isabs(value):
+            continue
+        new = Path(os.path.relpath(file.parent.absolute() / value, output.parent.absolute())).as_posix()
+        if not is_param_path(new):
+            new = f"./{new}"  # still a path, not the name of a built-in preset
+        if new == value:
+            continue
+        # The value as written (TOML basic or literal string, or JSON), in place: the rest of the text stays as it is.
+        quoted = rf"(?:\"{re.escape(json.dumps(value)[1:-1])}\"|'{re.escape(value)}')"
+        text = re.sub(rf'("?\b{key}"?\s*[=:]\s*){quoted}', lambda m: m.group(1) + json.dumps(new), text)
+    return text
 
 
 def _curve_notice(report: dict) -> str | None:
@@ -97,12 +122,11 @@ def optimize(
     try:
         if output is not None:
             suffix = file.suffix.lower()
-            writable(output, force, "--output", suffixes=(suffix,) if suffix in (".toml", ".json") else None)
-            distinct([(file, "FILE"), (output, "--output")])
+            writable(output, force, "--output", suffixes=(suffix,) if suffix in (".toml", ".json") else None, inputs=system_inputs(file))
         text, report_json = _core.optimize(read_input(file), str(file), None, name, seed)
         report = json.loads(report_json)
         if output is not None and report.get("schedulable"):
-            write_text(output, text, "--output")
+            write_text(output, rebase_paths(text, file, output), "--output")
     except InputError as e:
         fail(e)
     if as_json:

@@ -12,9 +12,9 @@ from rich.console import Console
 from rich.live import Live
 
 import criticore.regulate as reg
-from criticore.cli_common import duration_option, fail
+from criticore.cli_common import MAX_CPU, duration_option, fail, int_option
 from criticore.errors import InputError
-from criticore.outputs import distinct, writable, write_table, write_text
+from criticore.outputs import TABLE, TRACE, distinct, not_input, system_inputs, writable, write_table, write_text
 from criticore.regulate.compare import RunClock, check_simulable, compare_with_simulation
 from criticore.regulate.render import live_table, render_compare, render_run
 from criticore.system import check
@@ -42,6 +42,8 @@ def regulate(
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
 ) -> None:
     """Regulate real processes in user space: MemGuard, MCTI, MRS or the bandwidth monitor on the file's tasks."""
+    int_option(fifo, "--fifo", file, 0, 99, " (1-99; 0 = leave as is)")
+    int_option(regulator_cpu, "--regulator-cpu", file, 0, MAX_CPU)
     durations = {}
     for value, option in ((duration, "--duration"), (period, "--period"), (poll, "--poll")):
         durations[option] = duration_option(value, option, file) if value is not None else None
@@ -57,11 +59,14 @@ def regulate(
             fail(InputError(f"{file}: --task: name the task the command after -- runs", str(file), "--task", "name the task the command after -- runs"))
         command = (task, list(ctx.args))
     try:
-        outputs = [(log, "--log"), (trace, "--trace")]
-        distinct(outputs)
-        for path, option in outputs:
+        # Checked before anything is launched: no output over an input.
+        inputs = system_inputs(file)
+        for path, option, suffixes in ((log, "--log", TABLE), (trace, "--trace", TRACE)):
             if path is not None:
-                writable(path, force, option)
+                writable(path, force, option, suffixes, inputs=inputs)
+        if output is not None:
+            not_input(output, "--output", inputs)
+        distinct([(log, "--log"), (trace, "--trace"), (output, "--output")])
         outline = check(file)
         if compare_sim:
             check_simulable(file, mode, durations["--period"])

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Callable
 
 import criticore._core as _core
-from criticore.errors import InputError
+from criticore.errors import InputError, input_error
 from criticore.simulation.options import SimOptions
 from criticore.simulation.run import Interrupted
-from criticore.system import TaskSystem, read_input
+from criticore.system import PYTHON, TaskSystem, read_input
 
 SUFFIXES = (".toml", ".json")
 ROW_FIELDS = (
@@ -84,6 +84,9 @@ def run_many(paths, options: SimOptions, *, threads: int | None = None, progress
     """:func:`simulate_many` with the options checked already (the CLI's path)."""
     import pyarrow as pa
 
+    for i, p in enumerate(paths):
+        if not isinstance(p, (TaskSystem, str, os.PathLike)):
+            raise input_error(PYTHON, f"paths[{i}]", f"expected a TaskSystem or the path of a task-system file, got {type(p).__name__}")
     # Files are read here and parsed by the engine in parallel; systems are parsed already.
     files = [(p._core, p.name) if isinstance(p, TaskSystem) else (read_input(p), str(p)) for p in paths]
     rows, interrupted = _core.simulate_many(files, options, threads=threads, on_progress=progress)

@@ -10,9 +10,9 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from criticore.cli_common import SCHEDULER_HELP, bad, duration_option, fail, seed_option
+from criticore.cli_common import MAX_CPU, SCHEDULER_HELP, bad, duration_option, fail, int_option, seed_option
 from criticore.errors import InputError
-from criticore.outputs import distinct, writable, write_table
+from criticore.outputs import IMAGE, TABLE, TRACE, distinct, system_inputs, writable, write_table
 from criticore.progress import ProgressBar
 from criticore.render import render_batch, render_simulation
 from criticore.simulation import batch
@@ -21,6 +21,19 @@ from criticore.simulation.options import SimOptions
 from criticore.simulation.run import Interrupted
 from criticore.system import as_system
 from criticore.units import duration_text
+
+
+#: Most bins (counter points per core) a --trace or --bandwidth series may
+#: hold: 10 million is 10,000 s at the default 1 ms, about 0.5 GB of trace per core.
+MAX_BINS = 10_000_000
+
+
+def counter_points(duration_ns: int, bin_ns: int, file) -> None:
+    """Refuse a --bin that would write more than MAX_BINS points per core (a
+    1 ns bin over 10 s wrote 10.9 GB in 30 s), before anything is written."""
+    bins = -(-duration_ns // bin_ns)
+    if bins > MAX_BINS:
+        bad(file, "--bin", f"{bins:,} bins per core over --duration; at most {MAX_BINS:,} (a wider --bin or a shorter --duration)")
 
 
 def simulate(
@@ -68,11 +81,14 @@ def simulate(
     bin_ns = duration_option(bin_width, "--bin", file) if (bandwidth is not None or trace is not None) else None
     interrupted = False
     try:
-        outputs = [(trace, "--trace"), (jobs, "--jobs"), (bandwidth, "--bandwidth")]
-        distinct(outputs)
-        for path, option in outputs:
+        outputs = [(trace, "--trace", TRACE), (jobs, "--jobs", TABLE), (bandwidth, "--bandwidth", TABLE)]
+        inputs = system_inputs(file)
+        for path, option, suffixes in outputs:
             if path is not None:
-                writable(path, force, option)
+                writable(path, force, option, suffixes, inputs=inputs)
+        distinct([(path, option) for path, option, _ in outputs])
+        if bin_ns is not None:
+            counter_points(duration_ns, bin_ns, file)
         with ProgressBar(duration_ns, f"simulating {file.name}", scale=1e9, unit=" s") as bar:
             try:
                 run = simulate_run.run(as_system(file), replace(options, bin_ns=bin_ns), jobs_file=jobs, trace_file=trace,
@@ -114,7 +130,7 @@ def plot_gantt(
     duration_ns = duration_option(duration, "--duration", file)
     seed_option(seed, file)
     try:
-        writable(output, force, "--output", suffixes=(".png", ".svg", ".pdf"))
+        writable(output, force, "--output", IMAGE, inputs=system_inputs(file))
         options = SimOptions(duration_ns, scheduler=scheduler, seed=seed, exec_level=exec_level, jobs=True, segments=True)
         run = simulate_run.run(as_system(file), options)
     except InputError as e:
@@ -142,12 +158,11 @@ def _simulate_many(paths: list[Path], options: SimOptions, *, table: Path | None
     for given, option in refused:
         if given is not None:
             bad(first, option, "one file per system is not written for several systems; use --table for their summaries")
-    if threads is not None and threads < 1:
-        bad(first, "--threads", "must be at least 1")
+    int_option(threads, "--threads", first, 1, MAX_CPU + 1)
     interrupted = False
     try:
         if table is not None:
-            writable(table, force, "--table", suffixes=(".parquet", ".csv"))
+            writable(table, force, "--table", TABLE, inputs=paths)
         started = time.monotonic()
         with ProgressBar(len(paths), f"simulating {len(paths):,} systems") as bar:
             try:

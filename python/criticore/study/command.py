@@ -8,7 +8,8 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from criticore.cli_common import bad, fail
+from criticore.cli_common import MAX_CPU, U32_MAX, bad, fail, int_option
+from criticore.units import U64_MAX
 from criticore.errors import InputError
 from criticore.study.catalogue import parse_grid, scenario_count, select_scenarios
 from criticore.study.parameters import StudyParams, quick_params
@@ -44,6 +45,9 @@ def study_run(
 ) -> None:
     """Run or resume a schedulability study: scenarios × utilization sweep × nine schemes, to Parquet."""
     out = output or Path("study-quick" if quick else "study-results")
+    for value, option, low, high in ((seed, "--seed", 0, U64_MAX), (max_systems, "--max-systems", 1, U32_MAX), (batch, "--batch", 1, U32_MAX),
+                                     (workers, "--workers", 1, MAX_CPU + 1), (chunk, "--chunk", 1, U32_MAX)):
+        int_option(value, option, out, low, high)
     base = quick_params(seed) if quick else StudyParams(seed=seed)
     try:
         ids = tuple(select_scenarios(scenarios)) if scenarios else (base.scenario_ids or tuple(range(scenario_count())))
