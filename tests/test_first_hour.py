@@ -10,7 +10,6 @@ subprocess, as a user runs it.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
