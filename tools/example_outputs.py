@@ -2,7 +2,8 @@
 """Record, or compare, what every example analyzes, simulates and optimizes to.
 
     tools/example_outputs.py record DIR      # one JSON file per example and command
-    tools/example_outputs.py compare OLD NEW # differences, exit 1 if any
+    tools/example_outputs.py compare OLD NEW [--ignore KEY ...]
+                                             # differing JSON paths, exit 1 if any
 
 A refactoring that must not change behaviour records before and after and
 compares (issue 24: "every example simulates, analyzes and optimizes to the
@@ -56,7 +57,20 @@ def record(dest: Path) -> None:
     print(f"{len(jobs)} outputs in {dest}")
 
 
-def compare(old: Path, new: Path) -> int:
+def paths(a, b, ignore: set[str], at: str = "") -> list[str]:
+    """The JSON paths where a and b differ, keys named in ignore left out."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            if k not in ignore:
+                out += paths(a.get(k), b.get(k), ignore, f"{at}.{k}")
+        return out
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [p for i, (x, y) in enumerate(zip(a, b)) for p in paths(x, y, ignore, f"{at}[{i}]")]
+    return [] if a == b else [at or "."]
+
+
+def compare(old: Path, new: Path, ignore: set[str]) -> int:
     names = sorted({p.name for p in old.glob("*.json")} | {p.name for p in new.glob("*.json")})
     differ = 0
     for n in names:
@@ -64,17 +78,17 @@ def compare(old: Path, new: Path) -> int:
         if not (a.exists() and b.exists()):
             print(f"{n}: only in {'old' if a.exists() else 'new'}")
             differ += 1
-        elif json.loads(a.read_text()) != json.loads(b.read_text()):
-            print(f"{n}: differs")
+        elif where := paths(json.loads(a.read_text()), json.loads(b.read_text()), ignore):
+            print(f"{n}: {', '.join(where[:4])}{' …' if len(where) > 4 else ''}")
             differ += 1
-    print(f"{len(names)} outputs, {differ} differ")
+    print(f"{len(names)} outputs, {differ} differ" + (f" (ignoring {', '.join(sorted(ignore))})" if ignore else ""))
     return 1 if differ else 0
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "record":
         record(Path(sys.argv[2]))
-    elif len(sys.argv) == 4 and sys.argv[1] == "compare":
-        sys.exit(compare(Path(sys.argv[2]), Path(sys.argv[3])))
+    elif len(sys.argv) >= 4 and sys.argv[1] == "compare" and sys.argv[4::2] == ["--ignore"] * len(sys.argv[4::2]):
+        sys.exit(compare(Path(sys.argv[2]), Path(sys.argv[3]), set(sys.argv[5::2])))
     else:
         sys.exit(__doc__)
