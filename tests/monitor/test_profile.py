@@ -178,10 +178,12 @@ def test_the_bundled_program_profiled_here_builds_a_table_that_drives_the_simula
     alone = [run[-1]["bytes"] for run in by_run.values() if run[-1]["load"] == "alone"]
     assert abs(sum(alone) - jobs * PROGRAM_LINES * 64) <= PROGRAM_LINES * 64, (sum(alone), jobs * PROGRAM_LINES * 64)
     # Next to a load the jobs' traffic is the program's plus the generator's:
-    # more than the program's count alone accounts for.
+    # more than the program's count alone accounts for, beyond the job's worth
+    # the spreading over ticks may shift (how much more depends on the CPU the
+    # generator gets on a busy host).
     for label in {run[-1]["load"] for run in by_run.values()} - {"alone"}:
         moved = sum(run[-1]["bytes"] for run in by_run.values() if run[-1]["load"] == label)
-        assert moved > 1.05 * jobs * PROGRAM_LINES * 64, (label, moved)
+        assert moved > (jobs + 1) * PROGRAM_LINES * 64, (label, moved)
 
     table = tmp_path / "table.toml"
     b = subprocess.run([*CLI, "tables", "build", str(out), "-o", str(table)], capture_output=True, text=True)

@@ -210,13 +210,22 @@ def test_sigkill_of_the_cli_while_stopped_resumes_within_100ms(tmp_path, throttl
         assert wait_for(held, 15), f"the hog was never throttled (state {state(hog)})"
         cli.kill()
         killed = time.monotonic()
-        if throttle == "signal":
-            resumed = wait_for(lambda: state(hog) not in ("T", None) or state(hog) is None, 1.0, 0.001)
-        else:
-            resumed = wait_for(lambda: not _frozen(hog), 1.0, 0.001)
-        elapsed = time.monotonic() - killed
-        assert resumed, f"still held 1 s after SIGKILL of the CLI (state {state(hog)})"
-        assert elapsed < 0.1, f"resumed only after {elapsed * 1e3:.0f} ms"
+        # The test polls every ms, but a busy host may hold this process back
+        # for longer: a late poll that finds the hog resumed proves nothing
+        # late. Only a poll that still saw it held 100 ms after the kill does.
+        last_held = [killed]
+
+        def resumed_now() -> bool:
+            now = time.monotonic()
+            ok = state(hog) != "T" if throttle == "signal" else not _frozen(hog)
+            if not ok:
+                last_held[0] = now
+            return ok
+
+        resumed = wait_for(resumed_now, 10.0, 0.001)
+        assert resumed, f"still held 10 s after SIGKILL of the CLI (state {state(hog)})"
+        held_ms = (last_held[0] - killed) * 1e3
+        assert held_ms < 100, f"still held {held_ms:.0f} ms after SIGKILL of the CLI"
         # No frozen criticore cgroup left behind.
         for d in criticore_cgroups():
             for name in ("freezer.state", "cgroup.freeze"):

@@ -177,14 +177,21 @@ def test_a_real_run_beside_its_simulation(tmp_path: Path):
         # at its time 0 (the common start), as the simulator does.
         assert jobs["measured"] == duration_ms // period_ms, jobs
         assert rows[("task", name, "deadline_misses")]["measured"] == 0
-    # t1 is stopped in most periods while a job runs, on both sides; g0 never.
+    # t1 is stopped in most periods while a job runs, on both sides; g0, at
+    # 20,000 of its 31,250 lines per ms, never in the simulation. Measured, its
+    # paced load catches up one interval's debt after being preempted (up to
+    # 40,000 lines in a period: exhausted), which a busy host does at any time
+    # of a job: only in periods while a job of t0 runs, at most its jobs times
+    # its longest response as measured.
     for side in ("measured", "simulated"):
         assert rows[("group", "g1", "exhausted_share")][side] > 0.3, rows[("group", "g1", "exhausted_share")]
         assert rows[("group", "g1", "throttled_share")][side] > 0.3, rows[("group", "g1", "throttled_share")]
-        assert rows[("group", "g0", "exhausted_share")][side] == 0.0
         assert rows[("task", "t1", "response_ms_max")][side] > 300
-    # Used of the budget: t1 at its budget in its exhausted periods, t0 far below 1.
-    assert rows[("group", "g0", "used_of_budget")]["simulated"] < 0.5
+        # 20 ms of 20,000 lines per ms every 500 ms: 0.0256 of the budget on average.
+        assert rows[("group", "g0", "used_of_budget")][side] < 0.5
+    assert rows[("group", "g0", "exhausted_share")]["simulated"] == 0.0
+    t0 = rows[("task", "t0", "jobs")]["measured"] * rows[("task", "t0", "response_ms_max")]["measured"]
+    assert rows[("group", "g0", "exhausted_share")]["measured"] <= t0 / duration_ms, rows[("group", "g0", "exhausted_share")]
     # The analysis' bound beside them: group budgets are not in the bounds yet
     # (CPU-only, docs/analysis.md), so t0's is its PET, 20 ms, each task alone on its core.
     assert rows[("task", "t0", "response_ms_max")]["bound"] == 20.0

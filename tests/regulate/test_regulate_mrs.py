@@ -1,8 +1,14 @@
 """`criticore regulate --mode mrs` (mrs-multi-resource-server §III) on real
 processes: two idling periodic servers share core 1, each running an unpaced
-load generator. The shares of the core come from the rules, worked out by
-hand, and are checked against what the loads themselves record (the 1 ms
-intervals in which each moved any line), not against the regulator's log.
+load generator.
+
+On any host (issue 24) the tests check what the mechanism guarantees: the
+regulator's records show each server holding its core for its budget and
+stopped for the rest of every period, within twice the wake-up lateness the
+same run recorded; the loads' own logs (the 1 ms intervals in which each moved
+any line) show no load running beyond what its server held. How much of that
+time a load gets depends on what else runs on the core, so the shares to the
+percent are an experiment: benches/mrs_shares.py, benches/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -57,6 +63,10 @@ command = "criticore load --buffer 64MiB --duration 20s --log {tmp}/b.parquet"
 """
 
 
+PERIOD_MS = 20  # both servers' period in SYSTEM
+PERIOD_NS = PERIOD_MS * 1_000_000
+
+
 def run_mrs(tmp_path: Path, memory_a: str, duration: str = "4s") -> dict:
     f = tmp_path / "mrs.toml"
     f.write_text(SYSTEM.format(memory_a=memory_a, tmp=tmp_path))
@@ -74,37 +84,111 @@ def running_share(path: Path, skip_ms: int = 1000) -> float:
     return float((lines > 0).mean()) if len(lines) else 0.0
 
 
+def running_intervals(path: Path, skip_ms: int = 1000) -> tuple[int, int]:
+    """(intervals with lines moved, intervals) of a load's log after its first second."""
+    t = pq.read_table(path).to_pydict()
+    lines = (np.asarray(t["reads"]) + np.asarray(t["writes"]))[skip_ms:]
+    return int((lines > 0).sum()), len(lines)
+
+
+def period_log(tmp_path: Path) -> dict[str, np.ndarray]:
+    return {k: np.asarray(v) for k, v in pq.read_table(tmp_path / "periods.parquet").to_pydict().items() if k != "group_name"}
+
+
+def held_ns(p: dict[str, np.ndarray], group: int) -> np.ndarray:
+    """Per whole period of a server (not the first, not the unfinished last):
+    how long it held its core, its period's length as it came out less the
+    time it was stopped (the regulator's own records)."""
+    m = p["group"] == group
+    start, throttled = p["start_ns"][m].astype(np.int64), p["throttled_ns"][m].astype(np.int64)
+    return (np.diff(start) - throttled[:-1])[1:]
+
+
+def check_holds(p: dict[str, np.ndarray], group: int, budget_ns: int) -> np.ndarray:
+    """Rules 2, 6: the server held its core for its budget in its whole periods."""
+    held = held_ns(p, group)
+    assert len(held) > 0
+    # Each hold starts and ends when the regulator (SCHED_FIFO 90) wakes, late
+    # by its wake-up lateness: in the median period the budget within twice
+    # the median lateness the run recorded at its period starts. (A busy host
+    # delays some wake-ups by milliseconds: no bound on every period.)
+    off = abs(float(np.median(held)) - budget_ns)
+    assert off <= 2 * float(np.median(p["lateness_ns"])), (group, np.median(held), np.median(p["lateness_ns"]))
+    return held
+
+
+def check_ran_only_while_held(path: Path, held: np.ndarray) -> None:
+    """A load (its own log) moved lines only while its server held the core: a
+    hold of h ms touches at most h + 2 of its 1 ms intervals, and its log, after
+    its first second, spans at most the whole periods and the two partial ones
+    around them. Any other work on the core only lowers the count."""
+    ran, intervals = running_intervals(path)
+    assert intervals >= PERIOD_MS
+    bound = float((held / 1e6 + 2).sum() + 2 * (held.max() / 1e6 + 2))
+    assert 0 < ran <= bound, (path.name, ran, bound)
+
+
+def check_ran_in_phase(path: Path, p: dict[str, np.ndarray], held: np.ndarray) -> None:
+    """The server's holds recur at the same point of every period (the load's
+    1 ms intervals and the 20 ms periods run on one clock), so the load's
+    running intervals, folded over 20, fill one arc of the hold's length + 2
+    (each end partly held). Only a period whose holds were displaced, by a
+    period start late by half an interval or more or a hold that many off its
+    median, may put its intervals elsewhere. A load the regulator did not stop
+    spreads over the whole period."""
+    t = pq.read_table(path).to_pydict()
+    ran = np.flatnonzero((np.asarray(t["reads"]) + np.asarray(t["writes"]))[1000:] > 0)
+    assert len(ran) > 0
+    by_phase = np.bincount(ran % PERIOD_MS, minlength=PERIOD_MS)
+    width = int(np.ceil(float(np.median(held)) / 1e6)) + 2
+    in_arc = max(int(by_phase[(s + np.arange(width)) % PERIOD_MS].sum()) for s in range(PERIOD_MS))
+    rows = np.flatnonzero(p["lateness_ns"] >= 500_000)
+    periods = set(p["period"][rows].tolist())
+    for g in np.unique(p["group"]):
+        h = held_ns(p, int(g))
+        off = np.flatnonzero(np.abs(h - np.median(h)) >= 500_000)
+        # held_ns leaves out each group's first period: its index i is period i + 1.
+        periods |= set((off + 1).tolist())
+    assert len(ran) - in_arc <= len(periods) * PERIOD_MS, (path.name, len(ran), in_arc, sorted(periods))
+
+
 def test_idling_servers_share_their_core_by_their_budgets(tmp_path):
-    run_mrs(tmp_path, memory_a="")
-    # Rules 1-3, 6: A (high) holds core 1 for its 5 ms of every 20 ms, then B (low)
-    # its 10 ms, then nobody: shares 25% and 50%. A 1 ms interval in which the
-    # server changes counts for both, so each share may read up to 2/20 high.
-    a, b = running_share(tmp_path / "a.parquet"), running_share(tmp_path / "b.parquet")
-    assert 0.22 <= a <= 0.25 + 0.1 + 0.02, a
-    assert 0.47 <= b <= 0.50 + 0.1 + 0.02, b
+    summary = run_mrs(tmp_path, memory_a="")
+    p = period_log(tmp_path)
+    # Rule 1: one period every 20 ms of the run for each server (the last
+    # unfinished; one more if the end came before the last one's start was handled).
+    for g in (0, 1):
+        assert 0 <= (p["group"] == g).sum() - summary["elapsed_ns"] // PERIOD_NS <= 1
+    # Rules 1-3, 6: A (high) holds core 1 for its 5 ms of every 20 ms, then B
+    # (low) its 10 ms, then nobody; the loads ran only then.
+    for name, g, budget in (("a", 0, 5_000_000), ("b", 1, 10_000_000)):
+        held = check_holds(p, g, budget)
+        check_ran_only_while_held(tmp_path / f"{name}.parquet", held)
+        check_ran_in_phase(tmp_path / f"{name}.parquet", p, held)
 
 
 def test_a_spent_memory_budget_suspends_the_server_until_its_next_period(tmp_path):
     # 5,000 lines per 20 ms: an unpaced load spends that in well under 1 ms.
     summary = run_mrs(tmp_path, memory_a="memory_budget = 5000", duration="6s")
-    t = {k: np.asarray(v) for k, v in pq.read_table(tmp_path / "periods.parquet").to_pydict().items() if k != "group_name"}
-    # The load of A starts slowly (its Python start-up gets A's 25% of the core):
-    # judge A from its first period with a spent budget on.
-    a = t["group"] == 0
-    first = t["start_ns"][a][np.argmax(t["exhausted_ns"][a] > 0)]
-    a &= t["start_ns"] >= first
-    a_periods = int(a.sum()) - 1  # the last one is unfinished
-    assert a_periods >= 80, a_periods
-    # Rule 5: A's budget ran out in (nearly) every period, and it then held the core no more.
-    depleted = (t["exhausted_ns"][a] > 0)[:-1]
-    assert depleted.mean() >= 0.9, depleted.mean()
-    assert all(u >= 5000 for u, d in zip(t["used"][a][:-1], depleted) if d)
-    # A runs only until its memory is spent (well under its 5 ms); B, whose
-    # 10 ms no longer wait behind A's, still gets its 50%.
-    share_a = running_share(tmp_path / "a.parquet")
-    assert share_a <= 0.25 / 2, share_a
-    assert 0.47 <= running_share(tmp_path / "b.parquet") <= 0.62
     assert summary["per_group"][0]["budget"] == 5000
+    t = period_log(tmp_path)
+    # Whole periods of A (not the first, not the unfinished last).
+    a = np.flatnonzero(t["group"] == 0)[1:-1]
+    used, exhausted = t["used"][a], t["exhausted_ns"][a]
+    depleted = exhausted > 0
+    # Rules 4, 5: every period in which A spent its budget, and only those, saw it spent.
+    assert depleted.any()
+    assert ((used >= 5000) == depleted).all(), list(zip(used, exhausted))
+    # Rule 5: A then held the core no more: from its period's start until its
+    # budget was spent, not its 5 ms. Both ends are the regulator's own wake-ups
+    # (the start late by the lateness recorded, the stop issued on seeing the spend).
+    held = held_ns(t, 0)
+    spent_after = (exhausted - t["start_ns"][a]).astype(np.int64)
+    slack = 2 * int(t["lateness_ns"].max()) + int(t["reaction_ns"][a].max())
+    assert (np.abs(held - spent_after)[depleted] <= slack).all(), (held[depleted][:5], spent_after[depleted][:5], slack)
+    check_ran_only_while_held(tmp_path / "a.parquet", held)
+    # B holds its 10 ms still (rule 2: A no longer holds the core before it).
+    check_ran_only_while_held(tmp_path / "b.parquet", check_holds(t, 1, 10_000_000))
 
 
 FP_SYSTEM = """[platform]
@@ -147,7 +231,7 @@ def test_tasks_inside_a_server_run_by_fixed_priority(tmp_path):
     f = tmp_path / "fp.toml"
     f.write_text(FP_SYSTEM.format(tmp=tmp_path))
     policies = {}
-    with started_cli("regulate", str(f), "--duration", "3s", "--json") as (cli, seen):
+    with started_cli("regulate", str(f), "--duration", "3s", "--json", "--log", str(tmp_path / "periods.parquet")) as (cli, seen):
         deadline = time.monotonic() + 20
         # They go SCHED_FIFO once both are set up (the common start).
         while time.monotonic() < deadline and not (len(policies) == 2 and all(p[0] == os.SCHED_FIFO for p in policies.values())):
@@ -165,7 +249,11 @@ def test_tasks_inside_a_server_run_by_fixed_priority(tmp_path):
     assert policies == {"hi": (os.SCHED_FIFO, 2), "lo": (os.SCHED_FIFO, 1)}, policies
     summary = json.loads(out)
     assert any("98 → 2" in n and "97 → 1" in n for n in summary["notices"]), summary["notices"]
-    assert 0.47 <= running_share(tmp_path / "hi.parquet") <= 0.62
+    # S held core 1 for its 10 ms of every 20 ms, and hi ran only then.
+    p = period_log(tmp_path)
+    held = check_holds(p, 0, 10_000_000)
+    check_ran_only_while_held(tmp_path / "hi.parquet", held)
+    check_ran_in_phase(tmp_path / "hi.parquet", p, held)
     # The lower one runs only when the higher one blocks: set up before the
     # common start, after the first second it moved no line.
     lo = tmp_path / "lo.parquet"
