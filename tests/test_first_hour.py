@@ -201,6 +201,9 @@ def test_runtime_outputs_refuse_a_type_they_cannot_write(system: Path, tmp_path:
         (["regulate", "{file}", "--regulator-cpu", "-1", "--duration", "10ms"], "--regulator-cpu"),
         (["regulate", "{file}", "--fifo", "-1", "--duration", "10ms"], "--fifo"),
         (["regulate", "{file}", "--fifo", "100", "--duration", "10ms"], "--fifo"),
+        (["regulate", "{file}", "--attach", "4294967296=Task1", "--duration", "10ms"], "--attach"),
+        (["calibrate", "--runs", "4294967296"], "--runs"),
+        (["experiment", "mc2-ub", "--iterations", "1"], "--iterations"),
     ],
 )
 def test_out_of_range_options_are_one_line_errors(system: Path, args: list[str], needle: str):

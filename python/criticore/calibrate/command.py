@@ -17,7 +17,8 @@ from rich.console import Console
 from criticore._core import __version__
 from criticore.calibrate import fit as F
 from criticore.calibrate import fit_study as FS
-from criticore.cli_common import bad, fail
+from criticore.cli_common import U32_MAX, bad, fail, int_option
+from criticore.units import U64_MAX
 from criticore.outputs import TOML, distinct, writable, write_text
 from criticore.errors import InputError
 
@@ -108,14 +109,16 @@ def plot(points, before, after, path: Path) -> None:
 def command(
     output: Path = typer.Option(None, "--output", "-o", help="The parameter set to write (default: NAME.toml in the current directory; kept if it exists, unless --force). A task file loads it with preset = \"PATH\"."),
     name: str = typer.Option("imx6-transaction", "--name", help="Name recorded in the parameter set."),
-    iterations: int = typer.Option(20, "--iterations", min=2, help="µB iterations per transaction-model run."),
-    runs: int = typer.Option(1, "--runs", min=1, help="Runs per point."),
+    iterations: int = typer.Option(20, "--iterations", help="µB iterations per transaction-model run (at least 2)."),
+    runs: int = typer.Option(1, "--runs", help="Runs per point (at least 1)."),
     plot_file: Path = typer.Option(None, "--plot", help="Also draw fluid against transaction, before and after (PNG)."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing outputs."),
 ) -> None:
     """Fit the fluid model's DRAM read latency and row-conflict penalty to the transaction model on the µB grid of mc2-hardware-management §4.1, and write them as a named parameter set."""
     started = time.perf_counter()
     output = output or Path(f"{name}.toml")
+    int_option(iterations, "--iterations", output, 2, U64_MAX)
+    int_option(runs, "--runs", output, 1, U32_MAX)
     try:
         writable(output, force, "--output", TOML)
         if plot_file is not None:

@@ -20,7 +20,7 @@ import typer
 from rich.console import Console
 
 import criticore._core as _core
-from criticore.cli_common import bad, fail, int_option
+from criticore.cli_common import U32_MAX, bad, fail, int_option
 from criticore.units import U64_MAX
 from criticore.outputs import writable, write_table
 from criticore.errors import InputError
@@ -144,8 +144,8 @@ def command(
     colours: str = typer.Option("1-16", "--colours", help="LLC colours of the µB task: a range or list, 1–16."),
     ways: str = typer.Option("1,2,4,8,16", "--ways", help="LLC ways of the µB task: a range or list, 1–16."),
     isolation: str = typer.Option("idle,cache+bank,cache,unmanaged", "--isolation", help="Configurations: idle, cache+bank, cache, unmanaged."),
-    iterations: int = typer.Option(20, "--iterations", min=2, help="µB iterations simulated per run; times are reported for the paper's 500."),
-    runs: int = typer.Option(3, "--runs", min=1, help="Runs per point (WCET = the largest, ACET = the mean)."),
+    iterations: int = typer.Option(20, "--iterations", help="µB iterations simulated per run (at least 2); times are reported for the paper's 500."),
+    runs: int = typer.Option(3, "--runs", help="Runs per point, at least 1 (WCET = the largest, ACET = the mean)."),
     seed: int = typer.Option(1, "--seed", help="Seed of the random line orders and replacement."),
     replacement: str = typer.Option("pseudo-random", "--replacement", help="LLC replacement: pseudo-random (the PL310's default) or lru."),
     os: bool = typer.Option(True, "--os/--no-os", help="Also run §4.2 / Appendix A (OS isolation)."),
@@ -155,6 +155,8 @@ def command(
     """mc2-hardware-management §4 on the transaction model: µB WCET/ACET over colours × ways in the four isolation configurations (Figs. 5, 10), OS isolation (Figs. 6–7), and the paper's numbers beside the model's."""
     started = time.perf_counter()
     int_option(seed, "--seed", Path("mc2-ub"), 0, U64_MAX)
+    int_option(iterations, "--iterations", Path("mc2-ub"), 2, U64_MAX)
+    int_option(runs, "--runs", Path("mc2-ub"), 1, U32_MAX)
     sizes = _sizes(wss)
     configs = [c.strip() for c in isolation.split(",")]
     for c in configs:

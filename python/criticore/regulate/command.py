@@ -52,6 +52,7 @@ def regulate(
         pid, _, name = item.partition("=")
         if not pid.isdigit() or not name:
             fail(InputError(f"{file}: --attach: expected PID=TASK, got {item!r}", str(file), "--attach", f"expected PID=TASK, got {item!r}"))
+        int_option(int(pid), "--attach", file, 1, 2**31 - 1, " (a process id)")
         pairs.append((int(pid), name))
     command = None
     if ctx.args:
