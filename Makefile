@@ -50,7 +50,7 @@ test-python: build
 
 # Both suites run even when the first fails; the summary counts both.
 test: install
-	rc=0; $(MAKE) --no-print-directory test-rust || rc=1; $(MAKE) --no-print-directory test-python || rc=1; \
+	rm -f $(RUST_LOG) $(PY_REPORT); rc=0; $(MAKE) --no-print-directory test-rust || rc=1; $(MAKE) --no-print-directory test-python || rc=1; \
 		$(PY) tools/test_summary.py $(RUST_LOG) $(PY_REPORT); exit $$rc
 
 bench: build

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """MRS on real processes (mrs-multi-resource-server §III, issue 24): the share
 of core 1 each server's load gets, to the percent. The runtime tests
-(tests/test_regulate_mrs.py) check the mechanism on any host; how much of its
+(tests/regulate/test_regulate_mrs.py) check the mechanism on any host; how much of its
 held time a load actually runs depends on what else runs on the core, so the
 shares are measured here, with the load average beside them.
 
@@ -36,7 +36,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parents[1]
-# The tests' system and log readers (tests/ now, tests/regulate/ once the tests move by job).
+# The tests' system and log readers.
 sys.path[:0] = [str(ROOT / "tests" / "regulate"), str(ROOT / "tests")]
 from test_regulate_mrs import SYSTEM, held_ns, period_log, running_share  # noqa: E402
 

@@ -1,7 +1,8 @@
 """The Python front's layout (issue 24): the package's face re-exports and no
-module imports it, so no import reaches back through it; every module imports
-on its own in a fresh interpreter (an import circle through a package's
-__init__ fails there, whatever the order tests import in)."""
+module imports it, so no import reaches back through it; the import graph
+(module- and function-level imports) has no circle; every module imports on
+its own with the package's modules forgotten before each (an import circle
+through a package's __init__ fails there, whatever the order tests import in)."""
 
 from __future__ import annotations
 
@@ -61,8 +62,8 @@ print("\\n".join(failed))
 
 
 def test_every_module_imports_alone():
-    # __main__ runs the CLI and the watchdog waits on stdin when run; importing the others has no effect.
-    modules = [m for m, _ in _modules() if m not in ("criticore.__main__", "criticore.regulate.watchdog")]
+    # __main__ runs the CLI when imported; importing the others has no effect.
+    modules = [m for m, _ in _modules() if m != "criticore.__main__"]
     assert len(modules) > 50
     done = subprocess.run([sys.executable, "-c", FRESH, *modules], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -77,3 +78,90 @@ def test_the_fresh_import_finds_a_circle(tmp_path):
     code = FRESH.replace('"criticore"', '"criticore_circle"')
     done = subprocess.run([sys.executable, "-c", code, "criticore_circle.a"], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert done.stdout.startswith("criticore_circle.a: ImportError")
+
+
+def _graph(root: Path, package: str) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports, at any depth of the code
+    (function-level imports count: they close a circle at run time too)."""
+    modules: dict[str, Path] = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        is_pkg = path.name == "__init__.py"
+        edges: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    here = name.split(".") if is_pkg else name.split(".")[:-1]
+                    base = ".".join(here[: len(here) - node.level + 1] + ([base] if base else []))
+                # `from P import m` runs P's __init__ and then P.m, if m is a module.
+                targets = [base] + [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in modules]
+            else:
+                continue
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target.split(".")[0] == package and target != name:
+                    edges.add(target)
+        graph[name] = edges
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_import_graph_has_no_circle():
+    graph = _graph(PACKAGE, "criticore")
+    assert len(graph) > 50 and sum(map(len, graph.values())) > 100
+    assert _circles(graph) == []
+
+
+def test_the_graph_finds_a_circle_through_a_function_level_import(tmp_path):
+    pkg = tmp_path / "circ"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from circ.sub import run\n")
+    (pkg / "sub" / "__init__.py").write_text("from .run import run\n")
+    (pkg / "sub" / "run.py").write_text("def run():\n    from circ import helpers\n")
+    (pkg / "helpers.py").write_text("import json\n")
+    graph = _graph(pkg, "circ")
+    assert graph["circ.sub.run"] == {"circ", "circ.helpers"}
+    assert _circles(graph) == [["circ", "circ.sub", "circ.sub.run"]]

@@ -1,6 +1,6 @@
 """Bad input as one line: :class:`InputError` (the engine's exception, with its
 parts as attributes) and the helpers that build it. No printing and no exit
-here: the CLI's side (the line on stderr, exit 2) is :mod:`criticore.cli_errors`."""
+here: the CLI's side (the line on stderr, exit 2) is :mod:`criticore.cli_common`."""
 
 from __future__ import annotations
 

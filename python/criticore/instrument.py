@@ -7,7 +7,7 @@ functions write to it. Without a page they do nothing, so an instrumented
 program runs unchanged anywhere; a page that is named but cannot be attached
 (missing file, wrong layout) raises OSError at the first call, as the C
 header's ``criticore_attach`` returns -1. The page layout is in
-``crates/criticore-rt/src/counter_page.rs``.
+``crates/criticore-rt/src/os/counter_page.rs``.
 
     from criticore import instrument
     for job in range(n):

@@ -3,9 +3,8 @@
 //! cite by `docs/references.md` and its section. A file beside the repository
 //! (`../shared/...`, the notes `shared/notes/...` or `notes/<name>.md`, a
 //! paper's text `papers/<name>.txt`, the design `DESIGN.md`) is not there for
-//! a reader of a clone, so no file of README.md, docs/, examples/, crates/ or
-//! include/ may name one. python/ is not walked yet: its last citations are
-//! fixed with the package's move (issue 24), then it joins the list.
+//! a reader of a clone, so no file of README.md, docs/, examples/, crates/,
+//! include/, python/ or tests/ may name one.
 
 use std::fs;
 use std::path::{Path, PathBuf};

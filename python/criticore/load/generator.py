@@ -2,7 +2,7 @@
 microbenchmark (Fig. 4), optionally paced to a target bandwidth, with the
 bandwidth it achieved per report interval.
 
-The hot loop is Rust (crates/criticore-rt/src/load.rs); this module runs it in
+The hot loop is Rust (crates/criticore-rt/src/workload/load.rs); this module runs it in
 the calling thread and turns its report into arrays and a table. Under
 ``criticore regulate`` or ``criticore profile`` the generator publishes its
 counts to its counter page, the software counter the regulator reads.

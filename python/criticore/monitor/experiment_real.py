@@ -10,7 +10,7 @@ For every constant load of the grid (the §3.1 microbenchmark on the
 best-effort CPUs):
 
 - **without the monitor**: one profiling point (the program next to the
-  load, `crates/criticore-rt/src/profile.rs`), its jobs' times;
+  load, `crates/criticore-rt/src/workload/profile.rs`), its jobs' times;
 - **with the monitor**: `criticore regulate --mode monitor` on a variant of
   FILE whose real-time task runs CMD and whose best-effort tasks run
   `criticore load` with the load's ratio and delay, for one second (left out:

@@ -15,7 +15,7 @@
 //! - **Per-interval report**: lines read and written in every interval (1 ms
 //!   by default), so the achieved bandwidth is known per regulation period.
 //! - **Counter page**: its counts are published to the shared-memory page of
-//!   `counter_page.rs` every `publish_lines` lines, the software counter the
+//!   `os/counter_page.rs` every `publish_lines` lines, the software counter the
 //!   regulator reads on machines without a PMU.
 //! - **Fresh pages**: optionally each 256 KiB chunk of the buffer is dropped
 //!   (`MADV_DONTNEED`) once the loop has walked past it, so every page faults
