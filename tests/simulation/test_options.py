@@ -122,3 +122,19 @@ def test_the_cli_refuses_a_seed_the_engine_cannot_hold(command, tmp_path):
         done = subprocess.run([sys.executable, "-m", "criticore", *command, "--seed", str(seed)], capture_output=True, text=True, cwd=tmp_path)
         assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {MRS}: --seed: {reason}\n")
     assert not (tmp_path / "g.png").exists()
+
+
+def test_a_bandwidth_series_too_fine_for_memory_is_refused_by_the_library():
+    # 10 s in 1 ns bins: 10^10 bins per core, beyond MAX_BINS (10^7): refused before running.
+    with pytest.raises(criticore.InputError) as e:
+        criticore.simulate(MRS, "10s", bin_ns=1)
+    assert e.value.field == "bin_ns" and "10,000,000,000 bins" in str(e.value)
+    # 10 ms in 1 µs bins: 10^4 bins, well within.
+    assert criticore.simulate(MRS, "10ms", bin_ns="1us").bandwidth.num_rows == 2 * 10_000
+
+
+@pytest.mark.parametrize("threads", [0, -1, 2**70, 1.5, True])
+def test_batch_threads_out_of_range_are_input_errors(threads):
+    with pytest.raises(criticore.InputError) as e:
+        criticore.simulate_many([MRS], "10ms", threads=threads)
+    assert e.value.field == "threads"

@@ -80,10 +80,16 @@ def simulate_many(
     return run_many(paths, SimOptions.of(first, duration_ns, **options), threads=threads, progress=progress)
 
 
+#: The most worker threads a batch takes (rayon's pool; more is a typo, not a machine).
+MAX_THREADS = 4096
+
+
 def run_many(paths, options: SimOptions, *, threads: int | None = None, progress: Callable[[int, int], None] | None = None):
     """:func:`simulate_many` with the options checked already (the CLI's path)."""
     import pyarrow as pa
 
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS):
+        raise input_error(PYTHON, "threads", f"expected a whole number from 1 to {MAX_THREADS}, got {threads!r}")
     for i, p in enumerate(paths):
         if not isinstance(p, (TaskSystem, str, os.PathLike)):
             raise input_error(PYTHON, f"paths[{i}]", f"expected a TaskSystem or the path of a task-system file, got {type(p).__name__}")

@@ -17,23 +17,10 @@ from criticore.progress import ProgressBar
 from criticore.render import render_batch, render_simulation
 from criticore.simulation import batch
 from criticore.simulation import run as simulate_run
-from criticore.simulation.options import SimOptions
+from criticore.simulation.options import SimOptions, check_bins
 from criticore.simulation.run import Interrupted
 from criticore.system import as_system
 from criticore.units import duration_text
-
-
-#: Most bins (counter points per core) a --trace or --bandwidth series may
-#: hold: 10 million is 10,000 s at the default 1 ms, about 0.5 GB of trace per core.
-MAX_BINS = 10_000_000
-
-
-def counter_points(duration_ns: int, bin_ns: int, file) -> None:
-    """Refuse a --bin that would write more than MAX_BINS points per core (a
-    1 ns bin over 10 s wrote 10.9 GB in 30 s), before anything is written."""
-    bins = -(-duration_ns // bin_ns)
-    if bins > MAX_BINS:
-        bad(file, "--bin", f"{bins:,} bins per core over --duration; at most {MAX_BINS:,} (a wider --bin or a shorter --duration)")
 
 
 def simulate(
@@ -88,7 +75,7 @@ def simulate(
                 writable(path, force, option, suffixes, inputs=inputs)
         distinct([(path, option) for path, option, _ in outputs])
         if bin_ns is not None:
-            counter_points(duration_ns, bin_ns, file)
+            check_bins(duration_ns, bin_ns, file, "--bin")
         with ProgressBar(duration_ns, f"simulating {file.name}", scale=1e9, unit=" s") as bar:
             try:
                 run = simulate_run.run(as_system(file), replace(options, bin_ns=bin_ns), jobs_file=jobs, trace_file=trace,

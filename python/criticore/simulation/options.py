@@ -11,6 +11,20 @@ import criticore.units as units
 from criticore.errors import input_error
 
 
+#: The most bins per core a bandwidth series may have: 10,000 s at the default
+#: 1 ms, about 0.5 GB of trace per core (a 1 ns bin over 10 s wrote 10.9 GB in
+#: 30 s; docs/memory-model.md).
+MAX_BINS = 10_000_000
+
+
+def check_bins(duration_ns: int, bin_ns: int, file, name: str = "bin_ns") -> None:
+    """Refuse a bin width that would make more than MAX_BINS points per core,
+    before anything runs or is written."""
+    bins = -(-duration_ns // bin_ns)
+    if bins > MAX_BINS:
+        raise input_error(file, name, f"{bins:,} bins per core over the duration; at most {MAX_BINS:,} (a wider bin or a shorter duration)")
+
+
 @dataclass(frozen=True)
 class SimOptions:
     """One simulation's options, in SI units (the engine's ``SimConfig``
@@ -73,7 +87,7 @@ class SimOptions:
                 raise input_error(file, name, f"expected True or False, got {type(value).__name__}")
         if best_case_fraction is not None and (isinstance(best_case_fraction, bool) or not isinstance(best_case_fraction, Real)):
             raise input_error(file, "best_case_fraction", f"expected a number, got {type(best_case_fraction).__name__}")
-        return cls(
+        options = cls(
             duration_ns=units.duration_ns(duration, file),
             scheduler=scheduler,
             seed=units.seed(seed, file),
@@ -88,3 +102,6 @@ class SimOptions:
             segments=segments,
             trace=trace,
         )
+        if options.bin_ns is not None:
+            check_bins(options.duration_ns, options.bin_ns, file)
+        return options
