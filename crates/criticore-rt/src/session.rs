@@ -421,6 +421,8 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
         false => options.watchdog.clone(),
     };
     let mut watchdog = Watchdog::spawn(&program).map_err(|e| err("watchdog", e))?;
+    // `arm` pins this thread and makes it SCHED_FIFO: back to what it was on every way out.
+    let _caller = crate::os::launch::ThreadScheduling::save();
     let (mut started, gate) = launch_all(system, options, &plan, throttler.as_mut(), &mut watchdog, &mut notices)?;
     let interrupted = arm(options, &mut started, gate, &mut watchdog, &mut notices)?;
     let (result, monitor_log) = regulate_loop(system, options, &plan, &mut started, throttler.as_mut(), interrupted, on_snapshot, &mut notices)?;

@@ -298,3 +298,83 @@ fn find_in_path(command: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path).map(|d| d.join(command)).find(|p| p.is_file())
 }
+
+/// The calling thread's scheduling as it was: policy and priority, CPU
+/// affinity, timer slack. Restored on drop, so the thread that ran a
+/// regulation (SCHED_FIFO, pinned, 1 ns slack) goes back to what it was on
+/// every way out, errors and panics included: the caller is the CLI's main
+/// thread, which then writes files and may simulate (`--compare-sim`).
+pub struct ThreadScheduling {
+    policy: i32,
+    param: libc::sched_param,
+    affinity: libc::cpu_set_t,
+    slack_ns: libc::c_int,
+}
+
+impl ThreadScheduling {
+    pub fn save() -> ThreadScheduling {
+        // SAFETY: plain data out-parameters of the right size; 0 = the calling thread.
+        unsafe {
+            let mut param: libc::sched_param = std::mem::zeroed();
+            libc::sched_getparam(0, &mut param);
+            let mut affinity: libc::cpu_set_t = std::mem::zeroed();
+            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut affinity);
+            ThreadScheduling {
+                policy: libc::sched_getscheduler(0),
+                param,
+                affinity,
+                slack_ns: libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0),
+            }
+        }
+    }
+}
+
+impl Drop for ThreadScheduling {
+    fn drop(&mut self) {
+        // SAFETY: values read from this very thread by `save`; failures leave it as it is.
+        unsafe {
+            if self.policy >= 0 {
+                libc::sched_setscheduler(0, self.policy, &self.param);
+            }
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &self.affinity);
+            if self.slack_ns > 0 {
+                libc::prctl(libc::PR_SET_TIMERSLACK, self.slack_ns as libc::c_ulong, 0, 0, 0);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod thread_scheduling_tests {
+    use super::*;
+
+    fn now() -> (i32, libc::c_int, usize) {
+        // SAFETY: as in `save`.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
+            (libc::sched_getscheduler(0), libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0), libc::CPU_COUNT(&set) as usize)
+        }
+    }
+
+    #[test]
+    fn a_pinned_thread_with_short_slack_gets_its_scheduling_back() {
+        // In a thread of its own, so the test harness's thread is never touched.
+        std::thread::spawn(|| {
+            let before = now();
+            {
+                let _saved = ThreadScheduling::save();
+                pin_current_thread(&[0]).unwrap();
+                unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1, 0, 0, 0) };
+                // SCHED_FIFO where permitted (root here); this thread ends with the test either way.
+                let param = libc::sched_param { sched_priority: 1 };
+                let fifo = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } == 0;
+                let policy = if fifo { libc::SCHED_FIFO } else { before.0 };
+                assert_eq!(now(), (policy, 1, 1));
+            }
+            assert_eq!(now(), before);
+        })
+        .join()
+        .unwrap();
+    }
+}
