@@ -370,7 +370,10 @@ mod thread_scheduling_tests {
                 let param = libc::sched_param { sched_priority: 1 };
                 let fifo = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } == 0;
                 let policy = if fifo { libc::SCHED_FIFO } else { before.0 };
-                assert_eq!(now(), (policy, 1, 1));
+                // Newer kernels give a real-time thread no timer slack (they report 0).
+                let (p, slack, cpus) = now();
+                assert_eq!((p, cpus), (policy, 1));
+                assert!(slack == 1 || (fifo && slack == 0), "slack {slack}");
             }
             assert_eq!(now(), before);
         })
