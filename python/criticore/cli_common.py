@@ -13,6 +13,7 @@ except ImportError:  # pragma: no cover - an older typer on plain click
     from click import exceptions as click_errors
 
 from criticore.errors import InputError, input_error, input_error_line
+import criticore.units as units
 from criticore.units import U64_MAX, duration_ns
 
 EXIT_BAD_INPUT = 2
@@ -46,11 +47,11 @@ def duration_option(text: str, option: str, file) -> int:
 
 
 def seed_option(seed: int, file) -> None:
-    """A seed the engine holds (0 to 2^64 − 1), or a one-line error naming --seed."""
-    if seed < 0:
-        bad(file, "--seed", "must not be negative")
-    if seed > U64_MAX:
-        bad(file, "--seed", "must be at most 2^64 − 1")
+    """A seed the engine holds (units.seed), or a one-line error naming --seed."""
+    try:
+        units.seed(seed, str(file), "--seed")
+    except InputError as e:
+        fail(e)
 
 
 def usage_error_line(err) -> str:

@@ -16,7 +16,7 @@ from rich.markup import escape
 
 import criticore._core as _core
 import criticore.units as units
-from criticore.cli_common import fail
+from criticore.cli_common import fail, seed_option
 from criticore.errors import InputError
 from criticore.optimization import DEFAULT_SCHEME
 from criticore.outputs import is_param_path, named_files, system_inputs, writable, write_text
@@ -117,8 +117,7 @@ def optimize(
 
     With -o, writes FILE with the cores, buffer placements and LLC ways filled in (nothing is written when the system is not schedulable under the scheme; the exit code is 0 either way)."""
     name = _scheme_name(scheme, file)
-    if not 0 <= seed < 2**64:
-        fail(InputError(f"{file}: --seed: must be between 0 and 2^64 − 1", str(file), "--seed", "must be between 0 and 2^64 − 1"))
+    seed_option(seed, file)
     try:
         if output is not None:
             suffix = file.suffix.lower()
