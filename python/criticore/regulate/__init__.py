@@ -43,11 +43,6 @@ def _nearest_rank(values: np.ndarray, p: float) -> int:
     return int(v[min(len(v), max(1, int(np.ceil(p / 100 * len(v))))) - 1])
 
 
-def watchdog_command() -> list[str]:
-    """Empty: the runtime starts the native criticore-watchdog (criticore/_core/_bin/, or $CRITICORE_WATCHDOG)."""
-    return []
-
-
 def criticore_command() -> list[str]:
     """How a task's `criticore …` command is started: this interpreter, this package."""
     return [sys.executable, "-m", "criticore"]
@@ -198,7 +193,6 @@ def run(
         "throttle": throttle,
         "attach": attach or [],
         "command": command,
-        "watchdog": watchdog_command(),
         "criticore": criticore_command(),
         "output": output,
         "fifo_priority": fifo_priority,
