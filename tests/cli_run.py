@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -38,3 +39,11 @@ def system(tmp_path: Path) -> Path:
     dest = tmp_path / "g.toml"
     shutil.copy(EXAMPLES / "mrs-synthetic.toml", dest)
     return dest
+
+
+def sigint_default() -> None:
+    """Popen's preexec_fn for a child the test interrupts with SIGINT: a test
+    run started in the background (`make test &`, nohup) ignores SIGINT, its
+    children inherit that, and Python then installs no Ctrl-C handler, so
+    the SIGINT a user's Ctrl-C sends would never arrive."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

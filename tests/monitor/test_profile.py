@@ -26,6 +26,7 @@ import pytest
 from criticore.monitor import dataset as ds
 from criticore.monitor.real import JOB_BEGIN, JOB_END, PHASE, Recording, jobs_of
 from regulate.test_regulate import CLI, cleanup, descendants, one_line_error
+from cli_run import sigint_default
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Lines the bundled program touches per job (examples/profile/rt-program.c: 10 per iteration).
@@ -242,7 +243,7 @@ def test_ctrl_c_stops_cleanly_keeping_what_was_measured(tmp_path, rt_program):
     out = tmp_path / "p.parquet"
     cli = subprocess.Popen(
         [*CLI, "profile", str(file), "-o", str(out), "--jobs", "5", "--warmup", "1", "--", str(rt_program), "1000", "25000"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default,
     )
     seen: set[int] = set()
     try:

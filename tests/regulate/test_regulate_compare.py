@@ -174,8 +174,11 @@ def test_a_real_run_beside_its_simulation(tmp_path: Path):
         # The simulator releases a job at 0, P, 2P, …, each done well within its period.
         assert jobs["simulated"] == duration_ms // period_ms, jobs
         # The real processes set up before the run and release their first job
-        # at its time 0 (the common start), as the simulator does.
-        assert jobs["measured"] == duration_ms // period_ms, jobs
+        # at its time 0 (the common start), as the simulator does. The last job
+        # (t1's, released at 3 s, 640 ms of a 1 s period on an idle host) may
+        # not finish by the end on a busy one; a start that waited for the
+        # workers' set-up (2-4 s of Python start-up) would lose several.
+        assert duration_ms // period_ms - 1 <= jobs["measured"] <= duration_ms // period_ms, jobs
         assert rows[("task", name, "deadline_misses")]["measured"] == 0
     # t1 is stopped in most periods while a job runs, on both sides; g0, at
     # 20,000 of its 31,250 lines per ms, never in the simulation. Measured, its

@@ -24,6 +24,7 @@ import pytest
 from criticore import _core
 from criticore.simulation.batch import ROW_FIELDS, simulate_many
 from criticore.simulation import Interrupted, simulate
+from cli_run import sigint_default
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -235,7 +236,7 @@ def test_ctrl_c_stops_a_batch_on_the_command_line(tmp_path):
     master, slave = pty.openpty()
     env = {**os.environ, "TERM": "xterm", "COLUMNS": "120"}
     proc = subprocess.Popen([str(CRITICORE), "simulate", str(folder), "--duration", "300s", "--table", str(out),
-                             "--threads", "2"], cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             "--threads", "2"], cwd=ROOT, env=env, stdin=subprocess.DEVNULL, preexec_fn=sigint_default, stdout=subprocess.PIPE,
                             stderr=slave, text=True)
     os.close(slave)
     shown: list[bytes] = []

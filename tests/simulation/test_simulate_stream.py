@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from criticore.simulation import Interrupted, job_table, simulate
+from cli_run import sigint_default
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -142,7 +143,7 @@ def interrupt(args: list[str], trace: Path) -> tuple[subprocess.CompletedProcess
     """Start `criticore simulate ARGS`, send it SIGINT once the engine has
     written some trace, and return its outcome and the seconds from the
     signal to its exit."""
-    proc = subprocess.Popen([sys.executable, "-m", "criticore", "simulate", *args], cwd=ROOT, stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen([sys.executable, "-m", "criticore", "simulate", *args], cwd=ROOT, stdin=subprocess.DEVNULL, preexec_fn=sigint_default,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
