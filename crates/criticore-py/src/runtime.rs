@@ -168,6 +168,7 @@ pub fn regulate<'py>(
     cols.set_item("reaction_ns", u64_column(py, p.iter().map(|x| x.reaction_ns)))?;
     cols.set_item("throttled_ns", u64_column(py, p.iter().map(|x| x.throttled_ns)))?;
     cols.set_item("lead", u64_column(py, p.iter().map(|x| x.lead)))?;
+    cols.set_item("overload", u32_column(py, p.iter().map(|x| u32::from(x.overload))))?;
     if let Some((samples, jobs)) = &r.monitor {
         let m = PyDict::new(py);
         m.set_item("job", u32_column(py, samples.iter().map(|x| x.job)))?;

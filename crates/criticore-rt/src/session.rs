@@ -15,6 +15,7 @@ use crate::os::counter_page::CounterPage;
 use crate::os::launch::{launch, LaunchSpec, Launched, Output};
 use crate::loops::monitor::{self, MonitorConfig};
 use crate::loops::regulator::{self, Rules};
+use crate::loops::jobs::Member;
 use crate::loops::{server, EndReason, Group, Observer, Report, Snapshot};
 use crate::os::throttle::freezer::FreezerThrottler;
 use crate::os::throttle::signal::SignalThrottler;
@@ -23,6 +24,7 @@ use crate::os::watchdog::{locate as locate_watchdog, Watchdog};
 use criticore::model::overhead::OverheadTable;
 use criticore::model::{Level, RegulationKind, TaskSystem};
 use criticore::model::ServerKind;
+use criticore::regulate::entities::{self, EntityPlan, Holder};
 use criticore::regulate::monitor::MonitorRules;
 use criticore::regulate::mrs::MrsMemoryRules;
 use criticore::regulate::mrs_cpu::{MrsCpuRules, MrsServer};
@@ -106,83 +108,55 @@ fn err(field: impl Into<String>, reason: impl fmt::Display) -> SessionError {
     SessionError { field: field.into(), reason: reason.to_string() }
 }
 
-/// Who runs in a group.
+/// Who runs in a group: one budget entity of the engine's plan
+/// (`criticore::regulate::entities`), as processes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GroupPlan {
+    /// Its entity in [`Groups::plan`].
+    pub entity: usize,
     pub name: String,
     pub budget: u64,
     pub criticality: u32,
-    /// Task indices.
+    /// Task indices: the entity's tasks that have a command.
     pub tasks: Vec<usize>,
 }
 
-/// The groups a file's regulation implies (pure; tested without an OS).
-pub fn plan_groups(system: &TaskSystem, mode: RegulationKind) -> Result<Vec<GroupPlan>, SessionError> {
-    let reg = system.regulation.as_ref().ok_or_else(|| err("regulation", "the file has no [regulation] table"))?;
-    match mode {
-        RegulationKind::Memguard | RegulationKind::Mcti => {}
-        RegulationKind::Monitor => return plan_monitor(system),
-        RegulationKind::Mrs => return plan_servers(system),
-    }
-    if !reg.groups.is_empty() {
-        if mode == RegulationKind::Mcti {
-            return Err(err("regulation.group", "MCTI budgets are per core; budget groups are a MemGuard option"));
-        }
-        return Ok(reg
-            .groups
-            .iter()
-            .map(|g| GroupPlan {
-                name: g.name.clone(),
-                budget: g.budget,
-                criticality: g.tasks.iter().map(|&t| system.tasks[t].criticality).max().unwrap_or(0),
-                tasks: g.tasks.clone(),
-            })
-            .collect());
-    }
-    let mut groups: Vec<GroupPlan> = (0..system.platform.cores)
-        .map(|c| GroupPlan { name: format!("core{c}"), budget: reg.budgets[c], criticality: 0, tasks: Vec::new() })
-        .collect();
-    for (i, t) in system.tasks.iter().enumerate() {
-        if t.command.is_none() {
-            continue;
-        }
-        let c = t.core.ok_or_else(|| err(format!("task[{i}].core"), "per-core budgets need every task with a command on a core"))?;
-        groups[c].tasks.push(i);
-        groups[c].criticality = groups[c].criticality.max(t.criticality);
-    }
-    Ok(groups)
+/// The engine's entity plan and the groups of processes it becomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Groups {
+    /// The same plan the simulator's regulator holds for this file and mode.
+    pub plan: EntityPlan,
+    pub groups: Vec<GroupPlan>,
 }
 
-/// Monitor mode: the real-time task first, then one best-effort group per
-/// best-effort core (blin-bandwidth-monitor §3.3 suspends them together).
-fn plan_monitor(system: &TaskSystem) -> Result<Vec<GroupPlan>, SessionError> {
-    let reg = system.regulation.as_ref().ok_or_else(|| err("regulation", "the file has no [regulation] table"))?;
-    let m = reg.monitor.as_ref().ok_or_else(|| err("regulation.rt_task", "monitor mode needs rt_task, be_cores and overhead_table in [regulation]"))?;
-    let rt = &system.tasks[m.rt_task];
-    let mut groups = vec![GroupPlan { name: rt.name.clone(), budget: 0, criticality: 1, tasks: vec![m.rt_task] }];
-    for &c in &m.be_cores {
-        let tasks: Vec<usize> = (0..system.tasks.len()).filter(|&i| i != m.rt_task && system.tasks[i].core == Some(c) && system.tasks[i].command.is_some()).collect();
-        if !tasks.is_empty() {
-            groups.push(GroupPlan { name: format!("core{c}"), budget: 0, criticality: 0, tasks });
-        }
-    }
-    Ok(groups)
-}
-
-/// MRS mode: one group per server, holding the server's tasks that have commands.
-fn plan_servers(system: &TaskSystem) -> Result<Vec<GroupPlan>, SessionError> {
-    if system.servers.is_empty() {
-        return Err(err("server", "mrs mode needs [[server]] tables (mrs-multi-resource-server §III)"));
-    }
-    let mut groups = Vec::new();
-    for (s, sv) in system.servers.iter().enumerate() {
-        if sv.kind != ServerKind::Periodic {
+/// The groups a file's regulation implies (pure; tested without an OS): every
+/// entity of the plan. A core, a server or a best-effort core holds its
+/// tasks that have commands (the monitor's best-effort cores without any are
+/// left out); a budget group and the monitor's task hold all theirs, and a
+/// task among them without a command must be given one or `--attach`ed.
+pub fn plan_groups(system: &TaskSystem, mode: RegulationKind) -> Result<Groups, SessionError> {
+    let plan = entities::plan(system, mode).map_err(|e| err(e.field, e.reason))?;
+    if mode == RegulationKind::Mrs {
+        if let Some(s) = system.servers.iter().position(|sv| sv.kind != ServerKind::Periodic) {
             return Err(err(format!("server[{s}].kind"), "mrs mode runs idling periodic servers; CBS servers are SCHED_DEADLINE reservations"));
         }
-        let tasks = (0..system.tasks.len()).filter(|&i| system.tasks[i].server == Some(s) && system.tasks[i].command.is_some()).collect();
-        groups.push(GroupPlan { name: sv.name.clone(), budget: sv.memory_budget.unwrap_or(0), criticality: 0, tasks });
     }
-    Ok(groups)
+    let mut groups = Vec::new();
+    for (k, e) in plan.entities.iter().enumerate() {
+        let placed = matches!(e.holder, Holder::Core(_) | Holder::Server(_) | Holder::BestEffortCore(_));
+        let tasks: Vec<usize> = e.tasks.iter().copied().filter(|&t| !placed || system.tasks[t].command.is_some()).collect();
+        if tasks.is_empty() && matches!(e.holder, Holder::BestEffortCore(_)) {
+            continue;
+        }
+        groups.push(GroupPlan { entity: k, name: e.name.clone(), budget: e.budget.unwrap_or(0), criticality: e.criticality, tasks });
+    }
+    if matches!(mode, RegulationKind::Memguard | RegulationKind::Mcti) && groups.iter().all(|g| !matches!(plan.entities[g.entity].holder, Holder::Group(_))) {
+        // Per-core budgets: a process runs where its budget is.
+        if let Some(i) = (0..system.tasks.len()).find(|&t| system.tasks[t].command.is_some() && entities::core_of(system, t).is_none()) {
+            return Err(err(format!("task[{i}].core"), "per-core budgets need every task with a command on a core"));
+        }
+    }
+    Ok(Groups { plan, groups })
 }
 
 /// What the run did, for the CLI's tables and files.
@@ -347,10 +321,10 @@ impl CommonStart {
         }
     }
 
-    /// Time 0 for every starter: now.
-    fn release(self, notices: &mut Vec<String>) -> bool {
+    /// Time 0 for every starter: now. Whether a signal came, and the origin written.
+    fn release(self, notices: &mut Vec<String>) -> (bool, Option<u64>) {
         if self.starters.is_empty() {
-            return self.interrupted;
+            return (self.interrupted, None);
         }
         let origin = crate::os::counter_page::now_ns();
         for s in &self.starters {
@@ -358,7 +332,7 @@ impl CommonStart {
         }
         let ready = self.starters.iter().filter(|s| s.page.ready_ns() > crate::os::counter_page::SETTING_UP).count();
         notices.push(format!("common start: {ready} program(s) set up one after another in {:.1} s, unregulated; their time 0 is the regulation's", (origin - self.began_ns) as f64 / 1e9));
-        self.interrupted
+        (self.interrupted, Some(origin))
     }
 }
 
@@ -434,6 +408,7 @@ struct Plan {
     mode: RegulationKind,
     period_ns: u64,
     memguard: MemguardOptions,
+    /// The engine's entities (the simulator's too) run as processes.
     groups: Vec<GroupPlan>,
     /// Per task: its command (the file's, or the command line's).
     commands: Vec<Option<Vec<String>>>,
@@ -447,10 +422,9 @@ struct Plan {
 fn plan(system: &TaskSystem, options: &Options, notices: &mut Vec<String>) -> Result<Plan, SessionError> {
     let reg = system.regulation.as_ref().ok_or_else(|| err("regulation", "the file has no [regulation] table"))?;
     let mode = options.mode.unwrap_or(reg.kind);
-    let groups_plan = plan_groups(system, mode)?;
+    let Groups { groups: mut groups_plan, .. } = plan_groups(system, mode)?;
     remove_stale_pages();
     let period_ns = options.period_ns.unwrap_or(reg.period_ns);
-    let mut groups_plan = groups_plan;
     let mut memguard = reg.memguard;
     if matches!(mode, RegulationKind::Memguard | RegulationKind::Mcti) && period_ns != reg.period_ns && reg.period_ns > 0 {
         // Budgets are per period: another period keeps their bandwidth.
@@ -519,6 +493,8 @@ struct Started {
     rt_page: Option<PathBuf>,
     /// MRS server tasks to run SCHED_FIFO once all are set up (pid, priority).
     fifo_pids: Vec<(i32, u8)>,
+    /// The common start, once written: the programs' releases count from it.
+    origin_ns: Option<u64>,
     running: Running,
 }
 
@@ -551,7 +527,13 @@ fn launch_all(
     // Monitor mode: the real-time program's page (its job and phase marks).
     let mut rt_page: Option<PathBuf> = None;
     for (k, g) in plan.groups.iter().enumerate() {
-        let mut group = Group { name: g.name.clone(), pids: Vec::new(), counters: Vec::new(), criticality: g.criticality };
+        let mut group = Group { name: g.name.clone(), pids: Vec::new(), counters: Vec::new(), criticality: g.criticality, jobs: Vec::new() };
+        // MCTI: each process's jobs, from its task's releases and its page's job marks.
+        let member = |t: usize, page: Option<&PathBuf>| {
+            let task = &system.tasks[t];
+            let page = page.and_then(|p| CounterPage::open(p).ok());
+            Member::new(task.criticality, task.offset_ns, task.period_ns, task.deadline_ns, page)
+        };
         let mut procs = Vec::new();
         for &t in &g.tasks {
             let task = &system.tasks[t];
@@ -589,6 +571,9 @@ fn launch_all(
                 throttler.add(k, pid).map_err(|e| err(format!("task[{t}].command"), e))?;
                 watchdog.watch(&throttler.undo_list()).map_err(|e| err("watchdog", e))?;
                 group.counters.push(open_counter(counter, pid, Some(&page), cookie)?);
+                if mode == RegulationKind::Mcti {
+                    group.jobs.push(member(t, running.pages.contains(&page).then_some(&page)));
+                }
                 group.pids.push(pid);
                 if k == 0 && rt_page.is_none() {
                     rt_page = Some(page.clone());
@@ -609,6 +594,9 @@ fn launch_all(
                     rt_page = page.clone();
                 }
                 group.counters.push(open_counter(counter, pid, page.as_ref(), cookie)?);
+                if mode == RegulationKind::Mcti {
+                    group.jobs.push(member(t, page.as_ref()));
+                }
                 group.pids.push(pid);
                 attached_pids.push(pid);
                 procs.push((pid, task.name.clone()));
@@ -618,7 +606,7 @@ fn launch_all(
         groups.push(group);
         processes.push(procs);
     }
-    Ok((Started { groups, processes, attached_pids, rt_page, fifo_pids, running }, gate))
+    Ok((Started { groups, processes, attached_pids, rt_page, fifo_pids, origin_ns: None, running }, gate))
 }
 
 /// Before time 0: the regulator's CPU and policy, then the common start
@@ -642,7 +630,8 @@ fn arm(options: &Options, started: &mut Started, gate: CommonStart, watchdog: &m
     // Set-up (interpreter start, buffers, calibration) runs unregulated and at
     // the launched programs' own policy; the regulation's time 0 is their
     // common start.
-    let interrupted = gate.release(notices);
+    let (interrupted, origin) = gate.release(notices);
+    started.origin_ns = origin;
     // Server tasks go SCHED_FIFO only now, all launched and set up and the regulator
     // above them: launched so, a task that never blocks would starve the ones
     // started after it on its core before they reach exec (and the launch with them).
@@ -682,7 +671,7 @@ fn regulate_loop(
         _ => Rules::Memguard(MemguardRules::new(period_ns, &budgets, memguard)),
     };
     if mode == RegulationKind::Mcti {
-        notices.push("MCTI: no programmable interconnect arbiter here; a critical group past its budget keeps running (rule 5) and the switch to fixed priority is reported, not made".into());
+        notices.push("MCTI: a group past its budget stops while it runs no critical job (rule 4) and runs on while it runs one (rule 5); user space cannot switch the interconnect to fixed priority, so that switch is reported per period (overload), not made".into());
     }
     let config = regulator::Config {
         period_ns,
@@ -690,6 +679,7 @@ fn regulate_loop(
         duration_ns: options.duration_ns,
         snapshot_ns: options.snapshot_ns,
         lead: options.lead,
+        origin_ns: started.origin_ns,
         ..Default::default()
     };
     let mut monitor_log = None;
@@ -774,20 +764,20 @@ mod tests {
     #[test]
     fn per_core_groups_hold_the_tasks_with_commands() {
         let s = system(&format!("{TASKS}[regulation]\nkind = \"memguard\"\nbudgets = [10, 20]\n"));
-        let g = plan_groups(&s, RegulationKind::Memguard).unwrap();
+        let g = plan_groups(&s, RegulationKind::Memguard).unwrap().groups;
         assert_eq!(g.iter().map(|g| (g.name.as_str(), g.budget, g.tasks.clone())).collect::<Vec<_>>(), vec![
             ("core0", 10, vec![0]),
             ("core1", 20, vec![1])
         ]);
         // MCTI: core 1 runs a Level-B task, criticality 2 (A = 3, B = 2, C = 1).
-        let g = plan_groups(&s, RegulationKind::Mcti).unwrap();
+        let g = plan_groups(&s, RegulationKind::Mcti).unwrap().groups;
         assert_eq!((g[0].criticality, g[1].criticality), (0, 2));
     }
 
     #[test]
     fn file_groups_become_runtime_groups() {
         let s = system(&format!("{TASKS}[regulation]\nkind = \"memguard\"\n[[regulation.group]]\nname = \"g\"\ntasks = [\"a\", \"c\"]\nbudget = 5\n"));
-        let g = plan_groups(&s, RegulationKind::Memguard).unwrap();
+        let g = plan_groups(&s, RegulationKind::Memguard).unwrap().groups;
         assert_eq!((g.len(), g[0].tasks.clone(), g[0].budget), (1, vec![0, 2], 5));
         assert!(plan_groups(&s, RegulationKind::Mcti).unwrap_err().reason.contains("per core"));
         assert!(plan_groups(&s, RegulationKind::Mrs).unwrap_err().reason.contains("[[server]]"));
@@ -831,7 +821,7 @@ mod tests {
     #[test]
     fn monitor_groups_are_the_rt_task_then_each_best_effort_core() {
         let s = system(&format!("{TASKS}[regulation]\nkind = \"monitor\"\nrt_task = \"a\"\nbe_cores = [1]\nthreshold = 0.05\noverhead_table = \"t.toml\"\n"));
-        let g = plan_groups(&s, RegulationKind::Monitor).unwrap();
+        let g = plan_groups(&s, RegulationKind::Monitor).unwrap().groups;
         // c has no command: not launched, not in a group.
         assert_eq!(g.iter().map(|g| (g.name.as_str(), g.tasks.clone())).collect::<Vec<_>>(), vec![("a", vec![0]), ("core1", vec![1])]);
     }

@@ -32,6 +32,8 @@ LOG_COLUMNS = {
     "reaction_ns": "<u8",
     "throttled_ns": "<u8",
     "lead": "<u8",
+    # MCTI rule 5: 1 when the group ran a critical job past its budget in the period.
+    "overload": "<u4",
 }
 
 

@@ -9,11 +9,13 @@
 //! - [`monitor`]: the bandwidth monitor (blin-bandwidth-monitor §3.3).
 //! - [`period`]: what the period-based loops (regulator, server) share: one
 //!   group's counts, stopped time and per-period record.
+//! - [`jobs`]: what a group runs at time t (MCTI's L_k(t), D_k(t)), from its processes' job marks.
 //! - [`lead`]: arming counters early by the lag between a stop decision and the stop.
 //!
 //! This module holds what all three share: groups, the observer, snapshots,
 //! reports, where an overflow signal comes from, the frame each loop runs in.
 
+pub mod jobs;
 pub mod lead;
 pub mod monitor;
 pub mod period;
@@ -35,6 +37,8 @@ pub struct Group {
     pub counters: Vec<Box<dyn Counter>>,
     /// MCTI criticality of the group's tasks (0 = not critical).
     pub criticality: u32,
+    /// MCTI: its processes' jobs, what it runs at time t (`jobs.rs`; empty: `criticality` throughout).
+    pub jobs: Vec<jobs::Member>,
 }
 
 /// What the live view shows, per group.

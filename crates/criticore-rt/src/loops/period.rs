@@ -30,6 +30,9 @@ pub struct PeriodRecord {
     pub throttled_ns: u64,
     /// Counts by which the counter was armed early at the period start (`lead.rs`).
     pub lead: u64,
+    /// MCTI: the group ran a critical job past its budget (rule 5: it ran on,
+    /// and the interconnect would have switched to fixed priority).
+    pub overload: bool,
 }
 
 /// One group's accounts across the periods of a run.
@@ -162,7 +165,7 @@ mod tests {
     }
 
     fn group(reads: Vec<Result<u64, CounterError>>) -> Group {
-        Group { name: "g".into(), pids: Vec::new(), counters: vec![Box::new(Script(Arc::new(Mutex::new(reads))))], criticality: 0 }
+        Group { name: "g".into(), pids: Vec::new(), counters: vec![Box::new(Script(Arc::new(Mutex::new(reads))))], criticality: 0, jobs: Vec::new() }
     }
 
     fn os_error() -> CounterError {

@@ -16,6 +16,7 @@
 //! a period's end, the zero check, a snapshot) and `finish` (last records,
 //! everything resumed).
 
+use super::jobs;
 use super::lead::Lead;
 use super::period::{Account, PeriodRecord};
 use super::{release, EndReason, Frame, Group, GroupSnapshot, Observer, Origins, Report, Snapshot};
@@ -29,8 +30,9 @@ use criticore::regulate::memguard::MemguardRules;
 pub enum Rules {
     /// MemGuard: per-group budgets per synchronous period (rules 1–4, reclaim, spare sharing).
     Memguard(MemguardRules),
-    /// MCTI: groups running critical tasks are never stalled (rule 5); the
-    /// interconnect switch has no programmable arbiter to act on here.
+    /// MCTI: a group past its budget stops while it runs no critical job
+    /// (rule 4) and runs on while it does (rule 5), its jobs seen through
+    /// `jobs.rs`; the interconnect switch has no programmable arbiter to act on here.
     Mcti { guard: MemguardRules, rules: MctiRules },
 }
 
@@ -63,11 +65,13 @@ pub struct Config {
     pub zero_check_cpu_ns: u64,
     /// Stop early by the learnt stop lag (`lead.rs`).
     pub lead: bool,
+    /// The programs' common start (their releases count from it; None: the loop's time 0).
+    pub origin_ns: Option<u64>,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { period_ns: 1_000_000, poll_ns: None, duration_ns: None, snapshot_ns: 200_000_000, zero_check_cpu_ns: 2_000_000_000, lead: true }
+        Config { period_ns: 1_000_000, poll_ns: None, duration_ns: None, snapshot_ns: 200_000_000, zero_check_cpu_ns: 2_000_000_000, lead: true, origin_ns: None }
     }
 }
 
@@ -125,6 +129,10 @@ struct Regulation<'a> {
     active: Vec<bool>,
     poll_ns: Option<u64>,
     next_poll: u64,
+    /// MCTI: when to look again at what the exhausted groups run.
+    next_review: u64,
+    /// The programs' common start (`Config::origin_ns`).
+    origin_ns: u64,
     report: Report,
 }
 
@@ -146,6 +154,8 @@ impl<'a> Regulation<'a> {
             active: vec![true; n],
             poll_ns,
             next_poll: u64::MAX,
+            next_review: u64::MAX,
+            origin_ns: 0,
             report: Report::empty(EndReason::Duration),
         }
     }
@@ -154,6 +164,7 @@ impl<'a> Regulation<'a> {
     fn arm(&mut self) -> Result<(), CounterError> {
         self.frame.start(self.config.duration_ns);
         let t0 = self.frame.t0;
+        self.origin_ns = self.config.origin_ns.unwrap_or(t0);
         for (k, g) in self.groups.iter_mut().enumerate() {
             let record = PeriodRecord { period: 0, group: k as u32, budget: self.rules.guard().assigned(k) as u64, ..Default::default() };
             let acc = Account::open(g, record)?;
@@ -187,7 +198,7 @@ impl<'a> Regulation<'a> {
         let mut periods_since_alive_check = 0u32;
         loop {
             let boundary = t0 + self.rules.guard().next_period_ns();
-            let wake = boundary.min(self.next_poll).min(end_at);
+            let wake = boundary.min(self.next_poll).min(self.next_review).min(end_at);
             let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
             let (got, now, end) = self.frame.wait(wake, &mut info, observer);
             if let Some(end) = end {
@@ -202,6 +213,7 @@ impl<'a> Regulation<'a> {
             }
             if now >= boundary {
                 self.end_period(now, boundary)?;
+                self.next_review = u64::MAX;
                 periods_since_alive_check += 1;
                 if periods_since_alive_check >= 10 {
                     periods_since_alive_check = 0;
@@ -210,6 +222,7 @@ impl<'a> Regulation<'a> {
                     }
                 }
             }
+            self.next_review = self.mcti_review(now);
             if now >= next_zero_check {
                 next_zero_check = now + 1_000_000_000;
                 self.zero_check();
@@ -291,10 +304,9 @@ impl<'a> Regulation<'a> {
                 }
                 g.must_stall(k, &self.active)
             }
-            Rules::Mcti { guard, rules: m } => {
-                let crit: Vec<u32> = self.groups.iter().map(|g| g.criticality).collect();
-                let deadlines = vec![u64::MAX; self.groups.len()];
-                m.decide(guard, &crit, &deadlines, &self.active);
+            Rules::Mcti { .. } => {
+                self.mcti_decide(now);
+                let Rules::Mcti { rules: m, .. } = &self.rules else { unreachable!() };
                 if m.overload(k) {
                     self.state[k].overloaded = true;
                 }
@@ -319,6 +331,51 @@ impl<'a> Regulation<'a> {
         Ok(())
     }
 
+    /// MCTI §4 rules 4–5 for what every group runs at `now`: L_k(t), D_k(t)
+    /// from its processes' jobs (a group without any known: its tasks'
+    /// highest criticality, no deadline).
+    fn mcti_decide(&mut self, now: u64) {
+        let t = now.saturating_sub(self.origin_ns);
+        let Rules::Mcti { guard, rules: m } = &mut self.rules else { return };
+        let n = self.groups.len();
+        let (mut crit, mut deadline) = (vec![0; n], vec![u64::MAX; n]);
+        for (k, g) in self.groups.iter_mut().enumerate() {
+            (crit[k], deadline[k]) = if g.jobs.is_empty() { (g.criticality, u64::MAX) } else { jobs::running(&mut g.jobs, t) };
+        }
+        m.decide(guard, &crit, &deadline, &self.active);
+    }
+
+    /// MCTI between charges: a job released or ended changes what an
+    /// exhausted group runs, so it is stopped (rule 4) or resumed (rule 5)
+    /// without waiting for its counter. When to look next.
+    fn mcti_review(&mut self, now: u64) -> u64 {
+        if !matches!(self.rules, Rules::Mcti { .. }) || !(0..self.groups.len()).any(|k| self.rules.guard().exhausted(k)) {
+            return u64::MAX;
+        }
+        self.mcti_decide(now);
+        let Rules::Mcti { rules: m, .. } = &self.rules else { unreachable!() };
+        let t = now.saturating_sub(self.origin_ns);
+        let mut next = now + fallback_poll_ns(self.config);
+        for k in 0..self.groups.len() {
+            let (stall, overload) = (m.must_stall(k), m.overload(k));
+            let s = &mut self.state[k];
+            s.overloaded |= overload;
+            if stall && s.acc.stopped_at.is_none() {
+                let _ = self.throttler.stop(k);
+                s.acc.stopped(now_ns());
+            } else if !stall && s.acc.stopped_at.is_some() {
+                s.acc.resume(k, self.throttler, now);
+            }
+            if self.rules.guard().exhausted(k) {
+                // A release is seen when it happens; a job end at the next look.
+                for mb in &self.groups[k].jobs {
+                    next = next.min(self.origin_ns + mb.next_release(t));
+                }
+            }
+        }
+        next
+    }
+
     /// The period boundary `ideal`, seen at `now`: counts up to it belong to
     /// the period that ends; replenish, resume, record, re-arm.
     fn end_period(&mut self, now: u64, ideal: u64) -> Result<(), CounterError> {
@@ -341,6 +398,7 @@ impl<'a> Regulation<'a> {
             s.acc.resume(k, self.throttler, now);
             if s.overloaded {
                 self.report.overload_periods += 1;
+                s.acc.record.overload = true;
                 s.overloaded = false;
             }
             let next = PeriodRecord {
@@ -416,6 +474,7 @@ impl<'a> Regulation<'a> {
     fn finish(mut self, end: EndReason) -> Report {
         let now = now_ns();
         for s in self.state.iter_mut() {
+            s.acc.record.overload |= s.overloaded;
             self.report.periods.push(s.acc.finish(now, true));
         }
         release(self.groups, self.throttler);

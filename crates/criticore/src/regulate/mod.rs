@@ -16,9 +16,14 @@
 //! - [`monitor`]: the bandwidth monitor's sampled overhead sum and
 //!   suspension (blin-bandwidth-monitor §3.3).
 //!
-//! An "entity" is whatever one budget covers: a core in the simulator, a
-//! group of processes in the runtime.
+//! - [`entities`]: who holds a budget (a core, a group, a server, the
+//!   monitor's task and best-effort cores) and an entity's criticality and
+//!   deadline at time t: decided once for the simulator and the runtime.
+//!
+//! An "entity" is whatever one budget covers; the simulator runs it as
+//! cores, the runtime as groups of processes.
 
+pub mod entities;
 pub mod mcti;
 pub mod memguard;
 pub mod monitor;

@@ -207,7 +207,9 @@ fn memory_model(system: &TaskSystem, config: &SimConfig) -> Result<Box<dyn memor
     })
 }
 
-fn regulator(system: &TaskSystem, config: &SimConfig) -> Result<Box<dyn regulate::Regulator>, FieldError> {
+/// The regulator a simulation of `system` runs, over the entities
+/// `regulate::entities::plan` decides (the runtime's groups are that plan too).
+pub fn regulator(system: &TaskSystem, config: &SimConfig) -> Result<Box<dyn regulate::Regulator>, FieldError> {
     use crate::model::{Regulation, RegulationKind};
     let kind = match config.regulation {
         Some(k) => k,
@@ -218,21 +220,14 @@ fn regulator(system: &TaskSystem, config: &SimConfig) -> Result<Box<dyn regulate
     let needs_budgets = || -> Result<&Regulation, FieldError> {
         file_config.ok_or_else(|| FieldError::new("regulation.budgets", "MemGuard and MCTI need per-core budgets in the file's [regulation] table"))
     };
+    let plan = || crate::regulate::entities::plan(system, kind);
     Ok(match kind {
-        RegulationKind::Memguard => Box::new(regulate::memguard::Memguard::new(needs_budgets()?, system.tasks.len(), system.platform.cores)),
+        RegulationKind::Memguard => Box::new(regulate::memguard::Memguard::new(plan()?, needs_budgets()?, system.tasks.len(), system.platform.cores)),
         RegulationKind::Mcti => {
             let config = needs_budgets()?;
-            if !config.groups.is_empty() {
-                return Err(FieldError::new("regulation.group", "MCTI budgets are per core; budget groups are a MemGuard option"));
-            }
-            Box::new(regulate::mcti::Mcti::new(config, system.tasks.len(), system.platform.cores))
+            Box::new(regulate::mcti::Mcti::new(plan()?, config, system.tasks.len(), system.platform.cores))
         }
-        RegulationKind::Mrs => {
-            if system.servers.is_empty() {
-                return Err(FieldError::new("regulation.kind", "MRS memory budgets need [[server]]s with memory_budget"));
-            }
-            Box::new(regulate::mrs::Mrs::new(system))
-        }
+        RegulationKind::Mrs => Box::new(regulate::mrs::Mrs::new(plan()?, system)),
         RegulationKind::Monitor => {
             let monitor = file_config
                 .and_then(|r| r.monitor.as_ref())
@@ -262,7 +257,7 @@ fn regulator(system: &TaskSystem, config: &SimConfig) -> Result<Box<dyn regulate
                 ExecModel::Pet(l) | ExecModel::Uniform { level: l, .. } => l,
             };
             let exec_ns = system.tasks[monitor.rt_task].pet_at(level);
-            Box::new(regulate::monitor::Monitor::new(system, monitor, table, exec_ns))
+            Box::new(regulate::monitor::Monitor::new(plan()?, system, monitor, table, exec_ns))
         }
     })
 }

@@ -5,6 +5,7 @@
 use super::memguard::Memguard;
 use super::{CoreView, EntityTotals, Interval, Regulator};
 use crate::model::Regulation;
+use crate::regulate::entities::{running, EntityPlan, Job};
 use crate::regulate::mcti::MctiRules;
 
 #[derive(Debug, Clone)]
@@ -17,9 +18,10 @@ pub struct Mcti {
 }
 
 impl Mcti {
-    pub fn new(config: &Regulation, tasks: usize, cores: usize) -> Self {
+    /// MCTI over the per-core entities of `plan` (`regulate::entities`).
+    pub fn new(plan: EntityPlan, config: &Regulation, tasks: usize, cores: usize) -> Self {
         Mcti {
-            guard: Memguard::new(config, tasks, cores),
+            guard: Memguard::new(plan, config, tasks, cores),
             rules: MctiRules::new(cores),
             criticality: vec![0; cores],
             deadline_ns: vec![u64::MAX; cores],
@@ -46,8 +48,9 @@ impl Regulator for Mcti {
     fn update(&mut self, now: u64, cores: &[CoreView]) {
         self.guard.map_cores(cores);
         for (c, v) in cores.iter().enumerate() {
-            self.criticality[c] = v.criticality;
-            self.deadline_ns[c] = v.deadline_ns;
+            // §4: L_k(t) and D_k(t) from the one job the core runs.
+            let job = v.task.map(|_| Job { criticality: v.criticality, deadline_ns: v.deadline_ns });
+            (self.criticality[c], self.deadline_ns[c]) = running(job);
             self.active[c] = v.task.is_some();
         }
         self.rules.decide(&self.guard.rules, &self.criticality, &self.deadline_ns, &self.active);
@@ -88,5 +91,9 @@ impl Regulator for Mcti {
 
     fn entities(&mut self, end: u64) -> Vec<EntityTotals> {
         self.guard.entities(end)
+    }
+
+    fn entity_plan(&self) -> Option<&EntityPlan> {
+        self.guard.entity_plan()
     }
 }

@@ -7,12 +7,15 @@
 
 use super::{exhaustion_time, CoreView, EntityTotals, HeldTime, Interval, IntervalLog, Regulator};
 use crate::model::Regulation;
+use crate::regulate::entities::EntityPlan;
 use crate::regulate::memguard::MemguardRules;
 use crate::sim::job::NONE_U64;
 
 #[derive(Debug, Clone)]
 pub struct Memguard {
     pub rules: MemguardRules,
+    /// Who the budgets belong to (the runtime's groups are the same plan).
+    pub plan: EntityPlan,
     /// Per task, its group (group mode only).
     group_of_task: Option<Vec<Option<usize>>>,
     /// Per core, the entity its requests are charged to.
@@ -32,21 +35,15 @@ pub struct Memguard {
 }
 
 impl Memguard {
-    pub fn new(config: &Regulation, tasks: usize, cores: usize) -> Self {
-        let budgets = config.entity_budgets();
-        let group_of_task = (!config.groups.is_empty()).then(|| {
-            let mut of = vec![None; tasks];
-            for (g, group) in config.groups.iter().enumerate() {
-                for &t in &group.tasks {
-                    of[t] = Some(g);
-                }
-            }
-            of
-        });
+    /// MemGuard over the entities of `plan` (`regulate::entities`).
+    pub fn new(plan: EntityPlan, config: &Regulation, tasks: usize, cores: usize) -> Self {
+        let budgets = plan.budgets();
+        let group_of_task = plan.group_of_task(tasks);
         let entity_of_core = if group_of_task.is_some() { vec![None; cores] } else { (0..cores).map(Some).collect() };
         let n = budgets.len();
         Memguard {
             rules: MemguardRules::new(config.period_ns, &budgets, config.memguard),
+            plan,
             group_of_task,
             entity_of_core,
             exhaust_at: vec![NONE_U64; n],
@@ -171,6 +168,10 @@ impl Regulator for Memguard {
     fn entities(&mut self, end: u64) -> Vec<EntityTotals> {
         self.held.finish(end, &mut self.totals);
         self.totals.clone()
+    }
+
+    fn entity_plan(&self) -> Option<&EntityPlan> {
+        Some(&self.plan)
     }
 }
 

@@ -10,6 +10,7 @@ pub mod memguard;
 pub mod monitor;
 pub mod mrs;
 
+use crate::regulate::entities::EntityPlan;
 use crate::sim::job::NONE_U64;
 
 /// What runs on one core, as a regulator sees it.
@@ -85,6 +86,11 @@ pub trait Regulator {
     /// without budgets).
     fn entities(&mut self, _end: u64) -> Vec<EntityTotals> {
         Vec::new()
+    }
+    /// Who the budgets belong to (`regulate::entities`): the plan the runtime
+    /// regulates the same file by.
+    fn entity_plan(&self) -> Option<&EntityPlan> {
+        None
     }
 }
 

@@ -8,6 +8,7 @@
 use super::{CoreView, Interval, IntervalLog, Regulator};
 use crate::model::overhead::OverheadTable;
 use crate::model::{MonitorConfig, TaskSystem};
+use crate::regulate::entities::{EntityPlan, Holder};
 use crate::regulate::monitor::MonitorRules;
 use crate::sim::job::NONE_U64;
 use serde::Serialize;
@@ -24,6 +25,7 @@ pub struct MonitorStats {
 
 #[derive(Debug, Clone)]
 pub struct Monitor {
+    plan: EntityPlan,
     rt_task: u32,
     be: Vec<bool>,
     rules: MonitorRules,
@@ -42,15 +44,22 @@ pub struct Monitor {
 }
 
 impl Monitor {
-    pub fn new(system: &TaskSystem, config: &MonitorConfig, table: OverheadTable, exec_ns: u64) -> Self {
-        let rt = &system.tasks[config.rt_task];
-        let phase_ends = rt.memory.as_ref().map_or_else(|| vec![u64::MAX], |m| m.phase_ends());
+    /// The monitor over the entities of `plan` (`regulate::entities`): the
+    /// real-time task, then the best-effort cores it suspends.
+    pub fn new(plan: EntityPlan, system: &TaskSystem, config: &MonitorConfig, table: OverheadTable, exec_ns: u64) -> Self {
+        let mut rt_task = config.rt_task;
         let mut be = vec![false; system.platform.cores];
-        for &c in &config.be_cores {
-            be[c] = true;
+        for e in &plan.entities {
+            match e.holder {
+                Holder::MonitorTask(t) => rt_task = t,
+                Holder::BestEffortCore(c) => be[c] = true,
+                _ => unreachable!("monitor entities are its task and best-effort cores"),
+            }
         }
+        let phase_ends = system.tasks[rt_task].memory.as_ref().map_or_else(|| vec![u64::MAX], |m| m.phase_ends());
         Monitor {
-            rt_task: config.rt_task as u32,
+            plan,
+            rt_task: rt_task as u32,
             be,
             rules: MonitorRules::new(table, config.sample_ns, config.threshold, exec_ns),
             line_bytes: system.platform.llc.line_bytes as f64,
@@ -160,5 +169,9 @@ impl Regulator for Monitor {
 
     fn finish(&mut self, end: u64) -> Vec<Interval> {
         self.log.finish(end)
+    }
+
+    fn entity_plan(&self) -> Option<&EntityPlan> {
+        Some(&self.plan)
     }
 }

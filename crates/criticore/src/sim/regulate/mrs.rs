@@ -5,11 +5,13 @@
 
 use super::{exhaustion_time, CoreView, EntityTotals, HeldTime, Interval, IntervalLog, Regulator};
 use crate::model::TaskSystem;
+use crate::regulate::entities::{EntityPlan, Holder};
 use crate::regulate::mrs::MrsMemoryRules;
 use crate::sim::job::NONE_U64;
 
 #[derive(Debug, Clone)]
 pub struct Mrs {
+    plan: EntityPlan,
     rules: MrsMemoryRules,
     holder: Vec<Option<u32>>,
     exhaust_at: Vec<u64>,
@@ -24,9 +26,18 @@ pub struct Mrs {
 }
 
 impl Mrs {
-    pub fn new(system: &TaskSystem) -> Self {
-        let servers: Vec<(u64, Option<u64>)> = system.servers.iter().map(|s| (s.period_ns, s.memory_budget)).collect();
+    /// MRS over the per-server entities of `plan` (`regulate::entities`).
+    pub fn new(plan: EntityPlan, system: &TaskSystem) -> Self {
+        let servers: Vec<(u64, Option<u64>)> = plan
+            .entities
+            .iter()
+            .map(|e| match e.holder {
+                Holder::Server(s) => (system.servers[s].period_ns, e.budget),
+                _ => unreachable!("MRS entities are servers"),
+            })
+            .collect();
         Mrs {
+            plan,
             rules: MrsMemoryRules::new(&servers),
             holder: vec![None; system.platform.cores],
             exhaust_at: vec![NONE_U64; system.platform.cores],
@@ -122,6 +133,10 @@ impl Regulator for Mrs {
     fn entities(&mut self, end: u64) -> Vec<EntityTotals> {
         self.held.finish(end, &mut self.totals);
         self.totals.clone()
+    }
+
+    fn entity_plan(&self) -> Option<&EntityPlan> {
+        Some(&self.plan)
     }
 }
 
