@@ -351,13 +351,15 @@ pub fn remove_stale_pages() {
     }
 }
 
-/// MRS §III: inside a server its tasks are scheduled by fixed priority (Table
-/// V's 98, 97). Tasks that give a `priority` run SCHED_FIFO in the same order,
-/// ranked 1, 2, … so that every one stays below the regulator (`regulator_fifo`)
-/// which must be able to stop them; tasks without one keep SCHED_OTHER, and so
-/// do all when the regulator itself is not SCHED_FIFO.
-fn server_task_fifo(system: &TaskSystem, regulator_fifo: u8, notices: &mut Vec<String>) -> Vec<Option<u8>> {
-    let mut levels: Vec<i64> = system.tasks.iter().filter(|t| t.server.is_some()).filter_map(|t| t.priority).collect();
+/// Tasks placed on a core that give a `priority` run SCHED_FIFO in that
+/// order, as the simulator's fixed-priority schedulers run them (`pfp`, and
+/// inside a server, MRS §III: Table V's 98, 97): ranked 1, 2, … so that every
+/// one stays below the regulator (`regulator_fifo`), which must be able to
+/// stop them. Tasks without one keep SCHED_OTHER, and so do all when the
+/// regulator itself is not SCHED_FIFO.
+fn task_fifo(system: &TaskSystem, regulator_fifo: u8, notices: &mut Vec<String>) -> Vec<Option<u8>> {
+    let placed = |t: usize| entities::core_of(system, t).is_some();
+    let mut levels: Vec<i64> = (0..system.tasks.len()).filter(|&t| placed(t)).filter_map(|t| system.tasks[t].priority).collect();
     levels.sort_unstable();
     levels.dedup();
     if levels.is_empty() {
@@ -366,11 +368,11 @@ fn server_task_fifo(system: &TaskSystem, regulator_fifo: u8, notices: &mut Vec<S
     let top = regulator_fifo.saturating_sub(1).max(1) as usize;
     let rank = |p: i64| (levels.iter().position(|&l| l == p).unwrap_or(0) + 1).min(top) as u8;
     if levels.len() > top {
-        notices.push(format!("mrs: {} task priorities share {top} SCHED_FIFO levels below the regulator's {regulator_fifo}: the highest ones run at {top}", levels.len()));
+        notices.push(format!("{} task priorities share {top} SCHED_FIFO levels below the regulator's {regulator_fifo}: the highest ones run at {top}", levels.len()));
     }
     let map: Vec<String> = levels.iter().map(|&l| format!("{l} → {}", rank(l))).collect();
-    notices.push(format!("mrs: tasks in servers run SCHED_FIFO by priority ({}), below the regulator's {regulator_fifo}", map.join(", ")));
-    system.tasks.iter().map(|t| if t.server.is_some() { t.priority.map(rank) } else { None }).collect()
+    notices.push(format!("tasks with a priority run SCHED_FIFO by it ({}), below the regulator's {regulator_fifo}", map.join(", ")));
+    (0..system.tasks.len()).map(|t| if placed(t) { system.tasks[t].priority.map(rank) } else { None }).collect()
 }
 
 /// Run the whole session, in steps: `plan` (the file and the options,
@@ -491,7 +493,7 @@ struct Started {
     attached_pids: Vec<i32>,
     /// Monitor mode: the real-time program's page (its job and phase marks).
     rt_page: Option<PathBuf>,
-    /// MRS server tasks to run SCHED_FIFO once all are set up (pid, priority).
+    /// Tasks with a priority, to run SCHED_FIFO once all are set up (pid, priority).
     fifo_pids: Vec<(i32, u8)>,
     /// The common start, once written: the programs' releases count from it.
     origin_ns: Option<u64>,
@@ -513,7 +515,7 @@ fn launch_all(
     let (mode, counter) = (plan.mode, &plan.counter);
     let fifo = match options.fifo_priority {
         // A SCHED_FIFO task above a SCHED_OTHER regulator could keep it from stopping anything.
-        Some(p) if mode == RegulationKind::Mrs && p > 1 => server_task_fifo(system, p, notices),
+        Some(p) if mode != RegulationKind::Monitor && p > 1 => task_fifo(system, p, notices),
         _ => vec![None; system.tasks.len()],
     };
     let mut fifo_pids: Vec<(i32, u8)> = Vec::new();
@@ -610,7 +612,7 @@ fn launch_all(
 }
 
 /// Before time 0: the regulator's CPU and policy, then the common start
-/// (the programs' set-up ran unregulated), then MRS server tasks at
+/// (the programs' set-up ran unregulated), then tasks with a priority at
 /// SCHED_FIFO. Whether a signal came while the programs set up.
 fn arm(options: &Options, started: &mut Started, gate: CommonStart, watchdog: &mut Watchdog, notices: &mut Vec<String>) -> Result<bool, SessionError> {
     if let Some(c) = options.regulator_cpu {
@@ -632,7 +634,7 @@ fn arm(options: &Options, started: &mut Started, gate: CommonStart, watchdog: &m
     // common start.
     let (interrupted, origin) = gate.release(notices);
     started.origin_ns = origin;
-    // Server tasks go SCHED_FIFO only now, all launched and set up and the regulator
+    // Tasks with a priority go SCHED_FIFO only now, all launched and set up and the regulator
     // above them: launched so, a task that never blocks would starve the ones
     // started after it on its core before they reach exec (and the launch with them).
     for &(pid, p) in &started.fifo_pids {

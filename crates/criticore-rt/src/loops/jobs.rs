@@ -82,11 +82,6 @@ impl Member {
     }
 }
 
-/// A group's L_k(t) and D_k(t) (deadline since the common start).
-pub fn running(members: &mut [Member], t_ns: u64) -> (u32, u64) {
-    criticore::regulate::entities::running(members.iter_mut().filter_map(|m| m.job(t_ns)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,6 +115,7 @@ mod tests {
         assert_eq!(m.job(1_000_000), Some(Job { criticality: 3, deadline_ns: u64::MAX }));
         // With a non-critical member in a job too, the group runs the critical one.
         let mut members = [Member::new(0, 0, 100, 10, None), m];
-        assert_eq!(running(&mut members, 50), (3, 105));
+        let jobs: Vec<Job> = members.iter_mut().filter_map(|m| m.job(50)).collect();
+        assert_eq!(criticore::regulate::entities::running(jobs), (3, 105));
     }
 }

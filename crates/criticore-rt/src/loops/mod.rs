@@ -131,6 +131,15 @@ impl Frame {
         self.end_at = duration_ns.map_or(u64::MAX, |d| self.t0 + d);
     }
 
+    /// Time 0 was `origin`, a moment before `start` (the programs' common
+    /// start): the run keeps its length from there.
+    pub fn rebase(&mut self, origin: u64) {
+        if origin <= self.t0 {
+            self.end_at = self.end_at.saturating_sub(self.t0 - origin);
+            self.t0 = origin;
+        }
+    }
+
     /// Sleep until `wake` or a signal. Returns the signal (or -1), the time
     /// after waking, and the run's end if the signal ends it: SIGINT or
     /// SIGTERM, or SIGCHLD with no regulated process left.

@@ -65,7 +65,9 @@ pub struct Config {
     pub zero_check_cpu_ns: u64,
     /// Stop early by the learnt stop lag (`lead.rs`).
     pub lead: bool,
-    /// The programs' common start (their releases count from it; None: the loop's time 0).
+    /// The programs' common start, a moment before the loop starts: the
+    /// regulation's time 0 too, so periods and releases line up as in the
+    /// simulator (None: the loop's start).
     pub origin_ns: Option<u64>,
 }
 
@@ -131,8 +133,6 @@ struct Regulation<'a> {
     next_poll: u64,
     /// MCTI: when to look again at what the exhausted groups run.
     next_review: u64,
-    /// The programs' common start (`Config::origin_ns`).
-    origin_ns: u64,
     report: Report,
 }
 
@@ -155,7 +155,6 @@ impl<'a> Regulation<'a> {
             poll_ns,
             next_poll: u64::MAX,
             next_review: u64::MAX,
-            origin_ns: 0,
             report: Report::empty(EndReason::Duration),
         }
     }
@@ -163,8 +162,11 @@ impl<'a> Regulation<'a> {
     /// Time 0: open every group's accounts (period 0) and arm its counters with its budget.
     fn arm(&mut self) -> Result<(), CounterError> {
         self.frame.start(self.config.duration_ns);
+        if let Some(origin) = self.config.origin_ns {
+            // The programs' releases and the regulation periods count from one time 0.
+            self.frame.rebase(origin);
+        }
         let t0 = self.frame.t0;
-        self.origin_ns = self.config.origin_ns.unwrap_or(t0);
         for (k, g) in self.groups.iter_mut().enumerate() {
             let record = PeriodRecord { period: 0, group: k as u32, budget: self.rules.guard().assigned(k) as u64, ..Default::default() };
             let acc = Account::open(g, record)?;
@@ -335,14 +337,21 @@ impl<'a> Regulation<'a> {
     /// from its processes' jobs (a group without any known: its tasks'
     /// highest criticality, no deadline).
     fn mcti_decide(&mut self, now: u64) {
-        let t = now.saturating_sub(self.origin_ns);
+        let t = now.saturating_sub(self.frame.t0);
         let Rules::Mcti { guard, rules: m } = &mut self.rules else { return };
         let n = self.groups.len();
-        let (mut crit, mut deadline) = (vec![0; n], vec![u64::MAX; n]);
+        let (mut crit, mut deadline, mut active) = (vec![0; n], vec![u64::MAX; n], vec![true; n]);
         for (k, g) in self.groups.iter_mut().enumerate() {
-            (crit[k], deadline[k]) = if g.jobs.is_empty() { (g.criticality, u64::MAX) } else { jobs::running(&mut g.jobs, t) };
+            if g.jobs.is_empty() {
+                crit[k] = g.criticality;
+            } else {
+                // A group between jobs runs nothing: nothing to stall (as an idle simulated core).
+                let now_running: Vec<_> = g.jobs.iter_mut().filter_map(|m| m.job(t)).collect();
+                active[k] = !now_running.is_empty();
+                (crit[k], deadline[k]) = criticore::regulate::entities::running(now_running);
+            }
         }
-        m.decide(guard, &crit, &deadline, &self.active);
+        m.decide(guard, &crit, &deadline, &active);
     }
 
     /// MCTI between charges: a job released or ended changes what an
@@ -354,7 +363,7 @@ impl<'a> Regulation<'a> {
         }
         self.mcti_decide(now);
         let Rules::Mcti { rules: m, .. } = &self.rules else { unreachable!() };
-        let t = now.saturating_sub(self.origin_ns);
+        let t = now.saturating_sub(self.frame.t0);
         let mut next = now + fallback_poll_ns(self.config);
         for k in 0..self.groups.len() {
             let (stall, overload) = (m.must_stall(k), m.overload(k));
@@ -369,7 +378,7 @@ impl<'a> Regulation<'a> {
             if self.rules.guard().exhausted(k) {
                 // A release is seen when it happens; a job end at the next look.
                 for mb in &self.groups[k].jobs {
-                    next = next.min(self.origin_ns + mb.next_release(t));
+                    next = next.min(self.frame.t0 + mb.next_release(t));
                 }
             }
         }
