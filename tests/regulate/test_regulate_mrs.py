@@ -137,8 +137,12 @@ def check_ran_in_phase(path: Path, p: dict[str, np.ndarray], held: np.ndarray) -
     up to half an interval longer than the median; a busy host once put one
     interval of 1,646 just past an arc of + 2). Only a period whose holds were
     displaced further, by a period start late by half an interval or more or a
-    hold that many off its median, may put its intervals elsewhere. A load the
-    regulator did not stop spreads over the whole period."""
+    hold that many off its median, may put its intervals elsewhere; and a load
+    itself held back at the end of one of its 1 ms intervals books what it
+    moved to the next one, at most one stray interval in 100 (a busy host
+    once put 1 of 1,258 past the arc with no period displaced). A load the
+    regulator did not stop spreads over the whole period (about 3 in 4 of its
+    intervals outside an arc of 5 of 20)."""
     t = pq.read_table(path).to_pydict()
     ran = np.flatnonzero((np.asarray(t["reads"]) + np.asarray(t["writes"]))[1000:] > 0)
     assert len(ran) > 0
@@ -152,7 +156,7 @@ def check_ran_in_phase(path: Path, p: dict[str, np.ndarray], held: np.ndarray) -
         off = np.flatnonzero(np.abs(h - np.median(h)) >= 500_000)
         # held_ns leaves out each group's first period: its index i is period i + 1.
         periods |= set((off + 1).tolist())
-    assert len(ran) - in_arc <= len(periods) * PERIOD_MS, (path.name, len(ran), in_arc, sorted(periods))
+    assert len(ran) - in_arc <= len(periods) * PERIOD_MS + len(ran) // 100, (path.name, len(ran), in_arc, sorted(periods))
 
 
 def test_idling_servers_share_their_core_by_their_budgets(tmp_path):

@@ -188,7 +188,9 @@ impl Running {
             let _ = l.signal(libc::SIGCONT);
             let _ = l.signal(libc::SIGTERM);
         }
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        // Time to write their records and exit (a periodic worker writes its
+        // job log at SIGTERM: a second was too short on a busy host).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         for l in &mut self.launched {
             loop {
                 match l.child.try_wait() {
