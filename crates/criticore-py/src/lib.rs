@@ -47,18 +47,9 @@ pub(crate) fn parse_conditioned(source: &Source<'_>, file: &str, format: Option<
 }
 
 pub(crate) fn conditioned(system: &TaskSystem, file: &str) -> PyResult<TaskSystem> {
-    use criticore::optimize::framework::NotConditionable;
-    criticore::optimize::conditioned(system).map_err(|e| match e {
-        NotConditionable::Unplaced { task } => option_error(
-            file,
-            &format!("task[{task}].core"),
-            "this Level-A/B task has no core yet; run `criticore optimize FILE -o OUT` first",
-        ),
-        NotConditionable::NoWays => option_error(
-            file,
-            "allocation.llc_ways",
-            "tasks with cost curves need LLC ways per partition; run `criticore optimize FILE -o OUT` first",
-        ),
+    criticore::policy::pet::conditioned(system).map_err(|e| {
+        let e = e.field_error();
+        option_error(file, &e.field, e.reason)
     })
 }
 

@@ -145,34 +145,19 @@ pub fn loaded_latency(py: Python<'_>, victim_cpu: usize, load_cpus: Vec<usize>, 
 /// Periodic mode: run task `task` of the file as a real periodic process in
 /// this thread (`criticore_rt::workload::periodic`). `options`: jobs, duration_ns, cpu.
 /// `on_job(job, response_ns, deadline_missed) -> bool` per job (False stops).
-/// Returns (notes list, job columns dict in the simulator's job-record names).
+/// Returns (notes list, job columns dict in the simulator's job-record names,
+/// the PET each job runs, ns).
 #[pyfunction]
 #[pyo3(signature = (data, file, task, options, on_job=None))]
-pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, options: &Bound<'py, PyDict>, on_job: Option<PyObject>) -> PyResult<(Vec<String>, Bound<'py, PyDict>)> {
-    use criticore::model::Level;
-    use criticore_rt::workload::periodic::{self, PeriodicSpec};
+pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, options: &Bound<'py, PyDict>, on_job: Option<PyObject>) -> PyResult<(Vec<String>, Bound<'py, PyDict>, u64)> {
+    use criticore_rt::workload::periodic::{self, JobPlan, PeriodicSpec};
     let system = crate::parse(data, file, None)?;
     let get = |key: &str| options.get_item(key).ok().flatten().filter(|v| !v.is_none());
     let index = system.tasks.iter().position(|t| t.name == task).ok_or_else(|| option_error(file, "--task", format!("no task named \"{task}\"")))?;
     let t = &system.tasks[index];
-    let line_bytes = system.platform.llc.line_bytes as usize;
-    let pet = t.pet_at(Level::C);
-    // Phases: (work, lines, read_nb); the last lasts to the end of the PET.
-    let mut plan = Vec::new();
-    let mut buffer_bytes = load::LINES_PER_ITERATION as usize * line_bytes;
-    let random = t.memory.as_ref().is_some_and(|m| m.pattern == criticore::model::AccessPattern::Random);
-    match &t.memory {
-        None => plan.push((pet, 0u64, 0u32)),
-        Some(m) => {
-            buffer_bytes = buffer_bytes.max(m.wss_bytes as usize);
-            let mut used = 0u64;
-            for p in &m.phases {
-                let work = p.work_ns.unwrap_or(pet.saturating_sub(used));
-                used += work;
-                plan.push((work, (p.accesses_per_ms * work as f64 / 1e6).round() as u64, (p.read_fraction * 10.0).round() as u32));
-            }
-        }
-    }
+    // The engine's PET and phases (the simulator runs the same).
+    let job = JobPlan::of(&system, index).map_err(|e| option_error(file, &e.field, e.reason))?;
+    let (plan, buffer_bytes, line_bytes, random) = (job.phases.clone(), job.buffer_bytes, job.line_bytes, job.random);
     if let Some(cpu) = get("cpu").map(|v| v.extract::<usize>()).transpose()?.or(t.core) {
         pin_current_thread(&[cpu]).map_err(|e| option_error(file, "--cpu", e))?;
     }
@@ -184,8 +169,7 @@ pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, 
     };
     let jobs: Option<u64> = get("jobs").map(|v| v.extract()).transpose()?;
     let duration_ns: Option<u64> = get("duration_ns").map(|v| v.extract()).transpose()?;
-    let period_ns = t.period_ns;
-    let (deadline_ns, offset_ns) = (t.deadline_ns, t.offset_ns);
+    let (period_ns, deadline_ns, offset_ns) = (job.period_ns, job.deadline_ns, job.offset_ns);
     let result = py.allow_threads(|| -> std::io::Result<(Vec<String>, Vec<periodic::JobRecord>)> {
         let _guard = StopOnSignals::install();
         let mut walker = load::Walker::new(buffer_bytes, line_bytes, false, random)?;
@@ -221,7 +205,7 @@ pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, 
     cols.set_item("deadline_ns", u64_column(py, records.iter().map(|r| r.deadline_ns)))?;
     cols.set_item("exec_ns", u64_column(py, records.iter().map(|r| r.exec_ns)))?;
     cols.set_item("memory_requests", u64_column(py, records.iter().map(|r| r.memory_requests)))?;
-    Ok((notes, cols))
+    Ok((notes, cols, job.pet_ns))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

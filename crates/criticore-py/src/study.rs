@@ -162,7 +162,8 @@ pub fn optimize(py: Python<'_>, data: crate::Source<'_>, file: &str, format: Opt
 /// checking the exact solver against the MILP.
 #[pyfunction]
 pub fn study_way_problem(scenario_json: &str, utilization: f64, seed: u64, scheme: &str) -> PyResult<Option<String>> {
-    use criticore::optimize::{cost::CostModel, framework, packing};
+    use criticore::optimize::{framework, packing};
+    use criticore::policy::cost::CostModel;
     let v: Value = serde_json::from_str(scenario_json).map_err(|e| PyValueError::new_err(format!("scenario: not JSON: {e}")))?;
     let scenario = scenario_of(&v, "scenario")?;
     let scheme = Scheme::parse(scheme).ok_or_else(|| PyValueError::new_err(format!("unknown scheme \"{scheme}\"")))?;

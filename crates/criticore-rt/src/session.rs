@@ -22,7 +22,8 @@ use crate::os::throttle::signal::SignalThrottler;
 use crate::os::throttle::Throttler;
 use crate::os::watchdog::{locate as locate_watchdog, Watchdog};
 use criticore::model::overhead::OverheadTable;
-use criticore::model::{Level, RegulationKind, TaskSystem};
+use criticore::model::{RegulationKind, TaskSystem};
+use criticore::policy::pet;
 use criticore::model::ServerKind;
 use criticore::regulate::entities::{self, EntityPlan, Holder};
 use criticore::regulate::monitor::MonitorRules;
@@ -387,6 +388,11 @@ fn task_fifo(system: &TaskSystem, regulator_fifo: u8, notices: &mut Vec<String>)
 /// what was started: `Started` and `Running` clean up on drop, the watchdog
 /// undoes when its pipe closes, the throttler resumes on drop.
 pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snapshot) -> bool) -> Result<SessionReport, SessionError> {
+    // The PETs the simulator runs (cost curves under the allocation): one truth.
+    let system = &pet::conditioned(system).map_err(|e| {
+        let e = e.field_error();
+        err(e.field, e.reason)
+    })?;
     let mut notices = Vec::new();
     let plan = plan(system, options, &mut notices)?;
     let mut throttler: Box<dyn Throttler> = match options.throttle {
@@ -697,7 +703,7 @@ fn regulate_loop(
             let rt = &system.tasks[m.rt_task];
             let path = rt_page.clone().ok_or_else(|| err("--attach", format!("the real-time task \"{}\" was not started with a counter page, so its jobs cannot be seen", rt.name)))?;
             let page = CounterPage::open(&path).map_err(|e| err("--counter", format!("{}: {e}", path.display())))?;
-            let rules = MonitorRules::new(table, m.sample_ns, m.threshold, rt.pet_at(Level::C));
+            let rules = MonitorRules::new(table, m.sample_ns, m.threshold, pet::run_pet_ns(system, m.rt_task, pet::RUN_LEVEL));
             let mconfig = MonitorConfig {
                 duration_ns: options.duration_ns,
                 line_bytes: system.platform.llc.line_bytes,

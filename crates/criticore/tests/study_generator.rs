@@ -14,7 +14,7 @@
 
 use criticore::generate::mc2_io::{generate, system_seed, Draws, Scenario, CATEGORIES, LEVEL_C_RATIO_AB, LEVEL_C_RATIO_C};
 use criticore::model::{IoKind, Level, TaskSystem};
-use criticore::optimize::cost::COPY_BYTES_PER_S;
+use criticore::policy::cost::COPY_BYTES_PER_S;
 use std::collections::HashSet;
 
 const MS: u64 = 1_000_000;

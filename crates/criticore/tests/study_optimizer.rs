@@ -11,7 +11,7 @@ use criticore::model::write::{study_system_toml, with_placements};
 use criticore::model::{
     Allocation, CostCurve, IoBuffer, IoKind, IpcLink, IpcMethod, Level, LevelPets, Partition, Platform, Task, TaskSystem,
 };
-use criticore::optimize::cost::{
+use criticore::policy::cost::{
     CostModel, CE_RECEIVE, CE_SEND, CL_RECEIVE, CL_SEND, COPY_BYTES_PER_S, CPU_SOURCED_COPY, IPC_MESSAGES_PER_JOB, SBP_FIXED_NS,
     SBP_NS_PER_BYTE,
 };
@@ -503,7 +503,7 @@ fn the_objective_is_the_conditioned_level_c_utilization() {
         for sc in Scheme::ALL {
             let o = optimize(sys, sc, k as u64);
             let Ok(sol) = &o.outcome else { continue };
-            let cond = framework::conditioned(&o.system).unwrap();
+            let cond = criticore::policy::pet::conditioned(&o.system).unwrap();
             let total = mc2::total_utilization(&cond, Provisioning::MC2_ISOLATED).unwrap();
             let slack: f64 = cond.tasks.iter().map(|t| 1.0 / t.period_ns as f64).sum();
             if !(total >= sol.objective - 1e-9 && total <= sol.objective + slack + 1e-9) {
@@ -609,7 +609,7 @@ fn phase_three_equals_the_analysis_over_every_allocation_on_a_small_platform() {
                                     llc_ways.push((Partition::Lock, wl));
                                 }
                                 q.allocation = Some(Allocation { llc_ways, ..Allocation::default() });
-                                let cond = framework::conditioned(&q).unwrap();
+                                let cond = criticore::policy::pet::conditioned(&q).unwrap();
                                 let r = mc2::analyze(&cond, Provisioning::MC2_ISOLATED).unwrap();
                                 if r.schedulable() && best.is_none_or(|(b, _)| r.total_utilization < b) {
                                     best = Some((r.total_utilization, slack));

@@ -161,6 +161,8 @@ class PeriodicRun:
     task: str
     notes: list[str]
     jobs: dict[str, np.ndarray]
+    #: The PET each job runs (ns): the engine's, as the simulator runs the task.
+    pet_ns: int = 0
     #: Per job, CLOCK_MONOTONIC (`time.monotonic_ns()`) when it finished: the
     #: jobs on another process's clock (`criticore regulate --compare-sim`).
     finish_clock_ns: np.ndarray | None = None
@@ -194,6 +196,7 @@ class PeriodicRun:
         response = (j["finish_ns"] - j["release_ns"]).astype(np.float64)
         return {
             "task": self.task,
+            "pet_ms": self.pet_ns / 1e6,
             "jobs": int(len(response)),
             "deadline_misses": int((j["finish_ns"] > j["deadline_ns"]).sum()),
             "response_ms_p50": float(np.percentile(response, 50) / 1e6) if len(response) else 0.0,
@@ -234,7 +237,7 @@ def run_periodic(
         clock.append(time.monotonic_ns())
         return True if on_job is None else on_job(job, response_ns, missed)
 
-    notes, cols = _core.load_periodic(read_input(file), str(file), task, {"jobs": jobs, "duration_ns": duration_ns, "cpu": cpu}, job_done)
+    notes, cols, pet_ns = _core.load_periodic(read_input(file), str(file), task, {"jobs": jobs, "duration_ns": duration_ns, "cpu": cpu}, job_done)
     records = {k: np.frombuffer(cols[k], dtype=t) for k, t in JOB_COLUMNS.items()}
     finish_clock = np.array(clock, dtype="u8") if len(clock) == len(records["job"]) else None
-    return PeriodicRun(task=task, notes=list(notes), jobs=records, finish_clock_ns=finish_clock)
+    return PeriodicRun(task=task, notes=list(notes), jobs=records, pet_ns=int(pet_ns), finish_clock_ns=finish_clock)

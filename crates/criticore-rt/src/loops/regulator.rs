@@ -16,7 +16,6 @@
 //! a period's end, the zero check, a snapshot) and `finish` (last records,
 //! everything resumed).
 
-use super::jobs;
 use super::lead::Lead;
 use super::period::{Account, PeriodRecord};
 use super::{release, EndReason, Frame, Group, GroupSnapshot, Observer, Origins, Report, Snapshot};

@@ -21,6 +21,9 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::os::counter_page::{now_ns, CounterPage, EventKind};
+use criticore::error::FieldError;
+use criticore::model::{AccessPattern, TaskSystem};
+use criticore::policy::pet;
 use crate::workload::load::{Walker, LINES_PER_ITERATION};
 
 /// One phase of a job, as the walker runs it.
@@ -46,6 +49,51 @@ pub struct PeriodicSpec {
     /// Stop after this many jobs, or this long (the earlier).
     pub jobs: Option<u64>,
     pub duration_ns: Option<u64>,
+}
+
+/// What a task of the file does per job, before this machine's costs size
+/// it: the PET it runs at (the engine's, `criticore::policy::pet`: a
+/// cost-curve task's conditioned PET under the allocation, at `RUN_LEVEL`)
+/// split into its memory profile's phases.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobPlan {
+    pub pet_ns: u64,
+    /// Per phase: (work ns, line accesses, reads of every 10 lines); the last
+    /// phase without a `work` lasts to the end of the PET.
+    pub phases: Vec<(u64, u64, u32)>,
+    pub buffer_bytes: usize,
+    pub line_bytes: usize,
+    /// Walk the lines in a fixed random order (else in address order).
+    pub random: bool,
+    pub period_ns: u64,
+    pub deadline_ns: u64,
+    pub offset_ns: u64,
+}
+
+impl JobPlan {
+    /// Task `task` of `system` as the periodic worker runs it.
+    pub fn of(system: &TaskSystem, task: usize) -> Result<JobPlan, FieldError> {
+        let system = pet::conditioned(system).map_err(|e| e.field_error())?;
+        let t = &system.tasks[task];
+        let line_bytes = system.platform.llc.line_bytes as usize;
+        let pet_ns = pet::run_pet_ns(&system, task, pet::RUN_LEVEL);
+        let mut phases = Vec::new();
+        let mut buffer_bytes = LINES_PER_ITERATION as usize * line_bytes;
+        match &t.memory {
+            None => phases.push((pet_ns, 0, 0)),
+            Some(m) => {
+                buffer_bytes = buffer_bytes.max(m.wss_bytes as usize);
+                let mut used = 0u64;
+                for p in &m.phases {
+                    let work = p.work_ns.unwrap_or(pet_ns.saturating_sub(used));
+                    used += work;
+                    phases.push((work, (p.accesses_per_ms * work as f64 / 1e6).round() as u64, (p.read_fraction * 10.0).round() as u32));
+                }
+            }
+        }
+        let random = t.memory.as_ref().is_some_and(|m| m.pattern == AccessPattern::Random);
+        Ok(JobPlan { pet_ns, phases, buffer_bytes, line_bytes, random, period_ns: t.period_ns, deadline_ns: t.deadline_ns, offset_ns: t.offset_ns })
+    }
 }
 
 /// One job; times relative to the first release's origin (the run's start).

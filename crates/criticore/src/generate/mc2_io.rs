@@ -26,7 +26,7 @@
 //!    tasks (rounded) use direct DMA, the rest intermediate copies.
 
 use crate::model::{CostCurve, IoBuffer, IoKind, IpcLink, Level, LevelPets, Platform, Task, TaskSystem};
-use crate::optimize::cost::COPY_BYTES_PER_S;
+use crate::policy::cost::COPY_BYTES_PER_S;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

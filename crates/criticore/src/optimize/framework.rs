@@ -5,13 +5,14 @@
 //! utilization subject to every level's test.
 //!
 //! Phase 3 uses the exact solver of [`super::llc_ways`] over tables built
-//! from the cost model ([`super::cost`]). Locked buffers: for each lock
+//! from the cost model ([`crate::policy::cost`]). Locked buffers: for each lock
 //! region size L = 0 … (ways that hold every CL buffer), the CL buffers that
 //! fit stay locked and the rest fall back to SBP; the solver splits the
 //! remaining N − L ways; the best objective wins (ties: smaller L).
 
 use super::buffers;
-use super::cost::CostModel;
+use crate::policy::cost::CostModel;
+use crate::policy::pet::conditioned;
 use super::llc_ways::{self, CoreTables, LevelCTables, WayProblem};
 use super::packing;
 use super::scheme::Scheme;
@@ -264,50 +265,6 @@ fn write_solution(system: &mut TaskSystem, s: &Solution) {
         allocation.llc_ways.push((Partition::Lock, s.lock_ways));
     }
     system.allocation = Some(allocation);
-}
-
-/// Where a task stands before its PETs can be conditioned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NotConditionable {
-    /// A Level-A/B task with a cost curve has no core yet.
-    Unplaced { task: usize },
-    /// Cost curves need an `[allocation]` with `llc_ways`.
-    NoWays,
-}
-
-/// The system with every cost-curve task's PETs replaced by its conditioned
-/// PETs (rounded up to whole ns) under the system's allocation and placements:
-/// what `analyze` and `simulate` use. Unchanged if no task has a cost curve.
-pub fn conditioned(system: &TaskSystem) -> Result<TaskSystem, NotConditionable> {
-    if system.tasks.iter().all(|t| t.cost.is_none()) {
-        return Ok(system.clone());
-    }
-    if let Some(task) = system.tasks.iter().position(|t| matches!(t.level, Some(Level::A | Level::B)) && t.core.is_none()) {
-        return Err(NotConditionable::Unplaced { task });
-    }
-    let allocation = system.allocation.as_ref().filter(|a| !a.llc_ways.is_empty()).ok_or(NotConditionable::NoWays)?;
-    let lock_bytes = allocation.ways_of(Partition::Lock).unwrap_or(0) as u64 * (system.platform.llc.size_bytes / system.platform.llc.ways.max(1) as u64);
-    let cost = CostModel::new(system);
-    let locked = cost.locked_count(lock_bytes);
-    let mut out = system.clone();
-    for (i, t) in out.tasks.iter_mut().enumerate() {
-        if t.cost.is_none() {
-            continue;
-        }
-        let part = match t.level {
-            Some(Level::A | Level::B) => Partition::Core(t.core.expect("checked above")),
-            _ => Partition::LevelC,
-        };
-        // A partition not listed gets no ways of its own.
-        let ways = allocation.ways_of(part).unwrap_or(0);
-        for level in Level::ANALYZED {
-            if t.pet_ns.get(level).is_some() {
-                let pet = cost.pet_ns(i, level, ways, locked).expect("PET present");
-                t.pet_ns.set(level, pet.ceil() as u64);
-            }
-        }
-    }
-    Ok(out)
 }
 
 /// Whether the analysis module agrees: the conditioned system passes every level's test.

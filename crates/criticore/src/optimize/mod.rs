@@ -10,11 +10,10 @@
 //! Pure functions, no I/O.
 
 pub mod buffers;
-pub mod cost;
 pub mod framework;
 pub mod llc_ways;
 pub mod packing;
 pub mod scheme;
 
-pub use framework::{conditioned, optimize, try_optimize, Optimized, Solution, Unschedulable};
+pub use framework::{optimize, try_optimize, Optimized, Solution, Unschedulable};
 pub use scheme::Scheme;

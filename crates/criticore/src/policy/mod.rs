@@ -4,11 +4,15 @@
 //! cyclic-executive table. The analysis bounds what these policies do and the
 //! simulator (`sim::sched`) carries them out, so both read them from here.
 //!
+//! - [`pet`]: the PET a task runs at (conditioned by its cost curve under the
+//!   allocation, [`cost`]): analysis, simulator and runtime read it.
 //! - [`provisioning`]: the PETs a configuration charges (mc2-hardware-management §4.3).
 //! - [`utilization`]: the exact uniprocessor test Σ eᵢ/Tᵢ ≤ 1 a Level-A table rests on.
 //! - [`cyclic_executive`]: the Level-A table (mc2-hardware-management §2).
 
+pub mod cost;
 pub mod cyclic_executive;
+pub mod pet;
 pub mod provisioning;
 pub mod utilization;
 

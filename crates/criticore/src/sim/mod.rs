@@ -71,7 +71,7 @@ impl SimConfig {
         SimConfig {
             duration_ns,
             seed: 0,
-            exec: ExecModel::Pet(Level::C),
+            exec: ExecModel::Pet(crate::policy::pet::RUN_LEVEL),
             record_jobs: false,
             record_segments: false,
             bandwidth_bin_ns: None,
