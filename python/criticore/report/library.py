@@ -7,7 +7,6 @@ gathers them; :attr:`Report.html` is the page (:mod:`criticore.report.page`)."""
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,9 +16,7 @@ import numpy as np
 import criticore.regulate as regulate
 from criticore.analysis import analyze
 from criticore.errors import InputError, input_error
-from criticore.outputs import not_input, system_inputs
 from criticore.regulate.compare import RunClock, read_jobs
-from criticore.report.page import render
 from criticore.simulation import run as simulation
 from criticore.simulation.options import SimOptions
 from criticore.system import SystemLike, TaskSystem, as_system
@@ -69,6 +66,8 @@ class Report:
 
     @property
     def html(self) -> str:
+        from criticore.report.page import render  # the page's code: loaded when a page is made, not with criticore
+
         return render(self)
 
     def write(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
@@ -88,6 +87,8 @@ class Report:
 
 def check_output(path: Path, system: TaskSystem, option: str) -> None:
     """The page's path: an .html file, not one of the inputs (--force or not)."""
+    from criticore.outputs import not_input, system_inputs  # outputs loads typer: not with criticore
+
     not_input(path, option, system_inputs(system.path) if system.path is not None else [])
     if path.suffix.lower() != SUFFIX:
         raise input_error(path, option, f"a report is an HTML page: the name must end in {SUFFIX} (got {path.suffix or 'no suffix'})")
@@ -178,6 +179,8 @@ def measure(system: TaskSystem, duration_ns: int) -> Measured:
     """Regulate the file's commands for ``duration_ns`` under its
     [regulation], as `criticore regulate --compare-sim` does: the job records
     of its periodic tasks go to a folder of their own, read back here."""
+    import tempfile
+
     clock = RunClock()
 
     def seen(snapshot: dict) -> bool:

@@ -31,6 +31,7 @@ th { background: #f3f3f3; } td.num, th.num { text-align: right; font-variant-num
 .card { border: 1px solid #ddd; border-radius: 6px; padding: 6px 12px; min-width: 120px; }
 .card b { display: block; font-size: 1.3em; }
 .unavailable { background: #fff4e5; border-left: 4px solid #f0a030; padding: 6px 10px; }
+.wide { overflow-x: auto; }
 pre { background: #f7f7f7; padding: 8px; overflow-x: auto; font-size: 0.8em; max-height: 480px; }
 svg.chart { display: block; margin: 6px 0; max-width: 100%; height: auto; }
 svg .grid { stroke: #e2e2e2; stroke-width: 1; } svg .frame { fill: none; stroke: #999; }
@@ -59,7 +60,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], numeric: Seq
     num = set(numeric)
     head = "".join(f'<th{" class=num" if i in num else ""}>{esc(h)}</th>' for i, h in enumerate(headers))
     body = "".join("<tr>" + "".join(f'<td{" class=num" if i in num else ""}>{esc(c)}</td>' for i, c in enumerate(r)) + "</tr>" for r in rows)
-    return f'<table{f" class={cls}" if cls else ""}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return f'<div class="wide"><table{f" class={cls}" if cls else ""}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def verdict(ok: bool | None) -> Raw:
@@ -79,6 +80,19 @@ def _json_block(title: str, value: object) -> str:
 def _value(v: object) -> str:
     """A field of the file as written (strings bare, tables and lists as JSON)."""
     return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+
+
+def _fields(doc: dict) -> str:
+    """A table of the file's fields as written; an array of tables (MemGuard's
+    `[[regulation.group]]`) as a table of its own beneath, one row per entry."""
+    plain = [[k, _value(v)] for k, v in doc.items() if not (isinstance(v, list) and v and all(isinstance(x, dict) for x in v))]
+    out = [table(["field", "value (as in the file)"], plain)] if plain else []
+    for k, v in doc.items():
+        if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            keys = list(dict.fromkeys(key for x in v for key in x))
+            out.append(f"<p class=note>{esc(k)} ({len(v)}):</p>")
+            out.append(table(keys, [["" if key not in x else _value(x[key]) for key in keys] for x in v]))
+    return "".join(out)
 
 
 # --------------------------------------------------------------------------- sections
@@ -139,13 +153,13 @@ def _outline(r) -> str:
     reg = doc.get("regulation")
     out.append("<h3>Regulation</h3>")
     if reg:
-        out.append(table(["field", "value (as in the file)"], [[k, _value(v)] for k, v in reg.items()]))
+        out.append(_fields(reg))
     else:
         out.append('<p class="note">The file has no [regulation]: nothing holds the memory traffic.</p>')
     alloc = doc.get("allocation")
     if alloc:
         out.append("<h3>Allocation</h3>")
-        out.append(table(["field", "value (as in the file)"], [[k, _value(v)] for k, v in alloc.items()]))
+        out.append(_fields(alloc))
     return "".join(out)
 
 
@@ -282,7 +296,7 @@ def _responses(r) -> str:
     headers = ["task", "finished/released", "misses", "least", "median", "99th pct.", "greatest", "deadline",
                "tardiness bound" if tardiness else "analysis bound"]
     if measured is not None:
-        headers += ["measured jobs", "measured misses", "measured median", "measured greatest"]
+        headers += ["measured: jobs", "misses", "median", "greatest"]
     out.append(table(headers, rows, numeric=tuple(range(1, len(headers)))))
     return "".join(out)
 
