@@ -343,5 +343,7 @@ def test_the_library_refuses_the_same(tmp_path: Path):
     assert ".html" in e.value.reason
     written = report.write(tmp_path / "r.html")
     assert written.read_text(encoding="utf-8") == report.html
+    # The same file and options, the same bytes (no date, no random ids).
+    assert criticore.make_report(f, duration="20ms").html == report.html
     with pytest.raises(InputError):
         report.write(tmp_path / "r.html")  # exists

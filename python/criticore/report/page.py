@@ -308,6 +308,12 @@ def _entity(state: str, index: int, r) -> str:
     return f"core {index}"
 
 
+def _in(mask: np.ndarray, *columns: np.ndarray) -> list:
+    """The rows of ``columns`` where ``mask`` holds, as Python values (the
+    window's few of a run's many: filtered by numpy before any Python loop)."""
+    return list(zip(*(c[mask].tolist() for c in columns)))
+
+
 def _gantt(r) -> str:
     s = r.system
     seg = r.simulation.segments
@@ -317,47 +323,43 @@ def _gantt(r) -> str:
     names = [t.name for t in s.tasks]
     rows = [f"server {v.name}" for v in s.servers] + names
     task_row = {i: len(s.servers) + i for i in range(len(names))}
-    # The regulator's rows: every entity held at some time of the run, in order.
-    states = [str(x) for x in seg["interval_state"]]
-    entities = sorted({(states[k] == "depleted", int(seg["interval_core"][k])) for k in range(len(states))})
+    # The regulator's rows: every entity it held at some time of the run, in order.
+    states, held = seg["interval_state"], seg["interval_core"]
+    depleted = states == "depleted"
+    entities = sorted({(bool(d), int(c)) for d, c in np.unique(np.stack([depleted.astype(np.int64), held.astype(np.int64)]), axis=1).T}) if len(held) else []
     held_row = {}
-    for depleted, idx in entities:
-        held_row[(depleted, idx)] = len(rows)
-        rows.append(f"{_entity('depleted' if depleted else 'stalled', idx, r)}: regulator")
+    for is_depleted, idx in entities:
+        held_row[(is_depleted, idx)] = len(rows)
+        rows.append(f"{_entity('depleted' if is_depleted else 'stalled', idx, r)}: regulator")
     bars: list[svg.Bar] = []
-    for sv, a, b in zip(seg["server"], seg["server_start_ns"], seg["server_end_ns"]):
-        if a < w:
-            bars.append(svg.Bar(int(sv), int(a), int(min(b, w)), "server", svg.SERVER_COLOR,
-                                f"server {s.servers[int(sv)].name} holds its core {dt(a)} – {dt(b)}"))
-    for c, t, j, a, b in zip(seg["core"], seg["task"], seg["job"], seg["start_ns"], seg["end_ns"]):
-        if a < w:
-            bars.append(svg.Bar(task_row[int(t)], int(a), int(min(b, w)), "job", svg.color(int(c)),
-                                f"{names[int(t)]} job {int(j)} on core {int(c)}: {dt(a)} – {dt(b)}"))
-    for k, state in enumerate(states):
-        a, b, idx = int(seg["interval_start_ns"][k]), int(seg["interval_end_ns"][k]), int(seg["interval_core"][k])
-        if a < w:
-            bars.append(svg.Bar(held_row[(state == "depleted", idx)], a, min(b, w), f"interval {state}", svg.STATE_COLORS.get(state, "#444"),
-                                f"{_entity(state, idx, r)} {state} {dt(a)} – {dt(b)}"))
+    for sv, a, b in _in(seg["server_start_ns"] < w, seg["server"], seg["server_start_ns"], seg["server_end_ns"]):
+        bars.append(svg.Bar(sv, a, min(b, w), "server", svg.SERVER_COLOR, f"server {s.servers[sv].name} holds its core {dt(a)} – {dt(b)}"))
+    for c, t, j, a, b in _in(seg["start_ns"] < w, seg["core"], seg["task"], seg["job"], seg["start_ns"], seg["end_ns"]):
+        bars.append(svg.Bar(task_row[t], a, min(b, w), "job", svg.color(c), f"{names[t]} job {j} on core {c}: {dt(a)} – {dt(b)}"))
+    shown_states = seg["interval_start_ns"] < w
+    for state, idx, a, b in _in(shown_states, states, held, seg["interval_start_ns"], seg["interval_end_ns"]):
+        bars.append(svg.Bar(held_row[(state == "depleted", idx)], a, min(b, w), f"interval {state}", svg.STATE_COLORS.get(state, "#444"),
+                            f"{_entity(state, idx, r)} {state} {dt(a)} – {dt(b)}"))
     marks: list[svg.Mark] = []
-    every = [(jobs["task"], jobs["job"], jobs["release_ns"], jobs["deadline_ns"], jobs["finish_ns"]),
-             (jobs["unfinished_task"], jobs["unfinished_job"], jobs["unfinished_release_ns"], jobs["unfinished_deadline_ns"], None)]
+    no_finish = np.full(len(jobs["unfinished_task"]), -1, dtype=np.int64)
+    every = [(jobs["task"], jobs["job"], jobs["release_ns"], jobs["deadline_ns"], jobs["finish_ns"].astype(np.int64)),
+             (jobs["unfinished_task"], jobs["unfinished_job"], jobs["unfinished_release_ns"], jobs["unfinished_deadline_ns"], no_finish)]
     for tasks, numbers, releases, deadlines, finishes in every:
-        for k in range(len(tasks)):
-            t, n, rel, d = int(tasks[k]), int(numbers[k]), int(releases[k]), int(deadlines[k])
+        for t, n, rel, d, f in _in((releases < w) | (deadlines <= w), tasks, numbers, releases, deadlines, finishes):
             row, name = task_row[t], f"{names[t]} job {n}"
             if rel < w:
                 marks.append(svg.Mark(row, rel, "release", f"{name} released at {dt(rel)}"))
             if d <= w:
                 marks.append(svg.Mark(row, d, "deadline", f"{name}: deadline {dt(d)}"))
-                f = None if finishes is None else int(finishes[k])
-                if (f is not None and f > d) or (f is None and d <= end):
-                    how = f"finished at {dt(f)}" if f is not None else "unfinished at the end"
+                # Missed: finished after it, or unfinished at the end with it passed.
+                if f > d or (f < 0 and d <= end):
+                    how = f"finished at {dt(f)}" if f >= 0 else "unfinished at the end"
                     marks.append(svg.Mark(row, d, "miss", f"{name} missed its deadline {dt(d)} ({how})"))
+    kinds, counts = np.unique(states[shown_states], return_counts=True) if shown_states.any() else ([], [])
     legend = [(svg.color(c), f"core {c}") for c in range(s.platform.cores)]
     legend += [(svg.SERVER_COLOR, "server holds its core")] if s.servers else []
-    legend += [(svg.STATE_COLORS.get(x, "#444"), x) for x in sorted(set(states))]
-    counts = {x: sum(1 for k, y in enumerate(states) if y == x and seg["interval_start_ns"][k] < w) for x in sorted(set(states))}
-    shown = ", ".join(f"{n:,} {x}" for x, n in counts.items()) or "none"
+    legend += [(svg.STATE_COLORS.get(x, "#444"), x) for x in sorted({str(x) for x in np.unique(states)})] if len(states) else []
+    shown = ", ".join(f"{int(n):,} {x}" for x, n in zip(kinds, counts)) or "none"
     caption = (f'<p class="caption">The first {esc(dt(w))} of the {esc(dt(end))} simulated: a row per server (when it holds its core), '
                "per task (where its jobs run, coloured by core) and per core or server the regulator held (its intervals: "
                "MemGuard and MCTI <i>stalled</i>, MCTI <i>overload</i>, the monitor's <i>suspended</i>, an MRS server's "
@@ -416,7 +418,7 @@ def _states(r) -> str:
         out.append('<p class="note">No regulator in this run: the file has no [regulation].</p>')
         return "".join(out)
     seg = sim.segments
-    states = np.asarray([str(x) for x in seg["interval_state"]], dtype=object)
+    states = seg["interval_state"]
     end = sim.report["duration_ns"]
     bins = -(-end // sim.bin_ns)
     rows = []
