@@ -9,7 +9,7 @@ STAMP   := $(VENV)/.deps-stamp
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: run test build install bench bench-simso bench-scale clean test-rust test-python lock
+.PHONY: run test build install bench bench-simso bench-scale clean test-rust test-python lock browser
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -44,7 +44,14 @@ test-rust:
 		| { grep -E --line-buffered '^error|FAILED|ignored(,| \()|^skipped ' || true; } \
 		|| { sed -n '/^failures:$$/,/^test result/p' $(RUST_LOG) | head -300; echo "whole log: $(RUST_LOG)"; exit 1; }
 
-test-python: build
+# tests/report opens every report page in headless Chromium (Debian's
+# package; as root, or with sudo rights to apt-get). Without it those tests
+# are skipped with the reason, never passed.
+browser:
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium) \
+		|| echo "chromium could not be installed: tests/report's browser checks will be skipped"
+
+test-python: build browser
 	mkdir -p target
 	$(PY) -m pytest -q -rfEs --junitxml=$(PY_REPORT)
 

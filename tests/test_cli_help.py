@@ -63,7 +63,7 @@ def test_top_level_help_lists_exactly_the_registered_commands():
     names = listed.group(1).split(", ")
     assert names == registered()
     # The commands the CLI has today (issue 14: the help promised ones it did not have).
-    assert set(names) == {"analyze", "check", "calibrate", "simulate", "optimize", "load", "regulate", "profile",
+    assert set(names) == {"analyze", "check", "calibrate", "simulate", "report", "optimize", "load", "regulate", "profile",
                           "version", "plot", "tables", "experiment", "study"}
     for name in names:  # and each one runs
         help_of(name)

@@ -190,7 +190,7 @@ def test_version_flag_prints_the_version():
     assert p.stdout.strip() == run("version").stdout.strip() == version("criticore")
 
 
-@pytest.mark.parametrize("command", ["simulate", "analyze", "optimize", "regulate", "load", "study", "profile"])
+@pytest.mark.parametrize("command", ["simulate", "analyze", "optimize", "regulate", "load", "study", "profile", "report"])
 def test_help_names_no_python_types(command: str):
     p = run(command, "--help")
     assert p.returncode == 0, p.stderr

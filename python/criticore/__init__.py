@@ -5,7 +5,8 @@ front: :class:`TaskSystem` (the engine's model, built in Python or loaded
 from a file), the functions :func:`analyze`, :func:`optimize`,
 :func:`simulate`, :func:`simulate_many`, :func:`run_study` and
 :func:`load_study` with typed results
-(:mod:`criticore.results`), plots, and the CLI. docs/python.md is the tour.
+(:mod:`criticore.results`), :func:`make_report` (an HTML report page),
+plots, and the CLI. docs/python.md is the tour.
 
 This module is the face only: it re-exports. The code is in one package per
 job (``criticore.analysis``, ``criticore.simulation``, ``criticore.study``,
@@ -24,8 +25,9 @@ from criticore import simulation
 from criticore.simulation import SimOptions, batch
 from criticore.simulation.library import simulate, simulate_many
 from criticore.study.library import load_study, run_study
+from criticore.report.library import make_report
 
 __all__ = [
     "Analysis", "InputError", "Optimization", "SimOptions", "Simulation", "Study", "TaskSystem", "analyze", "check",
-    "load_study", "optimize", "read_input", "run_study", "simulate", "simulate_many", "simulation",
+    "load_study", "make_report", "optimize", "read_input", "run_study", "simulate", "simulate_many", "simulation",
 ]

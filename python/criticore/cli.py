@@ -20,6 +20,7 @@ from criticore.monitor.plot import add_table_plot
 from criticore.monitor.tables_command import tables_app
 from criticore.optimization import command as optimize
 from criticore.regulate import command as regulate
+from criticore.report import command as report
 from criticore.simulation import command as simulate
 from criticore.study.command import study_app
 
@@ -62,6 +63,7 @@ app.command("calibrate")(calibrate.command)
 app.add_typer(experiment_app, name="experiment")
 app.command()(simulate.simulate)
 plot_app.command("gantt")(simulate.plot_gantt)
+app.command()(report.report)
 app.command()(optimize.optimize)
 app.add_typer(study_app, name="study")
 app.command()(load.load)

@@ -27,6 +27,8 @@ IMAGE = (".png", ".svg", ".pdf")
 TOML = (".toml",)
 #: Profile datasets (docs/format.md).
 DATASET = (".parquet",)
+#: Report pages (`criticore report`): one self-contained HTML file.
+PAGE = (".html",)
 
 
 def _refuse(path: Path, option: str, reason: str) -> InputError:

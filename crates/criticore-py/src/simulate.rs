@@ -37,6 +37,8 @@ enum Batch {
     Unfinished(Vec<Unfinished>),
     Segments(Vec<Segment>),
     ServerSegments(Vec<ServerSegment>),
+    /// Regulator state spans (stalled, overload, suspended, depleted).
+    Intervals(Vec<Interval>),
     /// Index of the first bin, then per bin the requests of every core.
     Bandwidth(u64, Vec<f64>),
     Trace(String),
@@ -58,6 +60,8 @@ struct Streamer<'a> {
     jobs: Option<Vec<JobRecord>>,
     unfinished: Option<Vec<Unfinished>>,
     segments: Option<(Vec<Segment>, Vec<ServerSegment>)>,
+    /// Kept with the segments: what a Gantt chart draws beside them.
+    intervals: Option<Vec<Interval>>,
     bandwidth: Option<(u64, Vec<f64>)>,
     trace: Option<TraceWriter<'a>>,
 }
@@ -90,6 +94,9 @@ impl Streamer<'_> {
             if !v.is_empty() {
                 self.send(Batch::ServerSegments(v));
             }
+        }
+        if let Some(v) = self.intervals.take().filter(|v| !v.is_empty()) {
+            self.send(Batch::Intervals(v));
         }
         if let Some((first, rows)) = self.bandwidth.take().filter(|b| !b.1.is_empty()) {
             self.send(Batch::Bandwidth(first, rows));
@@ -148,6 +155,9 @@ impl Sink for Streamer<'_> {
         }
     }
     fn interval(&mut self, i: &Interval) {
+        if let Some(full) = self.intervals.as_mut().and_then(|b| push(b, *i)) {
+            self.send(Batch::Intervals(full));
+        }
         if let Some(w) = self.trace.as_mut() {
             w.interval(i);
             self.flush_trace(TRACE_CHUNK_BYTES);
@@ -214,6 +224,14 @@ fn to_python<'py>(py: Python<'py>, batch: Batch) -> PyResult<(&'static str, Boun
             d.set_item("server_start_ns", u64_column(py, v.iter().map(|x| x.start_ns)))?;
             d.set_item("server_end_ns", u64_column(py, v.iter().map(|x| x.end_ns)))?;
             ("server_segments", d.into_any())
+        }
+        Batch::Intervals(v) => {
+            let d = PyDict::new(py);
+            d.set_item("interval_core", u32_column(py, v.iter().map(|x| x.core)))?;
+            d.set_item("interval_state", v.iter().map(|x| x.state).collect::<Vec<_>>())?;
+            d.set_item("interval_start_ns", u64_column(py, v.iter().map(|x| x.start_ns)))?;
+            d.set_item("interval_end_ns", u64_column(py, v.iter().map(|x| x.end_ns)))?;
+            ("intervals", d.into_any())
         }
         Batch::Bandwidth(first, rows) => {
             let bytes = PyBytes::new(py, &rows.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>());
@@ -370,6 +388,8 @@ fn run_options(file: &str, o: &SimOptions) -> PyResult<RunOptions> {
 /// Simulate a task-system file, streaming what is asked for to
 /// `on_batch(kind, payload)` as it is produced: "jobs", "unfinished",
 /// "segments", "server_segments" (dicts of little-endian columns),
+/// "intervals" (with the segments: the regulator's state spans, their
+/// `interval_state` a list of names, the rest columns),
 /// "bandwidth" ((first bin, f64 bytes of bins × cores)) and "trace" (text
 /// chunks of the Perfetto JSON, in order). `on_progress(simulated_ns, jobs)`
 /// is called every 50 ms. Returns (report JSON, interrupted): Ctrl-C stops
@@ -402,6 +422,7 @@ pub(crate) fn simulate(
             jobs: jobs.then(Vec::new),
             unfinished: jobs.then(Vec::new),
             segments: segments.then(Default::default),
+            intervals: segments.then(Vec::new),
             bandwidth: bandwidth_bin_ns.map(|_| (0, Vec::new())),
             trace: trace.then(|| TraceWriter::new(&system, bandwidth_bin_ns.unwrap_or(0))),
         };

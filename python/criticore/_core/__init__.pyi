@@ -168,7 +168,7 @@ def simulate(
     format: str | None = None,
     overhead_table: str | None = None,
     overhead_file: str | None = None,
-    on_batch: Callable[[str, dict[str, bytes] | tuple[int, bytes] | str], object] | None = None,
+    on_batch: Callable[[str, dict[str, bytes | list[str]] | tuple[int, bytes] | str], object] | None = None,
     on_progress: Callable[[int, int], object] | None = None,
 ) -> tuple[str, bool]:
     """Simulate a task-system file under ``options`` (a
@@ -176,7 +176,9 @@ def simulate(
     ``SimConfig`` and the scheduler), streaming what is asked for to
     ``on_batch(kind, payload)`` as it is produced: "jobs", "unfinished",
     "segments", "server_segments" (dicts of little-endian columns),
-    "bandwidth" ((first bin, f64 bytes of bins × cores)) and "trace" (text
+    "intervals" (with the segments: the regulator's stalled, overload,
+    suspended and depleted spans; ``interval_state`` a list of those names,
+    the rest columns), "bandwidth" ((first bin, f64 bytes of bins × cores)) and "trace" (text
     chunks of the Perfetto JSON, in order). ``on_progress(simulated_ns, jobs)``
     is called every 50 ms. Returns (report JSON, interrupted): Ctrl-C stops
     the run and the report covers the time reached (``partial``).

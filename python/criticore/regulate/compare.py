@@ -32,16 +32,22 @@ JOB_COLUMNS = ("release_ns", "finish_ns", "deadline_ns")
 CLOCK_COLUMN = "finish_clock_ns"
 
 
-def task_stats(jobs: dict[str, np.ndarray], end_clock_ns: int | None = None) -> dict:
-    """Jobs, deadline misses and response times (ms) of finished jobs, from
-    job columns in the simulator's names (release_ns, finish_ns, deadline_ns).
-    With `end_clock_ns` and the jobs' `finish_clock_ns`, only the jobs that
-    finished by then (a job running when the run ends finishes after it,
-    no longer regulated)."""
-    release, finish, deadline = (np.asarray(jobs[k], dtype=np.int64) for k in JOB_COLUMNS)
-    done = finish > 0
+def finished(jobs: dict[str, np.ndarray], end_clock_ns: int | None = None) -> np.ndarray:
+    """Which of a task's measured jobs count: those that finished and, with
+    `end_clock_ns` and the jobs' `finish_clock_ns`, finished by then (a job
+    running when the run ends finishes after it, no longer regulated)."""
+    done = np.asarray(jobs["finish_ns"], dtype=np.int64) > 0
     if end_clock_ns is not None and CLOCK_COLUMN in jobs:
         done &= np.asarray(jobs[CLOCK_COLUMN], dtype=np.int64) <= end_clock_ns
+    return done
+
+
+def task_stats(jobs: dict[str, np.ndarray], end_clock_ns: int | None = None) -> dict:
+    """Jobs, deadline misses and response times (ms) of finished jobs, from
+    job columns in the simulator's names (release_ns, finish_ns, deadline_ns),
+    the jobs that count by `finished`."""
+    release, finish, deadline = (np.asarray(jobs[k], dtype=np.int64) for k in JOB_COLUMNS)
+    done = finished(jobs, end_clock_ns)
     response = (finish - release)[done]
     return {
         "jobs": int(done.sum()),

@@ -15,13 +15,20 @@ import criticore._core as _core
 from criticore.simulation.options import SimOptions
 from criticore.system import TaskSystem, as_system, read_input
 
-_U32 = {"task", "job", "core", "preemptions", "migrations", "server_core", "server", "unfinished_task", "unfinished_job"}
+_U32 = {"task", "job", "core", "preemptions", "migrations", "server_core", "server", "unfinished_task", "unfinished_job", "interval_core"}
+#: Columns the engine hands over as lists of names, not bytes.
+_NAMES_COLUMNS = {"interval_state"}
 
 
-def _columns(raw: dict[str, bytes] | None) -> dict[str, np.ndarray] | None:
+def _empty(name: str) -> np.ndarray:
+    return np.zeros(0, dtype=object if name in _NAMES_COLUMNS else "<u4" if name in _U32 else "<u8")
+
+
+def _columns(raw: dict[str, bytes | list[str]] | None) -> dict[str, np.ndarray] | None:
     if raw is None:
         return None
-    return {k: np.frombuffer(v, dtype="<u4" if k in _U32 else "<u8") for k, v in raw.items()}
+    return {k: np.asarray(v, dtype=object) if k in _NAMES_COLUMNS else np.frombuffer(v, dtype="<u4" if k in _U32 else "<u8")
+            for k, v in raw.items()}
 
 
 @dataclass
@@ -29,6 +36,8 @@ class SimRun:
     report: dict
     jobs: dict[str, np.ndarray] | None
     trace: str | None
+    #: Execution segments of jobs and servers and, as ``interval_*`` columns,
+    #: the regulator's state spans (core or MRS server, state, start, end).
     segments: dict[str, np.ndarray] | None
     #: Memory requests per core and bin (cores × bins), when a bin width was given.
     bandwidth: np.ndarray | None = None
@@ -72,8 +81,7 @@ class _Kept:
         for kind in kinds:
             batches = [_columns(b) for b in self.parts.get(kind, [])]
             for name in _NAMES[kind]:
-                dtype = "<u4" if name in _U32 else "<u8"
-                out[name] = np.concatenate([b[name] for b in batches]) if batches else np.zeros(0, dtype=dtype)
+                out[name] = np.concatenate([b[name] for b in batches]) if batches else _empty(name)
         return out
 
     def bandwidth(self) -> np.ndarray:
@@ -90,6 +98,7 @@ _NAMES = {
     "unfinished": ("unfinished_task", "unfinished_job", "unfinished_release_ns", "unfinished_deadline_ns"),
     "segments": ("core", "task", "job", "start_ns", "end_ns"),
     "server_segments": ("server_core", "server", "server_start_ns", "server_end_ns"),
+    "intervals": ("interval_core", "interval_state", "interval_start_ns", "interval_end_ns"),
 }
 
 
@@ -139,7 +148,7 @@ class _Files:
     def close(self) -> None:
         # A run with no records still leaves a valid file with the columns.
         if self.paths["jobs"] is not None and "jobs" not in self.writers:
-            self._write("jobs", _job_table({n: np.zeros(0, dtype="<u4" if n in _U32 else "<u8") for n in _NAMES["jobs"]}, self.names))
+            self._write("jobs", _job_table({n: _empty(n) for n in _NAMES["jobs"]}, self.names))
         if self.paths["bandwidth"] is not None and "bandwidth" not in self.writers:
             self._write("bandwidth", self._bandwidth_table(0, np.zeros((0, self.cores))))
         for writer in self.writers.values():
@@ -208,7 +217,7 @@ def run(
         files = _Files(jobs_file, trace_file, bandwidth_file, names, outline["line_bytes"], bin_ns, cores)
     # Streaming to files keeps in memory only what the flags ask for.
     keep_bandwidth = bin_ns is not None and not streaming
-    wanted = {"jobs": jobs, "unfinished": jobs, "trace": trace, "segments": segments, "server_segments": segments, "bandwidth": keep_bandwidth}
+    wanted = {"jobs": jobs, "unfinished": jobs, "trace": trace, "segments": segments, "server_segments": segments, "intervals": segments, "bandwidth": keep_bandwidth}
     to_file = {"jobs": jobs_file, "trace": trace_file, "bandwidth": bandwidth_file}
 
     def on_batch(kind: str, payload) -> None:
@@ -234,7 +243,7 @@ def run(
         json.loads(report),
         kept.columns(("jobs", "unfinished")) if jobs else None,
         kept.trace() if trace else None,
-        kept.columns(("segments", "server_segments")) if segments else None,
+        kept.columns(("segments", "server_segments", "intervals")) if segments else None,
         kept.bandwidth() if keep_bandwidth else None,
         bin_ns,
         outline,
