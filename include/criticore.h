@@ -21,6 +21,19 @@
  * Without CRITICORE_COUNTER every call does nothing, so an instrumented
  * program runs unchanged anywhere.
  *
+ * Common start (the regulator's time 0, as `criticore load` takes part in it):
+ *
+ *     criticore_attach_waiting();          // attach; the run waits for our set-up
+ *     set_up();                            // buffers, warm-up: unregulated
+ *     uint64_t t0 = criticore_wait_start(); // CLOCK_MONOTONIC ns of time 0
+ *     for (uint32_t j = 0; ; j++) {        // job j released at t0 + offset + j * period
+ *         sleep_until(t0 + offset + j * period);
+ *         criticore_job_begin(j); ... criticore_job_end(j);
+ *     }
+ *
+ * Numbering jobs from 0 at time 0 as the file's releases lets MCTI mode see
+ * which job a process runs (docs/runtime.md, "MCTI at run time").
+ *
  * The attached page is kept per translation unit (a static pointer): call
  * criticore_attach() in each source file that counts, once, before other
  * threads use it. After that every call is thread-safe (atomics only), does
@@ -185,6 +198,49 @@ static inline int criticore_attach(void) {
     CRITICORE_A(store_explicit)(&p->writer_pid, (int32_t)getpid(), CRITICORE_MO(relaxed));
     criticore_page_ = p;
     return 0;
+}
+
+/* As criticore_attach, and say this program takes part in the common start:
+ * the runtime launches no other program and starts no regulation until this
+ * one calls criticore_wait_start (CounterPage::from_env_waiting). */
+static inline int criticore_attach_waiting(void) {
+    if (criticore_page_ != NULL) return 0;
+    int r = criticore_attach();
+    struct criticore_page *p = criticore_page_;
+    if (r == 0 && p != NULL && CRITICORE_A(load_explicit)(&p->origin_ns, CRITICORE_MO(acquire)) != CRITICORE_OFF) {
+        CRITICORE_A(store_explicit)(&p->ready_ns, (uint64_t)1, CRITICORE_MO(relaxed));
+        /* Release: a reader that sees the writer also sees that it will wait. */
+        CRITICORE_A(store_explicit)(&p->writer_pid, (int32_t)getpid(), CRITICORE_MO(release));
+    }
+    return r;
+}
+
+static inline uint64_t criticore_now_(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Set up: wait for the common start and return time 0 (CLOCK_MONOTONIC ns),
+ * the first release of every program that takes part. Returns now at once
+ * when not attached or when the run holds no start; gives up and returns
+ * now when the launcher ends or after 120 s (CounterPage::wait_start). */
+static inline uint64_t criticore_wait_start(void) {
+    struct criticore_page *p = criticore_page_;
+    uint64_t t0 = criticore_now_();
+    if (p == NULL || CRITICORE_A(load_explicit)(&p->origin_ns, CRITICORE_MO(acquire)) == CRITICORE_OFF) return t0;
+    pid_t parent = getppid();
+    CRITICORE_A(store_explicit)(&p->ready_ns, t0 > 2 ? t0 : 2, CRITICORE_MO(release));
+    for (;;) {
+        uint64_t origin = CRITICORE_A(load_explicit)(&p->origin_ns, CRITICORE_MO(acquire));
+        if (origin == CRITICORE_OFF) return criticore_now_();
+        if (origin != 0) return origin;
+        if (criticore_now_() - t0 > 120000000000u || getppid() != parent) return criticore_now_();
+        struct timespec pause = {0, 200000}; /* 200 µs, as the Rust side */
+        int e = errno;
+        nanosleep(&pause, NULL);
+        errno = e;
+    }
 }
 
 /* Nonzero when this translation unit is attached to a page. */

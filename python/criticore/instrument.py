@@ -15,11 +15,31 @@ header's ``criticore_attach`` returns -1. The page layout is in
         work()                      # touches about 4,000 cache lines
         instrument.count(reads=3000, writes=1000)
         instrument.job_end(job)
+
+To take part in the run's common start (time 0 of every program, as the
+periodic `criticore load` does), say so before setting up, then wait:
+
+    instrument.will_wait()          # the run waits for this program's set-up
+    set_up()
+    t0 = instrument.wait_start()    # CLOCK_MONOTONIC ns; job j at t0 + offset + j·period
 """
 
 from __future__ import annotations
 
 import criticore._core as _core
+
+
+def will_wait() -> None:
+    """Take part in the run's common start: call before setting up; the
+    runtime launches no other program and starts no regulation until this
+    one calls :func:`wait_start` (``criticore_attach_waiting`` in C)."""
+    _core.instrument_will_wait()
+
+
+def wait_start() -> int:
+    """Set up: wait for the common start and return time 0 (CLOCK_MONOTONIC
+    ns, as ``time.monotonic_ns()``); now, at once, when no start is held."""
+    return _core.instrument_wait_start()
 
 
 def attached() -> bool:

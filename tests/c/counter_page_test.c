@@ -9,6 +9,8 @@
  *                                 run the steps in order, print "done"
  *
  * Steps: count:R:W  begin:J  end:J  phase:I  phases:N (phase 0..N-1)
+ *        waiting (first: attach with criticore_attach_waiting instead)
+ *        start (criticore_wait_start; print "start <time 0>")
  *        threads:N:K (N threads each count one line read K times, at once)
  *        race:R:N (R rounds: arm 100 lines on, as the reader's arm() does,
  *                  then N threads count 1,000 lines each; R signals expected)
@@ -106,7 +108,14 @@ static int step(const char *s) {
         for (unsigned long long i = 0; i < a; i++) criticore_phase((uint32_t)i);
     else if (n == 3 && strcmp(name, "threads") == 0) threads((unsigned)a, b);
     else if (n == 3 && strcmp(name, "race") == 0) race(a, (unsigned)b);
-    else return -1;
+    else if (n == 1 && strcmp(name, "waiting") == 0) {
+    } else if (n == 1 && strcmp(name, "start") == 0) {
+        uint64_t t0 = criticore_wait_start();
+        int e = errno;
+        printf("start %llu\n", (unsigned long long)t0);
+        fflush(stdout);
+        errno = e;
+    } else return -1;
     return 0;
 }
 
@@ -116,7 +125,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     errno = 0;
-    int rc = criticore_attach();
+    int rc = argc > 1 && strcmp(argv[1], "waiting") == 0 ? criticore_attach_waiting() : criticore_attach();
     int e = rc == 0 ? 0 : errno;
     printf("attach %d %d %d\n", rc, e, criticore_attached());
     /* Attaching again is harmless and keeps the page. */

@@ -233,10 +233,32 @@ pub fn instrument_mark(kind: &str, arg: u32) -> PyResult<()> {
     Ok(())
 }
 
+/// Take part in the run's common start: the runtime waits for this
+/// program's set-up before it launches the next or starts regulating.
+#[pyfunction]
+pub fn instrument_will_wait() -> PyResult<()> {
+    if let Some(p) = page()? {
+        p.will_start();
+        p.attach_writer();
+    }
+    Ok(())
+}
+
+/// Set up: wait for the common start; time 0 on CLOCK_MONOTONIC (ns), or
+/// now when no start is held (no page, or a run that holds none).
+#[pyfunction]
+pub fn instrument_wait_start(py: Python<'_>) -> PyResult<u64> {
+    let Some(p) = page()? else { return Ok(criticore_rt::os::counter_page::now_ns()) };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    Ok(py.allow_threads(|| p.wait_start(&stop)).unwrap_or_else(criticore_rt::os::counter_page::now_ns))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(regulate, m)?)?;
     m.add_function(wrap_pyfunction!(instrument_attached, m)?)?;
     m.add_function(wrap_pyfunction!(instrument_count, m)?)?;
     m.add_function(wrap_pyfunction!(instrument_mark, m)?)?;
+    m.add_function(wrap_pyfunction!(instrument_wait_start, m)?)?;
+    m.add_function(wrap_pyfunction!(instrument_will_wait, m)?)?;
     Ok(())
 }

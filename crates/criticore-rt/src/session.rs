@@ -264,10 +264,19 @@ struct Starter {
     launched: usize,
     task: String,
     page: CounterPage,
-    /// A criticore program: it attaches and takes part, so wait until it has
-    /// attached; another program is waited for only once it said it takes part.
-    ours: bool,
+    /// Wait for the program to attach until then (CLOCK_MONOTONIC ns): a
+    /// criticore program attaches and takes part, so for as long as the
+    /// start waits; under shared-memory counters every program must attach
+    /// (`criticore.h`, `criticore.instrument`), so for ATTACH_GRACE_NS, long
+    /// enough to see whether it says it takes part; any other, not at all.
+    /// Once attached, a program is waited for only if it said it takes part.
+    attach_by_ns: u64,
 }
+
+/// How long the common start waits for an instrumented program (not
+/// criticore's own) to attach and say whether it takes part: an interpreter's
+/// start-up and imports, on a busy host.
+const ATTACH_GRACE_NS: u64 = 5_000_000_000;
 
 /// Longest wait for the launched programs to set up, all together.
 const START_TIMEOUT_NS: u64 = 60_000_000_000;
@@ -305,7 +314,7 @@ impl CommonStart {
                 .starters
                 .iter()
                 .filter(|s| matches!(launched[s.launched].child.try_wait(), Ok(None)))
-                .filter(|s| s.page.ready_ns() == SETTING_UP || (s.ours && s.page.writer_pid() == 0))
+                .filter(|s| s.page.ready_ns() == SETTING_UP || (s.page.writer_pid() == 0 && crate::os::counter_page::now_ns() < s.attach_by_ns))
                 .map(|s| s.task.as_str())
                 .collect();
             if waiting.is_empty() {
@@ -569,7 +578,12 @@ fn launch_all(
                     let p = CounterPage::create(&page).map_err(|e| err("--counter", format!("{}: {e}", page.display())))?;
                     p.hold_start();
                     running.pages.push(page.clone());
-                    gate.starters.push(Starter { launched: running.launched.len(), task: task.name.clone(), page: p, ours });
+                    let attach_by_ns = match (ours, *counter == CounterChoice::Shm) {
+                        (true, _) => u64::MAX,
+                        (false, true) => crate::os::counter_page::now_ns() + ATTACH_GRACE_NS,
+                        (false, false) => 0,
+                    };
+                    gate.starters.push(Starter { launched: running.launched.len(), task: task.name.clone(), page: p, attach_by_ns });
                     spec.env.push((crate::os::counter_page::ENV.into(), page.display().to_string()));
                 }
                 let launched = launch(&spec).map_err(|e| err(format!("task[{t}].command"), e))?;

@@ -477,6 +477,56 @@ fn c_job_end_signals_with_bit_one_when_asked() {
 }
 
 #[test]
+fn c_takes_part_in_the_common_start() {
+    let dir = TempDir::new("start");
+    let bin = build(Lang::C, &dir);
+    // No start held (a page as the profiler makes it): time 0 is now, at once,
+    // and the program does not say it waits.
+    let file = ShmFile::new("start-none");
+    let page = CounterPage::create(&file.0).unwrap();
+    let before = now_ns();
+    let r = run(&bin, Some(&file.0), &["waiting", "start"]);
+    let t0: u64 = r.stdout.lines().find_map(|l| l.strip_prefix("start ")).unwrap().parse().unwrap();
+    assert!(t0 >= before && t0 <= now_ns(), "{t0} not between {before} and now");
+    assert_eq!(page.ready_ns(), 0);
+    // A held start, as `criticore regulate` holds it: the program says at
+    // attach that it will wait, then waits, ready, until the origin is written.
+    let file = ShmFile::new("start-held");
+    let page = CounterPage::create(&file.0).unwrap();
+    page.hold_start();
+    let mut child = Command::new(&bin)
+        .args(["waiting", "start"])
+        .env(counter_page::ENV, &file.0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start counter_page_test");
+    let pid = child.id() as i32;
+    let ready = (0..5_000).any(|_| {
+        std::thread::sleep(Duration::from_millis(2));
+        page.ready_ns() > counter_page::SETTING_UP
+    });
+    let waiting = child.try_wait().unwrap().is_none();
+    let origin = now_ns();
+    page.release_start(origin);
+    let (deadline, mut status) = (std::time::Instant::now() + CHILD_LIMIT, None);
+    while status.is_none() && std::time::Instant::now() < deadline {
+        status = child.try_wait().unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(ready && waiting, "ready {ready}, still waiting {waiting}: {stdout}");
+    assert_eq!(i32_at(&bytes(&file.0), 48), pid, "the writer");
+    assert_eq!(stdout.lines().find_map(|l| l.strip_prefix("start ")), Some(origin.to_string().as_str()), "{stdout}");
+    assert_eq!(stdout.lines().last(), Some("done"));
+}
+
+#[test]
 fn c_without_the_variable_every_call_is_a_no_op() {
     let dir = TempDir::new("unset");
     let bin = build(Lang::C, &dir);

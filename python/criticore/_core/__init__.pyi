@@ -46,6 +46,8 @@ __all__ = [
     "instrument_attached",
     "instrument_count",
     "instrument_mark",
+    "instrument_wait_start",
+    "instrument_will_wait",
     "load_periodic",
     "load_run",
     "loaded_latency",
@@ -381,6 +383,12 @@ def instrument_count(reads: int, writes: int = 0) -> None:
 
 def instrument_mark(kind: str, arg: int) -> None:
     """Mark a job boundary or a phase: kind "job_begin", "job_end" or "phase"."""
+
+def instrument_will_wait() -> None:
+    """Take part in the run's common start (before setting up)."""
+
+def instrument_wait_start() -> int:
+    """Set up: wait for the common start; time 0 (CLOCK_MONOTONIC ns), or now when none is held."""
 
 # --- load generator (load.rs) ---------------------------------------------
 

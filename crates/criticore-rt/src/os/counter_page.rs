@@ -174,6 +174,12 @@ impl CounterPage {
         Self::attach_env(true)
     }
 
+    /// Record this process as the page's writer (after [`CounterPage::will_start`]:
+    /// a reader that sees the writer also sees that it will wait).
+    pub fn attach_writer(&self) {
+        self.layout().writer_pid.store(std::process::id() as i32, Ordering::Release);
+    }
+
     fn attach_env(waiting: bool) -> Option<io::Result<Self>> {
         std::env::var_os(ENV).map(|p| {
             let page = Self::open(Path::new(&p))?;
@@ -263,7 +269,8 @@ impl CounterPage {
     }
 
     /// The program will wait for the common start (before it names itself the writer).
-    fn will_start(&self) {
+    /// The program says it takes part in a held common start (before it sets up).
+    pub fn will_start(&self) {
         let l = self.layout();
         if l.origin_ns.load(Ordering::Acquire) != OFF {
             l.ready_ns.store(SETTING_UP, Ordering::Release);
