@@ -24,8 +24,9 @@ install: $(STAMP)
 
 build: install
 	$(VENV)/bin/maturin develop --release --quiet
-	cargo build --release --quiet -p criticore-rt --bin criticore-watchdog
+	cargo build --release --quiet -p criticore-rt --bin criticore-watchdog --bin criticore-worker
 	install -D -m 755 $${CARGO_TARGET_DIR:-target}/release/criticore-watchdog python/criticore/_core/_bin/criticore-watchdog
+	install -D -m 755 $${CARGO_TARGET_DIR:-target}/release/criticore-worker python/criticore/_core/_bin/criticore-worker
 
 run: build
 	$(VENV)/bin/criticore analyze examples/mc2-llc-heavy.toml

@@ -150,14 +150,13 @@ pub fn loaded_latency(py: Python<'_>, victim_cpu: usize, load_cpus: Vec<usize>, 
 #[pyfunction]
 #[pyo3(signature = (data, file, task, options, on_job=None))]
 pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, options: &Bound<'py, PyDict>, on_job: Option<PyObject>) -> PyResult<(Vec<String>, Bound<'py, PyDict>, u64)> {
-    use criticore_rt::workload::periodic::{self, JobPlan, PeriodicSpec};
+    use criticore_rt::workload::periodic::{self, JobPlan};
     let system = crate::parse(data, file, None)?;
     let get = |key: &str| options.get_item(key).ok().flatten().filter(|v| !v.is_none());
     let index = system.tasks.iter().position(|t| t.name == task).ok_or_else(|| option_error(file, "--task", format!("no task named \"{task}\"")))?;
     let t = &system.tasks[index];
     // The engine's PET and phases (the simulator runs the same).
     let job = JobPlan::of(&system, index).map_err(|e| option_error(file, &e.field, e.reason))?;
-    let (plan, buffer_bytes, line_bytes, random) = (job.phases.clone(), job.buffer_bytes, job.line_bytes, job.random);
     if let Some(cpu) = get("cpu").map(|v| v.extract::<usize>()).transpose()?.or(t.core) {
         pin_current_thread(&[cpu]).map_err(|e| option_error(file, "--cpu", e))?;
     }
@@ -169,23 +168,10 @@ pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, 
     };
     let jobs: Option<u64> = get("jobs").map(|v| v.extract()).transpose()?;
     let duration_ns: Option<u64> = get("duration_ns").map(|v| v.extract()).transpose()?;
-    let (period_ns, deadline_ns, offset_ns) = (job.period_ns, job.deadline_ns, job.offset_ns);
     let result = py.allow_threads(|| -> std::io::Result<(Vec<String>, Vec<periodic::JobRecord>)> {
         let _guard = StopOnSignals::install();
-        let mut walker = load::Walker::new(buffer_bytes, line_bytes, false, random)?;
-        let mut notes = Vec::new();
-        let mut cals = std::collections::HashMap::new();
-        let mut phases = Vec::new();
-        for (i, &(work, lines, read_nb)) in plan.iter().enumerate() {
-            let cal = *cals.entry(read_nb).or_insert_with(|| periodic::calibrate(&mut walker, read_nb));
-            let w = periodic::fit_phase(&mut walker, work, lines, read_nb, &cal);
-            let alone = w.iterations as f64 * cal.ns_per_iteration;
-            if w.iterations > 0 && w.delay_nb == 0 && alone > work as f64 * 1.02 {
-                notes.push(format!("phase {i}: {lines} line accesses take {:.0} µs alone here, more than its {:.0} µs of work", alone / 1e3, work as f64 / 1e3));
-            }
-            phases.push(w);
-        }
-        let spec = PeriodicSpec { period_ns, deadline_ns, offset_ns, phases, buffer_bytes, line_bytes, jobs, duration_ns };
+        let mut walker = job.walker()?;
+        let (spec, notes) = job.prepare(&mut walker, jobs, duration_ns);
         let records = periodic::run(&spec, &mut walker, page.as_ref(), &STOP, |r| {
             if let Some(cb) = &on_job {
                 let keep = Python::with_gil(|py| cb.call1(py, (r.job, r.finish_ns - r.release_ns, r.finish_ns > r.deadline_ns)).and_then(|x| x.extract::<bool>(py)));

@@ -21,6 +21,7 @@ use crate::os::throttle::freezer::FreezerThrottler;
 use crate::os::throttle::signal::SignalThrottler;
 use crate::os::throttle::Throttler;
 use crate::os::watchdog::{locate as locate_watchdog, Watchdog};
+use crate::workload::worker;
 use criticore::model::overhead::OverheadTable;
 use criticore::model::{RegulationKind, TaskSystem};
 use criticore::policy::pet;
@@ -82,7 +83,7 @@ pub struct Options {
     pub overhead_table: Option<OverheadTable>,
     /// Stop early by the learnt stop lag (lead.rs); false = act at the budget.
     pub lead: bool,
-    /// Launched tasks get `CRITICORE_JOB_LOG=<dir>/<task>.parquet`: where the
+    /// Launched tasks get `CRITICORE_JOB_LOG=<dir>/<task>.csv`: where the
     /// periodic mode of `criticore load` writes its job records (for `--compare-sim`).
     pub job_log_dir: Option<PathBuf>,
     /// Pin the regulation thread to this CPU (None = wherever it wakes).
@@ -545,6 +546,10 @@ fn launch_all(
     let stamp = std::process::id();
     // Monitor mode: the real-time program's page (its job and phase marks).
     let mut rt_page: Option<PathBuf> = None;
+    let native_worker = worker::locate();
+    if native_worker.is_none() && plan.commands.iter().flatten().any(|argv| worker::native_command(argv).is_some()) {
+        notices.push(format!("no {} program (build it with `make build`): periodic tasks run as `criticore load` in Python", worker::PROGRAM));
+    }
     for (k, g) in plan.groups.iter().enumerate() {
         let mut group = Group { name: g.name.clone(), pids: Vec::new(), counters: Vec::new(), criticality: g.criticality, jobs: Vec::new() };
         // MCTI: each process's jobs, from its task's releases and its page's job marks.
@@ -560,8 +565,13 @@ fn launch_all(
                 let page = PathBuf::from(format!("/dev/shm/criticore-{stamp}-{cookie}"));
                 let ours = argv[0] == "criticore";
                 let mut argv = argv.clone();
-                if ours && !options.criticore.is_empty() {
-                    argv.splice(0..1, options.criticore.iter().cloned());
+                // The periodic worker runs natively: no interpreter before time 0.
+                match (worker::native_command(&argv), &native_worker) {
+                    (Some((file, task)), Some(program)) => argv = vec![program.display().to_string(), file, task],
+                    _ if ours && !options.criticore.is_empty() => {
+                        argv.splice(0..1, options.criticore.iter().cloned());
+                    }
+                    _ => {}
                 }
                 let mut spec = LaunchSpec::new(argv);
                 // A server's tasks run on the server's core.
@@ -569,7 +579,7 @@ fn launch_all(
                 spec.stdout = options.output.clone().map_or(Output::Null, Output::File);
                 spec.stderr = spec.stdout.clone();
                 if let Some(dir) = &options.job_log_dir {
-                    spec.env.push((JOB_LOG_ENV.into(), dir.join(format!("{}.parquet", task.name)).display().to_string()));
+                    spec.env.push((JOB_LOG_ENV.into(), dir.join(format!("{}.csv", task.name)).display().to_string()));
                 }
                 // criticore's own programs get a page under any counter: it
                 // carries their job marks and the common start.

@@ -147,9 +147,14 @@ def read_jobs(path: Path) -> dict[str, np.ndarray] | None:
     `criticore load`, or that was killed before writing, has none)."""
     if not path.exists():
         return None
-    import pyarrow.parquet as pq
+    if path.suffix == ".csv":  # the native worker's, and `criticore load`'s under regulate
+        import pyarrow.csv as pcsv
 
-    t = pq.read_table(path)
+        t = pcsv.read_csv(path)
+    else:
+        import pyarrow.parquet as pq
+
+        t = pq.read_table(path)
     return {k: t.column(k).to_numpy() for k in (*JOB_COLUMNS, CLOCK_COLUMN) if k in t.column_names}
 
 
@@ -205,7 +210,7 @@ def compare_with_simulation(file: str | Path, run, job_dir: Path, clock: RunCloc
     simulated = {t["task"]: simulated_task_stats(t) for t in sim.report["per_task"]}
     measured = {}
     for name in simulated:
-        jobs = read_jobs(job_dir / f"{name}.parquet")
+        jobs = read_jobs(job_dir / f"{name}.csv")
         if jobs is not None:
             measured[name] = task_stats(jobs, None if clock is None else clock.end_ns(elapsed))
     budgets = [int(g["budget"]) for g in summary["groups"]]

@@ -190,6 +190,6 @@ def measure(system: TaskSystem, duration_ns: int) -> Measured:
     with tempfile.TemporaryDirectory(prefix="criticore-jobs-") as folder:
         done = regulate.run(system.path, duration_ns=duration_ns, fifo_priority=90 if os.geteuid() == 0 else None,
                             on_snapshot=seen, job_log_dir=folder)
-        jobs = {t.name: j for t in system.tasks if (j := read_jobs(Path(folder) / f"{t.name}.parquet")) is not None}
+        jobs = {t.name: j for t in system.tasks if (j := read_jobs(Path(folder) / f"{t.name}.csv")) is not None}
     end = clock.end_ns(int(done.summary["elapsed_ns"]))
     return Measured(done.summary, done.per_group(), jobs, end)

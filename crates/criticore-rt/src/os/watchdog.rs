@@ -117,7 +117,7 @@ fn executable(p: &Path) -> Result<(), &'static str> {
 }
 
 /// The file of the shared object or executable that holds this code.
-fn module_path() -> Option<PathBuf> {
+pub(crate) fn module_path() -> Option<PathBuf> {
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     // SAFETY: dladdr only reads the address; dli_fname points into the loader's tables.
     let found = unsafe { libc::dladdr(locate as *const libc::c_void, &mut info) } != 0;

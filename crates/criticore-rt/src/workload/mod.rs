@@ -1,8 +1,10 @@
 //! The programs criticore runs as load and as victims: the load generator's
 //! hot loop, a pointer-chasing victim, a task of the file as a periodic real
-//! process, and one point of `criticore profile`.
+//! process (and [`worker`], the same without Python), and one point of
+//! `criticore profile`.
 
 pub mod chase;
 pub mod load;
 pub mod periodic;
 pub mod profile;
+pub mod worker;

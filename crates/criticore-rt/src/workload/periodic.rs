@@ -96,6 +96,41 @@ impl JobPlan {
     }
 }
 
+impl JobPlan {
+    /// Size every phase on this machine (calibrated, then measured: `fit_phase`)
+    /// into the spec `run` takes; notes for phases whose lines alone outlast their work.
+    pub fn prepare(&self, walker: &mut Walker, jobs: Option<u64>, duration_ns: Option<u64>) -> (PeriodicSpec, Vec<String>) {
+        let mut notes = Vec::new();
+        let mut cals = std::collections::HashMap::new();
+        let mut phases = Vec::new();
+        for (i, &(work, lines, read_nb)) in self.phases.iter().enumerate() {
+            let cal = *cals.entry(read_nb).or_insert_with(|| calibrate(walker, read_nb));
+            let w = fit_phase(walker, work, lines, read_nb, &cal);
+            let alone = w.iterations as f64 * cal.ns_per_iteration;
+            if w.iterations > 0 && w.delay_nb == 0 && alone > work as f64 * 1.02 {
+                notes.push(format!("phase {i}: {lines} line accesses take {:.0} µs alone here, more than its {:.0} µs of work", alone / 1e3, work as f64 / 1e3));
+            }
+            phases.push(w);
+        }
+        let spec = PeriodicSpec {
+            period_ns: self.period_ns,
+            deadline_ns: self.deadline_ns,
+            offset_ns: self.offset_ns,
+            phases,
+            buffer_bytes: self.buffer_bytes,
+            line_bytes: self.line_bytes,
+            jobs,
+            duration_ns,
+        };
+        (spec, notes)
+    }
+
+    /// The walker this plan's jobs walk.
+    pub fn walker(&self) -> io::Result<Walker> {
+        Walker::new(self.buffer_bytes, self.line_bytes, false, self.random)
+    }
+}
+
 /// One job; times relative to the first release's origin (the run's start).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct JobRecord {

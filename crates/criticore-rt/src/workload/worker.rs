@@ -1,0 +1,107 @@
+//! The periodic worker without Python: `criticore-worker FILE TASK` runs
+//! task TASK of the task-system file FILE as a real periodic process, the
+//! same code as `criticore load --file FILE --task TASK` (the engine's PET,
+//! [`super::periodic::JobPlan`], sized on this machine and run by
+//! [`super::periodic::run`]). `criticore regulate` launches it for a task
+//! whose command is exactly that `criticore load`: the file is parsed once
+//! per worker, and no interpreter starts before time 0 (docs/runtime.md).
+//!
+//! Its job records go to `$CRITICORE_JOB_LOG` as CSV (`--compare-sim`).
+
+use super::load::{StopOnSignals, STOP};
+use super::periodic::{self, JobPlan, JobRecord};
+use crate::os::counter_page::{now_ns, CounterPage};
+use criticore::model::parse::parse_task_system_bytes_with;
+use criticore::model::{Format, TaskSystem};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The program's file name, shipped beside the watchdog.
+pub const PROGRAM: &str = "criticore-worker";
+/// Names the worker program to use instead of searching for it.
+pub const PROGRAM_ENV: &str = "CRITICORE_WORKER";
+
+/// The worker program, if shipped: `$CRITICORE_WORKER`, else `_bin/criticore-worker`
+/// beside the module holding this code, else beside it.
+pub fn locate() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(PROGRAM_ENV) {
+        return Some(PathBuf::from(p));
+    }
+    let dir = crate::os::watchdog::module_path()?.parent()?.to_path_buf();
+    [dir.join("_bin").join(PROGRAM), dir.join(PROGRAM)].into_iter().find(|p| p.is_file())
+}
+
+/// The (file, task) of a command the worker can run in place of Python:
+/// exactly `criticore load --file F --task T` (either order).
+pub fn native_command(argv: &[String]) -> Option<(String, String)> {
+    let rest = match argv {
+        [c, l, rest @ ..] if c == "criticore" && l == "load" => rest,
+        _ => return None,
+    };
+    match rest {
+        [a, x, b, y] if a == "--file" && b == "--task" => Some((x.clone(), y.clone())),
+        [a, y, b, x] if a == "--task" && b == "--file" => Some((x.clone(), y.clone())),
+        _ => None,
+    }
+}
+
+/// A file as the front ends read it: presets named in it are read beside it.
+pub fn read_system(file: &str) -> Result<TaskSystem, String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
+    let dir = Path::new(file).parent().map(Path::to_path_buf).unwrap_or_default();
+    let read = move |preset: &str| std::fs::read_to_string(dir.join(preset)).map_err(|e| format!("cannot read {}: {e}", dir.join(preset).display()));
+    parse_task_system_bytes_with(&bytes, Format::from_path(file), file, &read).map_err(|e| e.to_string())
+}
+
+/// Run task `task` of `file`; the job records and, per job, when it finished
+/// on CLOCK_MONOTONIC. Errors are one line.
+pub fn run(file: &str, task: &str) -> Result<(Vec<JobRecord>, Vec<u64>), String> {
+    let system = read_system(file)?;
+    let index = system.tasks.iter().position(|t| t.name == task).ok_or_else(|| format!("{file}: --task: no task named \"{task}\""))?;
+    let plan = JobPlan::of(&system, index).map_err(|e| format!("{file}: {}: {}", e.field, e.reason))?;
+    let page = match CounterPage::from_env_waiting() {
+        None => None,
+        Some(Ok(p)) => Some(p),
+        Some(Err(e)) => return Err(format!("{file}: CRITICORE_COUNTER: cannot attach the counter page: {e}")),
+    };
+    let _guard = StopOnSignals::install();
+    let mut walker = plan.walker().map_err(|e| format!("{file}: task \"{task}\": {e}"))?;
+    let (spec, notes) = plan.prepare(&mut walker, None, None);
+    for n in notes {
+        eprintln!("note: {task}: {n}");
+    }
+    let mut clock = Vec::new();
+    let records = periodic::run(&spec, &mut walker, page.as_ref(), &STOP, |_| clock.push(now_ns())).map_err(|e| format!("{file}: task \"{task}\": {e}"))?;
+    Ok((records, clock))
+}
+
+/// The job records as CSV, in the columns `criticore load --log x.csv` writes
+/// that `--compare-sim` reads.
+pub fn write_csv(path: &Path, records: &[JobRecord], clock: &[u64]) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(out, "job,release_ns,start_ns,finish_ns,deadline_ns,exec_ns,memory_requests,finish_clock_ns")?;
+    for (r, c) in records.iter().zip(clock) {
+        writeln!(out, "{},{},{},{},{},{},{},{}", r.job, r.release_ns, r.start_ns, r.finish_ns, r.deadline_ns, r.exec_ns, r.memory_requests, c)?;
+    }
+    out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn only_the_plain_periodic_load_runs_natively() {
+        let ft = Some(("f.toml".to_string(), "t".to_string()));
+        assert_eq!(native_command(&argv(&["criticore", "load", "--file", "f.toml", "--task", "t"])), ft);
+        assert_eq!(native_command(&argv(&["criticore", "load", "--task", "t", "--file", "f.toml"])), ft);
+        // Anything more is the user's own command line: run as written.
+        assert_eq!(native_command(&argv(&["criticore", "load", "--file", "f.toml", "--task", "t", "--jobs", "3"])), None);
+        assert_eq!(native_command(&argv(&["criticore", "load", "--buffer", "64MiB"])), None);
+        assert_eq!(native_command(&argv(&["python", "-m", "criticore", "load", "--file", "f.toml", "--task", "t"])), None);
+    }
+}
