@@ -234,6 +234,9 @@ def run_regulate(path: Path, period: str, duration: float, window: tuple[float, 
         "lateness_p99_ns": s["lateness_p99_ns"],
         "reaction_p50_ns": s["reaction_p50_ns"],
         "reaction_p99_ns": s["reaction_p99_ns"],
+        "reaction_e2e_p50_ns": s["reaction_e2e_p50_ns"],
+        "reaction_e2e_p99_ns": s["reaction_e2e_p99_ns"],
+        "reaction_e2e_stops": s["reaction_e2e_stops"],
         "signals": s["signals"],
         "elapsed_ns": s["elapsed_ns"],
         "warnings": s["warnings"],
@@ -390,6 +393,9 @@ def main() -> None:
                 "reg_late_p99": med([r["lateness_p99_ns"] for r in R]),
                 "reg_react_p50": med([r["reaction_p50_ns"] for r in R]),
                 "reg_react_p99": med([r["reaction_p99_ns"] for r in R]),
+                "reg_e2e_p50": med([r["reaction_e2e_p50_ns"] for r in R]),
+                "reg_e2e_p99": med([r["reaction_e2e_p99_ns"] for r in R]),
+                "reg_e2e_stops": med([r["reaction_e2e_stops"] for r in R]),
                 "reg_signals_per_period": med([r["signals"] / max(1, r["groups"][0]["periods"]) for r in R]),
                 "reg_loads_cpu": med([r.get("steady_loads_cpu") for r in R]),
                 "reg_wakeups_per_s": med([r.get("steady_wakeups_per_s") for r in R]),
@@ -415,7 +421,7 @@ def main() -> None:
             summary[f"{name}/{scen}"] = row
             lc = row["reg_loads_cpu"], row["peer_loads_cpu"]
             print(f"| {name} | {scen} | {pct(row['reg_cpu'])} | {pct(row['reg_cpu_steady'])} | {pct(row['peer_cpu'])} | "
-                  f"{row['ratio_whole']:.2f}× | {row['ratio_steady']:.2f}× | {us(row['reg_late_p50'])} / {us(row['reg_late_p99'])} | "
+                  f"{row['ratio_whole']:.2f}× | {'—' if row['ratio_steady'] is None else format(row['ratio_steady'], '.2f') + '×'} | {us(row['reg_late_p50'])} / {us(row['reg_late_p99'])} | "
                   f"{us(row['peer_late_p50'])} / {us(row['peer_late_p99'])} | {us(row['reg_react_p50'])} / {us(row['reg_react_p99'])} | "
                   f"{us(row['peer_react_p50'])} / {us(row['peer_react_p99'])} | "
                   f"{'—' if lc[0] is None else f'{lc[0]:.2f}'} / {'—' if lc[1] is None else f'{lc[1]:.2f}'} |")
@@ -423,6 +429,16 @@ def main() -> None:
                    f"{us(row['peer_cld_react_p50'])} / {us(row['peer_cld_react_p99'])}") if scen == "throttle" else "— | — | —"
             wr = row["reg_wakeups_per_s"]
             wake_lines.append(f"| {name} | {scen} | {'—' if wr is None else f'{wr:,.0f}'} | {row['peer_wakeups_per_s']:,.0f} | {cld} |")
+    print()
+    print("Reaction end to end (throttle): from the count crossing the armed threshold, timestamped by the program"
+          " on its counter page, through the signal, the loop's wake-up and the decision, to the stop issued;"
+          " beside the stop call alone (medians over the runs of each run's p50 / p99):")
+    print()
+    print("| period | end to end p50 / p99 µs | stop call alone p50 / p99 µs | stops timed per run |")
+    print("|---|---:|---:|---:|")
+    for name, ns in PERIODS:
+        row = summary[f"{name}/throttle"]
+        print(f"| {name} | {us(row['reg_e2e_p50'])} / {us(row['reg_e2e_p99'])} | {us(row['reg_react_p50'])} / {us(row['reg_react_p99'])} | {row['reg_e2e_stops']:,.0f} |")
     print()
     print("Wake-ups of the loop thread per second (steady window for the regulator), and the throttle floor without"
           " SA_NOCLDSTOP (every stop and continue of a child wakes it):")

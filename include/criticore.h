@@ -128,6 +128,7 @@ struct criticore_page {
     struct criticore_event ring[CRITICORE_RING]; /* slot = index % 128 */
     CRITICORE_ATOMIC(uint64_t) origin_ns;     /* common start: the reader's time 0 (0 = held, UINT64_MAX = none) */
     CRITICORE_ATOMIC(uint64_t) ready_ns;      /* common start: 0 = not taking part, 1 = setting up, else ready since */
+    CRITICORE_ATOMIC(uint64_t) crossed_ns;    /* when the count crossed notify_at (0 = not yet) */
 };
 
 #define CRITICORE_AT(field, off) \
@@ -146,12 +147,13 @@ CRITICORE_AT(event_head, 56);
 CRITICORE_AT(ring, 64);
 CRITICORE_AT(origin_ns, 64 + CRITICORE_RING * 24);
 CRITICORE_AT(ready_ns, 72 + CRITICORE_RING * 24);
+CRITICORE_AT(crossed_ns, 80 + CRITICORE_RING * 24);
 #undef CRITICORE_AT
 CRITICORE_STATIC_ASSERT(offsetof(struct criticore_event, t_ns) == 8, "counter_page.rs layout v1: event t_ns");
 CRITICORE_STATIC_ASSERT(offsetof(struct criticore_event, kind) == 16, "counter_page.rs layout v1: event kind");
 CRITICORE_STATIC_ASSERT(offsetof(struct criticore_event, arg) == 20, "counter_page.rs layout v1: event arg");
 CRITICORE_STATIC_ASSERT(sizeof(struct criticore_event) == 24, "counter_page.rs layout v1: event size");
-CRITICORE_STATIC_ASSERT(sizeof(struct criticore_page) == 80 + CRITICORE_RING * 24, "counter_page.rs layout v1: size");
+CRITICORE_STATIC_ASSERT(sizeof(struct criticore_page) == 88 + CRITICORE_RING * 24, "counter_page.rs layout v1: size");
 CRITICORE_STATIC_ASSERT(sizeof(struct criticore_page) <= CRITICORE_PAGE_BYTES, "counter_page.rs layout v1: fits a page");
 
 /* This translation unit's page; NULL when not attached (every call a no-op). */
@@ -278,8 +280,14 @@ static inline void criticore_count(uint64_t reads, uint64_t writes) {
         /* Only one crossing signals: whoever swaps the threshold off. */
         uint64_t expected = at;
         if (CRITICORE_A(compare_exchange_strong_explicit)(&p->notify_at, &expected, (uint64_t)CRITICORE_OFF,
-                                                          CRITICORE_MO(acq_rel), CRITICORE_MO(relaxed)))
+                                                          CRITICORE_MO(acq_rel), CRITICORE_MO(relaxed))) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            /* When the budget was crossed: the reader's end-to-end reaction starts here. */
+            CRITICORE_A(store_explicit)(&p->crossed_ns, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+                                        CRITICORE_MO(release));
             criticore_signal_(p, 0);
+        }
     }
 }
 

@@ -38,6 +38,7 @@ static void layout(void) {
     FIELD(criticore_page, ring);
     FIELD(criticore_page, origin_ns);
     FIELD(criticore_page, ready_ns);
+    FIELD(criticore_page, crossed_ns);
     FIELD(criticore_event, seq);
     FIELD(criticore_event, t_ns);
     FIELD(criticore_event, kind);

@@ -155,6 +155,11 @@ pub fn regulate<'py>(
     summary.set_item("lateness_p99_ns", percentile(&mut lateness, 99.0))?;
     summary.set_item("reaction_p50_ns", percentile(&mut reaction, 50.0))?;
     summary.set_item("reaction_p99_ns", percentile(&mut reaction, 99.0))?;
+    // End to end (the crossing timestamped by the program, to the stop issued): counter pages only.
+    let mut e2e: Vec<u64> = r.report.periods.iter().filter(|p| p.reaction_e2e_ns > 0).map(|p| p.reaction_e2e_ns).collect();
+    summary.set_item("reaction_e2e_stops", e2e.len())?;
+    summary.set_item("reaction_e2e_p50_ns", percentile(&mut e2e, 50.0))?;
+    summary.set_item("reaction_e2e_p99_ns", percentile(&mut e2e, 99.0))?;
     let p = &r.report.periods;
     let cols = PyDict::new(py);
     cols.set_item("period", u64_column(py, p.iter().map(|x| x.period)))?;
@@ -166,6 +171,7 @@ pub fn regulate<'py>(
     cols.set_item("overshoot", u64_column(py, p.iter().map(|x| x.overshoot)))?;
     cols.set_item("exhausted_ns", u64_column(py, p.iter().map(|x| x.exhausted_ns)))?;
     cols.set_item("reaction_ns", u64_column(py, p.iter().map(|x| x.reaction_ns)))?;
+    cols.set_item("reaction_e2e_ns", u64_column(py, p.iter().map(|x| x.reaction_e2e_ns)))?;
     cols.set_item("throttled_ns", u64_column(py, p.iter().map(|x| x.throttled_ns)))?;
     cols.set_item("lead", u64_column(py, p.iter().map(|x| x.lead)))?;
     cols.set_item("overload", u32_column(py, p.iter().map(|x| u32::from(x.overload))))?;

@@ -270,6 +270,7 @@ fn check_layout(bin: &Path) {
         ("ring", 64, 128 * 24),
         ("origin_ns", 64 + 128 * 24, 8),
         ("ready_ns", 72 + 128 * 24, 8),
+        ("crossed_ns", 80 + 128 * 24, 8),
         ("seq", 0, 8),
         ("t_ns", 8, 8),
         ("kind", 16, 4),
@@ -282,7 +283,7 @@ fn check_layout(bin: &Path) {
     let one = |k: &str| got.get(k).unwrap_or_else(|| panic!("layout lacks {k}:\n{text}"))[0];
     let num = |k: &str| one(k).parse::<u64>().unwrap();
     assert_eq!(num("sizeof_event"), 24);
-    assert_eq!(num("sizeof_page"), 80 + 128 * 24);
+    assert_eq!(num("sizeof_page"), 88 + 128 * 24);
     assert_eq!(num("MAGIC"), u64::from(counter_page::MAGIC));
     assert_eq!(num("MAGIC"), 0x4352_5443, "\"CRTC\"");
     assert_eq!(num("VERSION"), u64::from(counter_page::VERSION));
@@ -375,9 +376,13 @@ fn check_threshold(bin: &Path, name: &str) {
     assert!(signals().is_empty(), "no signal below the threshold");
     assert_eq!(page.counts(), (60, 39));
     assert_eq!(u64_at(&bytes(&file.0), 24), 100, "still armed");
+    assert_eq!(page.crossed_ns(), 0, "not crossed");
 
-    // The 100th line crosses: one signal.
+    // The 100th line crosses: one signal, and the crossing's time on the page.
+    let before = now_ns();
     let r = run(bin, Some(&file.0), &["count:1:0"]);
+    let crossed = page.crossed_ns();
+    assert!(crossed >= before && crossed <= now_ns(), "crossed at {crossed}, run from {before}");
     let got = signals();
     assert_eq!(got.len(), 1, "exactly one signal at the crossing");
     assert_signal(&got[0], r.pid, 0);

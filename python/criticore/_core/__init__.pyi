@@ -366,7 +366,7 @@ def regulate(
     overhead_file. The snapshot dict has elapsed_ns, periods and groups (name,
     budget, used_last_period, throttled_ns, events_per_s, stopped). Period
     columns (u64 unless noted): period, group (u32), start_ns, lateness_ns,
-    budget, used, overshoot, exhausted_ns, reaction_ns, throttled_ns, lead, overload.
+    budget, used, overshoot, exhausted_ns, reaction_ns, reaction_e2e_ns, throttled_ns, lead, overload.
     """
 
 def instrument_attached() -> bool:

@@ -30,6 +30,8 @@ LOG_COLUMNS = {
     "overshoot": "<u8",
     "exhausted_ns": "<u8",
     "reaction_ns": "<u8",
+    # From the program's own timestamp of the crossing to the stop issued (0: not known).
+    "reaction_e2e_ns": "<u8",
     "throttled_ns": "<u8",
     "lead": "<u8",
     # MCTI rule 5: 1 when the group ran a critical job past its budget in the period.

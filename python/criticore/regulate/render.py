@@ -65,6 +65,7 @@ def render_run(console: Console, file: str, run, line_bytes: int) -> None:
     console.print(
         f"  regulator CPU {100 * cpu:.2f}% of one core; period lateness p50 {duration_text(s['lateness_p50_ns'])}, "
         f"p99 {duration_text(s['lateness_p99_ns'])}; reaction p50 {duration_text(s['reaction_p50_ns'])}, p99 {duration_text(s['reaction_p99_ns'])}"
+        + (f"; end to end (crossing to stop) p50 {duration_text(s['reaction_e2e_p50_ns'])}, p99 {duration_text(s['reaction_e2e_p99_ns'])}" if s.get("reaction_e2e_stops") else "")
     )
 
 

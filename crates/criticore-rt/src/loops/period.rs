@@ -26,6 +26,10 @@ pub struct PeriodRecord {
     /// signal, or at a poll) to the stop being issued. The delay from the
     /// counter's crossing to the wake-up shows as overshoot instead.
     pub reaction_ns: u64,
+    /// End to end: from the count crossing the armed threshold, as the
+    /// program timestamped it (counter pages), through the signal, the
+    /// loop's wake-up and the decision, to the stop issued (0 = not known).
+    pub reaction_e2e_ns: u64,
     /// Time the group spent stopped in this period.
     pub throttled_ns: u64,
     /// Counts by which the counter was armed early at the period start (`lead.rs`).

@@ -323,6 +323,10 @@ impl<'a> Regulation<'a> {
             // wake-up and stop all take time while the program goes on).
             s.stop_used = Some(s.trigger_used.min(s.acc.record.used));
             s.acc.record.reaction_ns = stopped.saturating_sub(now);
+            // From the crossing this period, if the counter saw one.
+            let period_start = self.frame.t0 + s.acc.record.start_ns;
+            let crossed = self.groups[k].counters.iter().filter_map(|c| c.crossed_ns()).filter(|&t| t >= period_start && t <= stopped).min();
+            s.acc.record.reaction_e2e_ns = crossed.map_or(0, |t| stopped - t);
         } else if !self.rules.guard().exhausted(k) {
             arm(&mut self.groups[k], self.rules.guard().left(k), s)?;
         }

@@ -31,6 +31,7 @@
 //! | 64 | 128 × event | the event ring, slot = index % 128 |
 //! | 3136 | u64 | origin_ns: the run's time 0, written by the reader (0 = not yet, u64::MAX = no common start) |
 //! | 3144 | u64 | ready_ns: 0 = the program will not wait, 1 = it is setting up and will, else when it got ready |
+//! | 3152 | u64 | crossed_ns: when the program's count crossed `notify_at` (CLOCK_MONOTONIC; 0 = not yet), written before the signal |
 //!
 //! An event is 24 bytes: u64 seq (index + 1, written last), u64 t_ns
 //! (CLOCK_MONOTONIC), u32 kind (1 job begin, 2 job end, 3 phase), u32 arg
@@ -115,9 +116,10 @@ struct Layout {
     ring: [Slot; RING],
     origin_ns: AtomicU64,
     ready_ns: AtomicU64,
+    crossed_ns: AtomicU64,
 }
 
-const _: () = assert!(std::mem::size_of::<Layout>() == 64 + RING * 24 + 16);
+const _: () = assert!(std::mem::size_of::<Layout>() == 64 + RING * 24 + 24);
 const _: () = assert!(std::mem::size_of::<Layout>() <= PAGE_BYTES);
 
 /// One mapped counter page. Both sides use this type: the program through
@@ -231,6 +233,8 @@ impl CounterPage {
         let l = self.layout();
         // Only one crossing signals: whoever swaps the threshold off.
         if l.notify_at.compare_exchange(at, OFF, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+            // When the budget was crossed: the reader's end-to-end reaction starts here.
+            l.crossed_ns.store(now_ns(), Ordering::Release);
             self.signal(0);
         }
     }
@@ -345,6 +349,11 @@ impl CounterPage {
         at != OFF && r + w >= at
     }
 
+    /// When the count last crossed an armed threshold (CLOCK_MONOTONIC; 0 = never).
+    pub fn crossed_ns(&self) -> u64 {
+        self.layout().crossed_ns.load(Ordering::Acquire)
+    }
+
     pub fn writer_pid(&self) -> i32 {
         self.layout().writer_pid.load(Ordering::Acquire)
     }
@@ -450,8 +459,12 @@ mod tests {
         writer.count(5, 5);
         assert!(reader.arm(Some(10)));
         assert!(!reader.arm(Some(11)));
-        // Crossing disarms (no pid to signal: nothing is sent).
+        // Crossing disarms (no pid to signal: nothing is sent) and is timestamped.
+        assert_eq!(reader.crossed_ns(), 0);
+        let before = now_ns();
         writer.count(1, 0);
+        let crossed = reader.crossed_ns();
+        assert!(crossed >= before && crossed <= now_ns(), "{crossed}");
         assert!(!reader.arm(None));
         std::fs::remove_file(&path).unwrap();
     }

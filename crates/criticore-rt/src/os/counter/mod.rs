@@ -76,6 +76,13 @@ pub trait Counter: Send {
     fn mute(&mut self) -> Result<(), CounterError> {
         Ok(())
     }
+    /// When the count last crossed the armed threshold, as the counted
+    /// program saw it (CLOCK_MONOTONIC ns), if the source records it: the
+    /// start of the end-to-end reaction (counter pages do; a perf event's
+    /// overflow time is not read here).
+    fn crossed_ns(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// How an overflow of one counter reaches the regulator.

@@ -120,6 +120,10 @@ impl Counter for ShmCounter {
     fn notification(&self) -> Option<Notification> {
         Some(Notification::Cookie { signal: overflow_signal(), cookie: self.cookie })
     }
+
+    fn crossed_ns(&self) -> Option<u64> {
+        Some(self.page.crossed_ns()).filter(|&t| t > 0)
+    }
 }
 
 impl Drop for ShmCounter {
