@@ -705,7 +705,11 @@ fn regulate_loop(
         _ => Rules::Memguard(MemguardRules::new(period_ns, &budgets, memguard)),
     };
     if mode == RegulationKind::Mcti {
-        notices.push("MCTI: a group past its budget stops while it runs no critical job (rule 4) and runs on while it runs one (rule 5); user space cannot switch the interconnect to fixed priority, so that switch is reported per period (overload), not made".into());
+        let control = match crate::os::resctrl::present() {
+            None => "this machine has no resctrl memory-bandwidth control".to_string(),
+            Some(l) => format!("resctrl MB is present (minimum {} %), but this build only plans its caps (docs/runtime.md)", l.min_percent),
+        };
+        notices.push(format!("MCTI: a group past its budget stops while it runs no critical job (rule 4) and runs on while it runs one (rule 5); user space cannot switch the interconnect to fixed priority and {control}, so that switch is reported per period (overload), not made"));
     }
     let config = regulator::Config {
         period_ns,

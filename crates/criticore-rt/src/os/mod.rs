@@ -7,6 +7,7 @@ pub mod counter;
 pub mod counter_page;
 pub mod deadline;
 pub mod launch;
+pub mod resctrl;
 pub mod signals;
 pub mod throttle;
 pub mod watchdog;
