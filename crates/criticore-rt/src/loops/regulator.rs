@@ -214,7 +214,6 @@ impl<'a> Regulation<'a> {
             }
             if now >= boundary {
                 self.end_period(now, boundary)?;
-                self.next_review = u64::MAX;
                 periods_since_alive_check += 1;
                 if periods_since_alive_check >= 10 {
                     periods_since_alive_check = 0;
