@@ -89,15 +89,14 @@ pub struct Fluid {
     /// Lines brought into each partition since time 0, as of `filled_at`.
     filled: Vec<f64>,
     filled_at: u64,
-    /// Lines per ns each partition receives under the current flows.
-    fill_rate: Vec<f64>,
     /// Lines the jobs resumed at `filled_at` reload, counted into `filled`
     /// once the instant's preemptions have been marked.
     reloading: Vec<f64>,
+    any_reloading: bool,
     // Scratch, reused from call to call.
     key: Vec<u64>,
-    /// Per core: rate, requests per ns, stall, misses per ns (lines into its
-    /// partition), kernel lines per ns that may land in any partition (5 × m).
+    /// Rate, requests per ns and stall of every core (3 × m), then the lines
+    /// per ns each partition receives (its jobs' misses, kernel lines).
     solved: Vec<f64>,
     dma: Vec<Stream>,
     irq_share: f64,
@@ -189,10 +188,10 @@ impl Fluid {
             part_of,
             filled: vec![0.0; n],
             filled_at: 0,
-            fill_rate: vec![0.0; n],
             reloading: vec![0.0; n],
+            any_reloading: false,
             key: Vec::new(),
-            solved: vec![0.0; 5 * m],
+            solved: vec![0.0; 3 * m + n],
             dma: Vec::new(),
             irq_share: 0.0,
             core: vec![CoreMem::default(); m],
@@ -214,11 +213,13 @@ impl Fluid {
         }
     }
 
-    /// Bring the partitions' line counts up to `now` at the current fill rates.
+    /// Bring the partitions' line counts up to `now` at the current fill
+    /// rates (the last flows' partition rates, `solved[3m..]`).
     fn count_lines_to(&mut self, now: u64) {
         if now > self.filled_at {
             let dt = (now - self.filled_at) as f64;
-            for (f, r) in self.filled.iter_mut().zip(&self.fill_rate) {
+            let m = self.core.len();
+            for (f, r) in self.filled.iter_mut().zip(&self.solved[3 * m..]) {
                 *f += r * dt;
             }
             self.filled_at = now;
@@ -289,7 +290,8 @@ impl Fluid {
     }
 
     /// Solve the flows for the inputs in `self.key` (and `self.dma`) into
-    /// `self.solved`: rate, requests per ns and stall of every core.
+    /// `self.solved`: rate, requests per ns and stall of every core, lines per
+    /// ns into every partition.
     fn solve(&mut self, m: usize, bus_priority: Option<&[u32]>) {
         let s = self.rules.service_ns;
         let dma_offset = self.rules.devices.len() / 64 + 1;
@@ -297,12 +299,12 @@ impl Fluid {
         let irq_factor = |c: usize| if c == 0 { (1.0 - self.irq_share).max(0.0) } else { 1.0 };
         let (rate_out, rest) = self.solved.split_at_mut(m);
         let (requests_out, rest) = rest.split_at_mut(m);
-        let (stall_out, rest) = rest.split_at_mut(m);
-        let (misses_out, kernel_out) = rest.split_at_mut(m);
+        let (stall_out, fill_out) = rest.split_at_mut(m);
+        fill_out.fill(0.0);
         // 1. Who issues memory traffic, and its isolated behaviour.
         self.active.clear();
         for c in 0..m {
-            (requests_out[c], misses_out[c], kernel_out[c]) = (0.0, 0.0, 0.0);
+            requests_out[c] = 0.0;
             match self.key[dma_offset + c] {
                 0 => (rate_out[c], stall_out[c]) = (1.0, 0.0),
                 1 => (rate_out[c], stall_out[c]) = (0.0, 1.0),
@@ -477,14 +479,19 @@ impl Fluid {
             }
         }
         // 4. Results.
+        let mut kernel = 0.0;
         for &c in &self.active {
             let cm = &self.core[c];
             let rc = rate_out[c];
             requests_out[c] = rc * (cm.refs * cm.miss + cm.extra);
             stall_out[c] = (1.0 - rc * cm.compute).clamp(0.0, 1.0);
-            misses_out[c] = rc * cm.refs * cm.miss;
-            // Without OS isolation the kernel lines may land in any partition (item 7).
-            kernel_out[c] = if self.rules.os_isolation { 0.0 } else { rc * self.rules.tasks[cm.task].kernel_lines_per_ns };
+            // Lines brought in: the misses into the job's partition; without OS
+            // isolation its kernel lines, which may land in any (item 7).
+            fill_out[self.part_of[cm.task]] += rc * cm.refs * cm.miss;
+            kernel += if self.rules.os_isolation { 0.0 } else { rc * self.rules.tasks[cm.task].kernel_lines_per_ns };
+        }
+        if kernel > 0.0 {
+            fill_out.iter_mut().for_each(|f| *f += kernel);
         }
     }
 }
@@ -509,19 +516,11 @@ impl MemoryModel for Fluid {
         flows.rate.copy_from_slice(&self.solved[..m]);
         flows.requests_per_ns.copy_from_slice(&self.solved[m..2 * m]);
         flows.stall.copy_from_slice(&self.solved[2 * m..3 * m]);
-        // Lines each partition receives from now on: its jobs' misses, and the
-        // kernel lines of every caller; the reloads of the jobs resumed now.
-        self.fill_rate.fill(0.0);
-        let mut kernel = 0.0;
-        for (c, &on) in running.iter().enumerate() {
-            if let Some(id) = on {
-                self.fill_rate[self.part_of[jobs.get(id).task as usize]] += self.solved[3 * m + c];
-                kernel += self.solved[4 * m + c];
+        // The reloads of the jobs resumed now, after this instant's preemptions were marked.
+        if std::mem::take(&mut self.any_reloading) {
+            for (f, r) in self.filled.iter_mut().zip(self.reloading.iter_mut()) {
+                *f += std::mem::take(r);
             }
-        }
-        for (r, f) in self.fill_rate.iter_mut().zip(self.filled.iter_mut().zip(self.reloading.iter_mut())) {
-            *r += kernel;
-            *f.0 += std::mem::take(f.1);
         }
         // The next phase boundary.
         for (c, &on) in running.iter().enumerate() {
@@ -567,6 +566,7 @@ impl MemoryModel for Fluid {
         let p = self.part_of[job.task as usize];
         let lines = (self.filled[p] - job.cache_mark).clamp(0.0, cached);
         self.reloading[p] += lines;
+        self.any_reloading = true;
         (lines * miss_ns).round() as u64
     }
 }
