@@ -68,6 +68,8 @@ pub(crate) struct TaskMem {
     /// Uncacheable reads of the Level-C banks per ns of work: SBP buffer
     /// references plus the lines system calls touch.
     pub(crate) extra_refs_per_ns: f64,
+    /// The system calls' kernel lines per ns of work (part of `extra_refs_per_ns`).
+    pub(crate) kernel_lines_per_ns: f64,
     /// Kernel lines a running task keeps in the LLC (system calls).
     pub(crate) os_footprint: f64,
 }
@@ -184,6 +186,7 @@ impl FluidRules {
                         capacity,
                         banks,
                         extra_refs_per_ns: 0.0,
+                        kernel_lines_per_ns: 0.0,
                         os_footprint: 0.0,
                     };
                 };
@@ -213,6 +216,7 @@ impl FluidRules {
                     capacity,
                     banks,
                     extra_refs_per_ns: sbp_refs + sys_lines,
+                    kernel_lines_per_ns: sys_lines,
                     os_footprint,
                 }
             })

@@ -55,8 +55,6 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     let mut depleted: Vec<u32> = Vec::new();
     let mut finish_at = vec![NONE_U64; m];
     let mut segment_start = vec![0u64; m];
-    // Jobs started on each core so far: a resumed job reloads its cache only if another ran meanwhile.
-    let mut switches = vec![0u64; m];
     let mut servers_now: Vec<Option<u32>> = vec![None; m];
     let mut servers_before: Vec<Option<u32>> = vec![None; m];
     let mut server_since = vec![0u64; m];
@@ -253,15 +251,14 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                     let j = jobs.get_mut(old);
                     j.preemptions += 1;
                     j.needs_reload = true;
-                    j.switches_at_preemption = switches[c];
+                    if mem_active {
+                        memory.preempted(now, j);
+                    }
                 }
             }
             segment_start[c] = now;
             if let Some(new) = running[c] {
-                switches[c] += 1;
                 let job = jobs.get_mut(new);
-                // Another job ran on this core since the preemption, or it resumes elsewhere.
-                let cache_disturbed = job.last_core != c as u32 || switches[c] > job.switches_at_preemption + 1;
                 if job.start_ns == NONE_U64 {
                     job.start_ns = now;
                 }
@@ -271,9 +268,10 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                 job.last_core = c as u32;
                 if job.needs_reload {
                     job.needs_reload = false;
-                    if mem_active && cache_disturbed {
-                        // Cache-related preemption delay: the reload is extra work.
-                        let penalty = memory.resume_penalty_ns(job);
+                    if mem_active {
+                        // Cache-related preemption delay: the reload is extra work
+                        // (the model counts what was evicted meanwhile).
+                        let penalty = memory.resume_penalty_ns(now, job);
                         let job = jobs.get_mut(new);
                         job.remaining_ns += penalty;
                         job.exec_ns += penalty;

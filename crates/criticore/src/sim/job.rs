@@ -31,8 +31,9 @@ pub struct Job {
     pub memory_stall_ns: f64,
     /// Preempted since it last ran: its cache contents may be gone.
     pub needs_reload: bool,
-    /// Jobs started on its core before it was preempted (to see whether another ran since).
-    pub switches_at_preemption: u64,
+    /// The memory model's mark when the job was last preempted (fluid: lines
+    /// brought into its LLC partition so far).
+    pub cache_mark: f64,
 }
 
 /// Slab of live jobs; ids are recycled so memory stays bounded by the jobs in flight.

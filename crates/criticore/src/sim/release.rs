@@ -244,7 +244,7 @@ impl Releases {
             memory_requests: 0.0,
             memory_stall_ns: 0.0,
             needs_reload: false,
-            switches_at_preemption: 0,
+            cache_mark: 0.0,
         };
         a.next_number += 1;
         a.next_ns = time.saturating_add(a.period_ns).saturating_add(jitter);

@@ -5,6 +5,10 @@
 //! The flows depend only on who runs where, in which phase, what the regulator
 //! stalls, the DMA transfers under way and the bus priorities: each such
 //! combination is solved once per simulation and remembered.
+//!
+//! Per LLC partition it also counts the lines brought in (misses, kernel lines,
+//! reloads), integrated between events, so that a resumed job reloads only what
+//! the others could have evicted (docs/memory-model.md item 6).
 
 use super::{Flows, MemoryContext, MemoryModel};
 use crate::interference::fluid::{miss_ratio, FluidRules, PhaseMem, TaskMem};
@@ -80,9 +84,19 @@ pub struct Fluid {
     next_event: u64,
     /// Flows already solved, by key (see `build_key`): the flows are a function of it.
     memo: HashMap<Box<[u64]>, Box<[f64]>, BuildHasherDefault<KeyHasher>>,
+    /// Each task's LLC partition, an index into `filled`.
+    part_of: Vec<usize>,
+    /// Lines brought into each partition since time 0, as of `filled_at`.
+    filled: Vec<f64>,
+    filled_at: u64,
+    /// Lines the jobs resumed at `filled_at` reload, counted into `filled`
+    /// once the instant's preemptions have been marked.
+    reloading: Vec<f64>,
+    any_reloading: bool,
     // Scratch, reused from call to call.
     key: Vec<u64>,
-    /// Rate, requests per ns and stall of every core (3 × m).
+    /// Rate, requests per ns and stall of every core (3 × m), then the lines
+    /// per ns each partition receives (its jobs' misses, kernel lines).
     solved: Vec<f64>,
     dma: Vec<Stream>,
     irq_share: f64,
@@ -155,12 +169,29 @@ impl Fluid {
     pub fn new(system: &TaskSystem) -> Self {
         let rules = FluidRules::new(system);
         let m = system.platform.cores;
+        let mut parts = Vec::new();
+        let part_of = rules
+            .tasks
+            .iter()
+            .map(|t| {
+                parts.iter().position(|&p| p == t.part).unwrap_or_else(|| {
+                    parts.push(t.part);
+                    parts.len() - 1
+                })
+            })
+            .collect();
+        let n = parts.len();
         Fluid {
             rules,
             next_event: NONE_U64,
             memo: HashMap::default(),
+            part_of,
+            filled: vec![0.0; n],
+            filled_at: 0,
+            reloading: vec![0.0; n],
+            any_reloading: false,
             key: Vec::new(),
-            solved: vec![0.0; 3 * m],
+            solved: vec![0.0; 3 * m + n],
             dma: Vec::new(),
             irq_share: 0.0,
             core: vec![CoreMem::default(); m],
@@ -179,6 +210,19 @@ impl Fluid {
             f_prev: vec![0.0; m],
             d_f: vec![0.0; WINDOW * m],
             d_g: vec![0.0; WINDOW * m],
+        }
+    }
+
+    /// Bring the partitions' line counts up to `now` at the current fill
+    /// rates (the last flows' partition rates, `solved[3m..]`).
+    fn count_lines_to(&mut self, now: u64) {
+        if now > self.filled_at {
+            let dt = (now - self.filled_at) as f64;
+            let m = self.core.len();
+            for (f, r) in self.filled.iter_mut().zip(&self.solved[3 * m..]) {
+                *f += r * dt;
+            }
+            self.filled_at = now;
         }
     }
 
@@ -246,14 +290,17 @@ impl Fluid {
     }
 
     /// Solve the flows for the inputs in `self.key` (and `self.dma`) into
-    /// `self.solved`: rate, requests per ns and stall of every core.
+    /// `self.solved`: rate, requests per ns and stall of every core, lines per
+    /// ns into every partition.
     fn solve(&mut self, m: usize, bus_priority: Option<&[u32]>) {
         let s = self.rules.service_ns;
         let dma_offset = self.rules.devices.len() / 64 + 1;
         let dma_load: f64 = self.dma.iter().map(|x| x.rate * s).sum();
         let irq_factor = |c: usize| if c == 0 { (1.0 - self.irq_share).max(0.0) } else { 1.0 };
         let (rate_out, rest) = self.solved.split_at_mut(m);
-        let (requests_out, stall_out) = rest.split_at_mut(m);
+        let (requests_out, rest) = rest.split_at_mut(m);
+        let (stall_out, fill_out) = rest.split_at_mut(m);
+        fill_out.fill(0.0);
         // 1. Who issues memory traffic, and its isolated behaviour.
         self.active.clear();
         for c in 0..m {
@@ -432,11 +479,19 @@ impl Fluid {
             }
         }
         // 4. Results.
+        let mut kernel = 0.0;
         for &c in &self.active {
             let cm = &self.core[c];
             let rc = rate_out[c];
             requests_out[c] = rc * (cm.refs * cm.miss + cm.extra);
             stall_out[c] = (1.0 - rc * cm.compute).clamp(0.0, 1.0);
+            // Lines brought in: the misses into the job's partition; without OS
+            // isolation its kernel lines, which may land in any (item 7).
+            fill_out[self.part_of[cm.task]] += rc * cm.refs * cm.miss;
+            kernel += if self.rules.os_isolation { 0.0 } else { rc * self.rules.tasks[cm.task].kernel_lines_per_ns };
+        }
+        if kernel > 0.0 {
+            fill_out.iter_mut().for_each(|f| *f += kernel);
         }
     }
 }
@@ -444,6 +499,7 @@ impl Fluid {
 impl MemoryModel for Fluid {
     fn flows(&mut self, now: u64, running: &[Option<JobId>], jobs: &Jobs, ctx: &MemoryContext, flows: &mut Flows) {
         let m = running.len();
+        self.count_lines_to(now);
         // The flows are a function of the key alone (who runs where in which
         // phase, the stalls, DMA, the bus priorities): solve each key once.
         self.build_key(now, running, jobs, ctx);
@@ -459,7 +515,13 @@ impl MemoryModel for Fluid {
         }
         flows.rate.copy_from_slice(&self.solved[..m]);
         flows.requests_per_ns.copy_from_slice(&self.solved[m..2 * m]);
-        flows.stall.copy_from_slice(&self.solved[2 * m..]);
+        flows.stall.copy_from_slice(&self.solved[2 * m..3 * m]);
+        // The reloads of the jobs resumed now, after this instant's preemptions were marked.
+        if std::mem::take(&mut self.any_reloading) {
+            for (f, r) in self.filled.iter_mut().zip(self.reloading.iter_mut()) {
+                *f += std::mem::take(r);
+            }
+        }
         // The next phase boundary.
         for (c, &on) in running.iter().enumerate() {
             let Some(id) = on else { continue };
@@ -481,10 +543,16 @@ impl MemoryModel for Fluid {
         self.next_event
     }
 
-    /// Cache-related preemption delay, bounded as in the MC² study
-    /// (docs/references.md, MC²: Cost versus LLC ways): reload what the job had cached and
-    /// would have hit, min(WSS, partition), at the isolated miss cost.
-    fn resume_penalty_ns(&mut self, job: &Job) -> u64 {
+    fn preempted(&mut self, now: u64, job: &mut Job) {
+        self.count_lines_to(now);
+        job.cache_mark = self.filled[self.part_of[job.task as usize]];
+    }
+
+    /// Cache-related preemption delay: the job reloads its useful lines that
+    /// the lines brought into its partition since it left could have evicted,
+    /// min(brought in, min(WSS, partition)/line) (|UCB ∩ ECB|, docs/references.md,
+    /// CRPD), at the isolated miss cost.
+    fn resume_penalty_ns(&mut self, now: u64, job: &Job) -> u64 {
         let tm = &self.rules.tasks[job.task as usize];
         if tm.phases.is_empty() {
             return 0;
@@ -493,8 +561,12 @@ impl MemoryModel for Fluid {
         if tm.pattern == AccessPattern::Stream && tm.wss > tm.capacity {
             return 0;
         }
-        let ph = Self::phase(tm, job);
-        let lines = tm.wss.min(tm.capacity) / self.rules.line_bytes;
-        (lines * self.rules.isolated_miss_ns(ph.read_fraction)).round() as u64
+        let (cached, miss_ns) = (tm.wss.min(tm.capacity) / self.rules.line_bytes, self.rules.isolated_miss_ns(Self::phase(tm, job).read_fraction));
+        self.count_lines_to(now);
+        let p = self.part_of[job.task as usize];
+        let lines = (self.filled[p] - job.cache_mark).clamp(0.0, cached);
+        self.reloading[p] += lines;
+        self.any_reloading = true;
+        (lines * miss_ns).round() as u64
     }
 }

@@ -46,8 +46,11 @@ pub trait MemoryModel {
     fn next_event(&self) -> u64 {
         NONE_U64
     }
-    /// Extra work a job needs when it resumes after a preemption (cache reload).
-    fn resume_penalty_ns(&mut self, _job: &Job) -> u64 {
+    /// A job left its core at `now` with work left (preempted): its cached
+    /// lines may be evicted until it resumes (the model may mark the job).
+    fn preempted(&mut self, _now: u64, _job: &mut Job) {}
+    /// Extra work a job needs when it resumes at `now` after a preemption (cache reload).
+    fn resume_penalty_ns(&mut self, _now: u64, _job: &Job) -> u64 {
         0
     }
 }

@@ -676,6 +676,42 @@ memory = { wss = "256KiB", pattern = "random", read_fraction = 0.8, accesses_per
     }
 
     #[test]
+    fn a_preempted_job_reloads_only_what_a_preemptor_in_its_ways_evicted() {
+        // One core under MC² (1 MiB LLC, 16 ways, 32 B lines): a Level-B sweeper,
+        // 1 ms of work every 10 ms at 40,000 references per ms of a 2 MiB stream
+        // (40,000 new lines, 1.25 MiB, a job), preempts a Level-C victim (8 ms of
+        // work every 20 ms) once per job. The victim streams over 256 KiB (8,192
+        // lines), reads only, 32,000 references a job: its first job loads the
+        // set, and a later one misses only on lines someone else evicted (the
+        // caches keep their state across preemptions).
+        let text = |allocation: &str| {
+            format!(
+                "[platform]\npreset = \"sabre-lite\"\ncores = 1\n{allocation}\n\
+                 [[task]]\nname = \"victim\"\nlevel = \"C\"\nperiod = \"20ms\"\npet = {{ C = \"8ms\" }}\n\
+                 memory = {{ wss = \"256KiB\", pattern = \"stream\", read_fraction = 1.0, accesses_per_ms = 4000 }}\n\
+                 [[task]]\nname = \"sweeper\"\nlevel = \"B\"\ncore = 0\nperiod = \"10ms\"\npet = {{ B = \"1ms\", C = \"1ms\" }}\n\
+                 memory = {{ wss = \"2MiB\", pattern = \"stream\", read_fraction = 1.0, accesses_per_ms = 40000 }}\n"
+            )
+        };
+        let config = SimConfig { exec: ExecModel::Pet(Level::C), record_jobs: true, memory_kind: TX, ..SimConfig::new(200 * MS) };
+        let victim_requests = |allocation: &str| -> Vec<u64> {
+            let r = simulate(&system(&text(allocation)), SchedulerKind::Mc2, &config).unwrap_or_else(|e| panic!("{e:?}"));
+            let jobs: Vec<_> = r.records.iter().filter(|j| j.task == 0 && j.number > 1).collect();
+            assert!(jobs.len() >= 8 && jobs.iter().all(|j| j.preemptions == 1), "{jobs:?}");
+            jobs.iter().map(|j| j.memory_requests).collect()
+        };
+        // The sweeper allocates only in core0's 8 ways, the victim's lines stay in
+        // levelC's 8 (512 KiB): nothing of the victim's is evicted, no job after
+        // the first issues a single request.
+        let apart = victim_requests("[allocation]\nllc_ways = { core0 = 8, levelC = 8 }");
+        assert!(apart.iter().all(|&n| n == 0), "{apart:?}");
+        // Sharing all 16 ways, the sweeper's lines evict some of the victim's,
+        // which it loads again after every preemption.
+        let shared = victim_requests("");
+        assert!(shared.iter().all(|&n| n > 0), "{shared:?}");
+    }
+
+    #[test]
     fn machines_of_both_presets_and_clean_errors() {
         let m = machine_for(&Platform::preset("imx6").unwrap()).unwrap();
         let imx6 = Machine::imx6(false);
