@@ -7,6 +7,8 @@ pub mod counter;
 pub mod counter_page;
 pub mod deadline;
 pub mod launch;
+pub mod procs;
+pub mod runstate;
 pub mod signals;
 pub mod throttle;
 pub mod watchdog;
