@@ -580,7 +580,7 @@ fn check_intervals(system: &TaskSystem, options: &Options, mode: RegulationKind,
                 return Err(err(
                     field,
                     format!(
-                        "{} µs is below what this machine can honour: {} µs (twice the median timer lateness measured now, {} µs, at the regulator's policy; at least {} µs; docs/runtime.md)",
+                        "{} µs is below what this machine can honour: {:.1} µs, the median lateness of the regulator's timer wake-ups measured now ({:.1} µs; at its SCHED_FIFO priority and CPU; at least {} µs; docs/runtime.md)",
                         ns as f64 / 1e3,
                         floor as f64 / 1e3,
                         late as f64 / 1e3,
