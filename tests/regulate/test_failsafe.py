@@ -379,7 +379,7 @@ def test_fault_injection(tmp_path, mode, throttle, target, delay):
     file = system(tmp_path, mode)
     with started("regulate", str(file), "--throttle", throttle, "--counter", "shm", "--duration", "6s", session=True) as run:
         # Regulating: both tasks launched and their pages made, the watchdog known.
-        up = wait_for(lambda: (run.look(), run.watchdog and len(run.tasks) >= 2 and len(files_of(run.cli.pid)) >= 3)[1], 30)
+        up = wait_for(lambda: (run.look(), run.watchdog and len(run.tasks) >= 2 and len(list(Path("/dev/shm").glob(f"criticore-{run.cli.pid}-*"))) >= 2)[1], 30)
         if not up:
             out, err = run.cli.communicate(timeout=30) if run.cli.poll() is not None else ("", "")
             pytest.fail(f"the run never started its tasks (exit {run.cli.poll()}): {err[-2000:]}")
