@@ -134,6 +134,7 @@ pub fn regulate<'py>(
         },
     )?;
     summary.set_item("notices", &r.notices)?;
+    summary.set_item("tasks_failed", r.tasks_failed)?;
     summary.set_item("warnings", &r.report.warnings)?;
     let groups: Vec<Bound<'py, PyDict>> = r
         .groups
@@ -199,6 +200,13 @@ pub fn regulate<'py>(
     Ok((summary, cols))
 }
 
+/// Undo what dead runs left (`criticore regulate --clean`): one line per
+/// thing undone (docs/runtime.md, "Nothing is left stopped or frozen").
+#[pyfunction]
+pub fn regulate_clean(py: Python<'_>) -> Vec<String> {
+    py.allow_threads(session::clean_dead_runs)
+}
+
 static PAGE: OnceLock<Result<Option<CounterPage>, String>> = OnceLock::new();
 
 /// The page of `CRITICORE_COUNTER`; none without the variable, an OSError
@@ -261,6 +269,7 @@ pub fn instrument_wait_start(py: Python<'_>) -> PyResult<u64> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(regulate, m)?)?;
+    m.add_function(wrap_pyfunction!(regulate_clean, m)?)?;
     m.add_function(wrap_pyfunction!(instrument_attached, m)?)?;
     m.add_function(wrap_pyfunction!(instrument_count, m)?)?;
     m.add_function(wrap_pyfunction!(instrument_mark, m)?)?;

@@ -20,6 +20,7 @@ use crate::loops::{server, EndReason, Group, Observer, Report, Snapshot};
 use crate::os::throttle::freezer::FreezerThrottler;
 use crate::os::throttle::signal::SignalThrottler;
 use crate::os::throttle::Throttler;
+use crate::os::runstate::{self, RunState};
 use crate::os::watchdog::{locate as locate_watchdog, Watchdog};
 use crate::workload::worker;
 use criticore::model::overhead::OverheadTable;
@@ -176,40 +177,81 @@ pub struct SessionReport {
     pub monitor: Option<(Vec<monitor::SampleRecord>, Vec<monitor::JobRecord>)>,
     /// One-line notices (fallbacks taken, processes that ended early).
     pub notices: Vec<String>,
+    /// Every launched task ended by itself before the run's end with a
+    /// failure (exit status not 0, or a signal), and nothing was attached:
+    /// nothing was regulated for long (the CLI exits 1).
+    pub tasks_failed: bool,
 }
 
 struct Running {
     launched: Vec<Launched>,
+    /// Per launched process: its task's name, when it was launched and when
+    /// the run saw it end (CLOCK_MONOTONIC ns).
+    tasks: Vec<String>,
+    launched_ns: Vec<u64>,
+    ended_ns: Vec<Option<u64>>,
     pages: Vec<PathBuf>,
+    /// What the run changed, for the cleaner if it and its watchdog die.
+    state: Option<RunState>,
 }
 
 impl Running {
-    /// End what we started and remove our files (every path out).
+    /// End what we started, each launched task's whole process group, and
+    /// remove our files (every path out): SIGCONT and SIGTERM to each group,
+    /// time to write their records and exit (a periodic worker writes its
+    /// job log at SIGTERM: a second was too short on a busy host), SIGKILL
+    /// to what is left; the state file last.
     fn cleanup(&mut self) {
-        for l in &self.launched {
-            let _ = l.signal(libc::SIGCONT);
-            let _ = l.signal(libc::SIGTERM);
-        }
-        // Time to write their records and exit (a periodic worker writes its
-        // job log at SIGTERM: a second was too short on a busy host).
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let groups: Vec<(i32, u64)> = self.launched.iter().map(|l| (l.pid, l.start)).collect();
+        let launched = &mut self.launched;
+        crate::os::procs::end_groups(&groups, crate::os::procs::END_GRACE, &mut || {
+            launched.iter_mut().all(|l| !matches!(l.child.try_wait(), Ok(None)))
+        });
         for l in &mut self.launched {
-            loop {
-                match l.child.try_wait() {
-                    Ok(Some(_)) | Err(_) => break,
-                    Ok(None) if std::time::Instant::now() >= deadline => {
-                        let _ = l.child.kill();
-                        let _ = l.child.wait();
-                        break;
-                    }
-                    Ok(None) => std::thread::sleep(std::time::Duration::from_millis(5)),
-                }
+            if matches!(l.child.try_wait(), Ok(None)) {
+                let _ = l.child.kill();
+                let _ = l.child.wait();
             }
         }
         self.launched.clear();
         for p in self.pages.drain(..) {
             let _ = std::fs::remove_file(p);
         }
+        if let Some(s) = self.state.take() {
+            s.remove();
+        }
+    }
+
+    /// Note in the state file what `f` adds; a failure is a notice (the
+    /// watchdog still undoes it all; only a dead run's cleaner misses it).
+    fn record(&mut self, notices: &mut Vec<String>, f: impl FnOnce(&mut runstate::State)) {
+        if let Some(s) = &mut self.state {
+            if let Err(e) = s.update(f) {
+                notices.push(format!("could not update the run's state file {}: {e}", s.path.display()));
+            }
+        }
+    }
+
+    /// One notice per launched task that ended by itself before the run's
+    /// end, with its exit status; whether every one of them failed (exit
+    /// status not 0, or a signal) so, none running at the end.
+    fn early_exits(&mut self, notices: &mut Vec<String>) -> bool {
+        use std::os::unix::process::ExitStatusExt;
+        let mut failed = 0;
+        for (i, l) in self.launched.iter_mut().enumerate() {
+            let Ok(Some(status)) = l.child.try_wait() else { continue };
+            let after = self.ended_ns[i].map(|t| format!(" {:.2} s after its launch", t.saturating_sub(self.launched_ns[i]) as f64 / 1e9)).unwrap_or_default();
+            let how = match (status.code(), status.signal()) {
+                (Some(c), _) => format!("with exit status {c}"),
+                (None, Some(sig)) => format!("killed by signal {sig}"),
+                _ => format!("with {status}"),
+            };
+            if !status.success() {
+                failed += 1;
+            }
+            notices.push(format!("task \"{}\" (pid {}) ended by itself{after}, {how}, before the run's end", self.tasks[i], l.pid));
+        }
+        failed > 0 && failed == self.launched.len()
     }
 }
 
@@ -221,13 +263,30 @@ impl Drop for Running {
 
 struct Alive<'a, F: FnMut(&Snapshot) -> bool> {
     launched: &'a mut Vec<Launched>,
+    ended_ns: &'a mut Vec<Option<u64>>,
     attached: &'a [i32],
+    watchdog: &'a Watchdog,
+    /// Set when the loop ended because the watchdog did.
+    watchdog_gone: bool,
     on_snapshot: F,
 }
 
 impl<F: FnMut(&Snapshot) -> bool> Observer for Alive<'_, F> {
     fn any_alive(&mut self) -> bool {
-        let launched = self.launched.iter_mut().any(|l| matches!(l.child.try_wait(), Ok(None)));
+        // Regulation never runs without a watchdog (it is our child: its
+        // end is a SIGCHLD too).
+        if self.watchdog.is_gone() {
+            self.watchdog_gone = true;
+            return false;
+        }
+        let mut launched = false;
+        for (l, ended) in self.launched.iter_mut().zip(self.ended_ns.iter_mut()) {
+            match l.child.try_wait() {
+                Ok(None) => launched = true,
+                _ if ended.is_none() => *ended = Some(crate::os::counter_page::now_ns()),
+                _ => {}
+            }
+        }
         let attached = self.attached.iter().any(|&p| unsafe { libc::kill(p, 0) } == 0);
         launched || attached
     }
@@ -349,19 +408,12 @@ impl CommonStart {
     }
 }
 
-/// Remove counter pages left by runs that were killed (their pid is gone).
-pub fn remove_stale_pages() {
-    let Ok(dir) = std::fs::read_dir("/dev/shm") else { return };
-    for entry in dir.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let owner = name.strip_prefix("criticore-").and_then(|r| r.split('-').next()).and_then(|p| p.parse::<i32>().ok());
-        if let Some(pid) = owner {
-            let gone = unsafe { libc::kill(pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-            if gone {
-                let _ = std::fs::remove_file(entry.path());
-            }
-        }
-    }
+/// Undo what dead runs left (both the run and its watchdog killed): their
+/// state files' tasks ended, real-time policies back to SCHED_OTHER, frozen
+/// cgroups thawed and removed, counter pages removed; one line per thing
+/// undone (`criticore regulate --clean`, and the start of every run).
+pub fn clean_dead_runs() -> Vec<String> {
+    runstate::clean_dead_runs()
 }
 
 /// Tasks placed on a core that give a `priority` run SCHED_FIFO in that
@@ -419,7 +471,7 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     let _caller = crate::os::launch::ThreadScheduling::save();
     let (mut started, gate) = launch_all(system, options, &plan, throttler.as_mut(), &mut watchdog, &mut notices)?;
     let interrupted = arm(options, &mut started, gate, &mut watchdog, &mut notices)?;
-    let (result, monitor_log) = regulate_loop(system, options, &plan, &mut started, throttler.as_mut(), interrupted, on_snapshot, &mut notices)?;
+    let (result, monitor_log) = regulate_loop(system, options, &plan, &mut started, throttler.as_mut(), &watchdog, interrupted, on_snapshot, &mut notices)?;
     finish(plan, started, throttler, watchdog, result, monitor_log, notices)
 }
 
@@ -443,7 +495,9 @@ fn plan(system: &TaskSystem, options: &Options, notices: &mut Vec<String>) -> Re
     let reg = system.regulation.as_ref().ok_or_else(|| err("regulation", "the file has no [regulation] table"))?;
     let mode = options.mode.unwrap_or(reg.kind);
     let Groups { groups: mut groups_plan, .. } = plan_groups(system, mode)?;
-    remove_stale_pages();
+    for line in clean_dead_runs() {
+        notices.push(format!("cleaned up after a dead run: {line}"));
+    }
     let period_ns = options.period_ns.unwrap_or(reg.period_ns);
     let mut memguard = reg.memguard;
     if matches!(mode, RegulationKind::Memguard | RegulationKind::Mcti) && period_ns != reg.period_ns && reg.period_ns > 0 {
@@ -457,6 +511,8 @@ fn plan(system: &TaskSystem, options: &Options, notices: &mut Vec<String>) -> Re
         let shown: Vec<String> = before.iter().zip(&groups_plan).map(|(b, g)| format!("{b} → {}", g.budget)).collect();
         notices.push(format!("--period {} µs instead of the file's {} µs: budgets scaled to keep their bandwidth ({} lines per period)", period_ns as f64 / 1e3, reg.period_ns as f64 / 1e3, shown.join(", ")));
     }
+
+    check_intervals(system, options, mode, period_ns, groups_plan.len())?;
 
     // Commands per task: the file's, or the command line's for one task.
     let mut commands: Vec<Option<Vec<String>>> = system.tasks.iter().map(|t| t.command.clone()).collect();
@@ -501,6 +557,56 @@ fn plan(system: &TaskSystem, options: &Options, notices: &mut Vec<String>) -> Re
     Ok(Plan { mode, period_ns, memguard, groups: groups_plan, commands, attach_of_task, counter })
 }
 
+/// The most per-period (or per-sample) records a run with a `--duration`
+/// may keep: the log holds every one in memory (about 100 bytes each).
+pub const MAX_RECORDS: u64 = 10_000_000;
+
+/// Periods and intervals this machine can honour (the floor measured,
+/// `clock::period_floor_ns`), and a log of bounded size: one line each.
+fn check_intervals(system: &TaskSystem, options: &Options, mode: RegulationKind, period_ns: u64, groups: usize) -> Result<(), SessionError> {
+    let reg = system.regulation.as_ref().expect("checked");
+    let mut asked: Vec<(&str, u64)> = Vec::new();
+    match mode {
+        RegulationKind::Memguard | RegulationKind::Mcti => asked.push((if options.period_ns.is_some() { "--period" } else { "regulation.period" }, period_ns)),
+        RegulationKind::Monitor => asked.extend(reg.monitor.as_ref().map(|m| ("regulation.sample", m.sample_ns))),
+        RegulationKind::Mrs => {}
+    }
+    asked.extend(options.poll_ns.map(|p| ("--poll", p)));
+    if let Some(&(_, shortest)) = asked.iter().min_by_key(|a| a.1) {
+        // Measured only when something could be below any plausible floor.
+        if shortest < 1_000_000 {
+            let late = crate::os::clock::timer_lateness_ns(options.fifo_priority, options.regulator_cpu);
+            let floor = crate::os::clock::period_floor_ns(late);
+            if let Some(&(field, ns)) = asked.iter().find(|a| a.1 < floor) {
+                return Err(err(
+                    field,
+                    format!(
+                        "{} µs is below what this machine can honour: {:.1} µs, the median lateness of the regulator's timer wake-ups measured now ({:.1} µs; at its SCHED_FIFO priority and CPU; at least {} µs; docs/runtime.md)",
+                        ns as f64 / 1e3,
+                        floor as f64 / 1e3,
+                        late as f64 / 1e3,
+                        crate::os::clock::MIN_PERIOD_NS / 1000
+                    ),
+                ));
+            }
+        }
+    }
+    if let (Some(d), Some(&(field, each))) = (options.duration_ns, asked.iter().filter(|a| a.0 != "--poll").min_by_key(|a| a.1)) {
+        let records = (d / each.max(1)).saturating_add(1).saturating_mul(groups.max(1) as u64);
+        if records > MAX_RECORDS {
+            return Err(err(
+                "--duration",
+                format!(
+                    "{} s at {} µs ({field}) over {groups} group(s) is {records} records, and the log keeps each in memory; at most {MAX_RECORDS}: a longer period or a shorter run",
+                    d as f64 / 1e9,
+                    each as f64 / 1e3
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// What was started for the run. Fields drop in this order on every path
 /// out: the counters before the pages they read, then the launched commands
 /// ended and their pages removed.
@@ -537,7 +643,13 @@ fn launch_all(
         _ => vec![None; system.tasks.len()],
     };
     let mut fifo_pids: Vec<(i32, u8)> = Vec::new();
-    let mut running = Running { launched: Vec::new(), pages: Vec::new() };
+    // The run's state file, before anything is launched: if the run and its
+    // watchdog are both killed, the next run or `--clean` undoes what it lists.
+    let state = RunState::create().map_err(|e| err("run state", format!("cannot write {}/{}…: {e}", runstate::DIR, runstate::PREFIX)))?;
+    watchdog.file(&state.path).map_err(|e| err("watchdog", e))?;
+    let mut running = Running { launched: Vec::new(), tasks: Vec::new(), launched_ns: Vec::new(), ended_ns: Vec::new(), pages: Vec::new(), state: Some(state) };
+    let wd = runstate::Proc::of(watchdog.pid());
+    running.record(notices, |s| s.watchdog = wd);
     let mut gate = CommonStart::new();
     let mut groups: Vec<Group> = Vec::new();
     let mut processes: Vec<Vec<(i32, String)>> = Vec::new();
@@ -574,6 +686,8 @@ fn launch_all(
                     _ => {}
                 }
                 let mut spec = LaunchSpec::new(argv);
+                // A process group of its own: what it starts ends with it.
+                spec.own_group = true;
                 // A server's tasks run on the server's core.
                 spec.cpus = task.core.or(task.server.map(|sv| system.servers[sv].core)).map(|c| vec![c]);
                 spec.stdout = options.output.clone().map_or(Output::Null, Output::File);
@@ -588,6 +702,8 @@ fn launch_all(
                     let p = CounterPage::create(&page).map_err(|e| err("--counter", format!("{}: {e}", page.display())))?;
                     p.hold_start();
                     running.pages.push(page.clone());
+                    watchdog.file(&page).map_err(|e| err("watchdog", e))?;
+                    running.record(notices, |s| s.pages.push(page.clone()));
                     let attach_by_ns = match (ours, *counter == CounterChoice::Shm) {
                         (true, _) => u64::MAX,
                         (false, true) => crate::os::counter_page::now_ns() + ATTACH_GRACE_NS,
@@ -597,13 +713,19 @@ fn launch_all(
                     spec.env.push((crate::os::counter_page::ENV.into(), page.display().to_string()));
                 }
                 let launched = launch(&spec).map_err(|e| err(format!("task[{t}].command"), e))?;
-                let pid = launched.pid;
+                let (pid, start) = (launched.pid, launched.start);
                 if let Some(p) = fifo[t] {
                     fifo_pids.push((pid, p));
                 }
                 running.launched.push(launched);
+                running.tasks.push(task.name.clone());
+                running.launched_ns.push(crate::os::counter_page::now_ns());
+                running.ended_ns.push(None);
+                watchdog.launched(pid, start).map_err(|e| err("watchdog", e))?;
+                running.record(notices, |s| s.launched.push(runstate::Proc { pid, start }));
                 throttler.add(k, pid).map_err(|e| err(format!("task[{t}].command"), e))?;
                 watchdog.watch(&throttler.undo_list()).map_err(|e| err("watchdog", e))?;
+                record_cgroups(&mut running, throttler, notices);
                 group.counters.push(open_counter(counter, pid, Some(&page), cookie)?);
                 if mode == RegulationKind::Mcti {
                     group.jobs.push(member(t, running.pages.contains(&page).then_some(&page)));
@@ -620,6 +742,7 @@ fn launch_all(
             for &pid in &plan.attach_of_task[t] {
                 throttler.add(k, pid).map_err(|e| err("--attach", e))?;
                 watchdog.watch(&throttler.undo_list()).map_err(|e| err("watchdog", e))?;
+                record_cgroups(&mut running, throttler, notices);
                 let page = page_of_process(pid);
                 if *counter == CounterChoice::Shm && page.is_none() {
                     return Err(err("--attach", format!("pid {pid} was not started with {} (not instrumented); use --counter sw:… or a PMU event", crate::os::counter_page::ENV)));
@@ -641,6 +764,21 @@ fn launch_all(
         processes.push(procs);
     }
     Ok((Started { groups, processes, attached_pids, rt_page, fifo_pids, origin_ns: None, running }, gate))
+}
+
+/// The `criticore-*` cgroup directories the throttler holds, into the state file.
+fn record_cgroups(running: &mut Running, throttler: &dyn Throttler, notices: &mut Vec<String>) {
+    let dirs: Vec<PathBuf> = throttler.undo_list().thaw.iter().filter_map(|(p, _)| crate::os::throttle::freezer::criticore_ancestor(std::path::Path::new(p))).collect();
+    let new: Vec<PathBuf> = dirs.into_iter().filter(|d| running.state.as_ref().is_some_and(|s| !s.state.cgroups.contains(d))).collect();
+    if !new.is_empty() {
+        running.record(notices, |s| {
+            for d in new {
+                if !s.cgroups.contains(&d) {
+                    s.cgroups.push(d);
+                }
+            }
+        });
+    }
 }
 
 /// Before time 0: the regulator's CPU and policy, then the common start
@@ -672,6 +810,8 @@ fn arm(options: &Options, started: &mut Started, gate: CommonStart, watchdog: &m
     for &(pid, p) in &started.fifo_pids {
         let param = libc::sched_param { sched_priority: p as i32 };
         watchdog.demote(pid).map_err(|e| err("watchdog", e))?;
+        let me = runstate::Proc::of(pid);
+        started.running.record(notices, |s| s.fifo.extend(me));
         if unsafe { libc::sched_setscheduler(pid, libc::SCHED_FIFO, &param) } != 0 {
             notices.push(format!("could not run pid {pid} at SCHED_FIFO {p}: {}", std::io::Error::last_os_error()));
         }
@@ -690,6 +830,7 @@ fn regulate_loop(
     plan: &Plan,
     started: &mut Started,
     throttler: &mut dyn Throttler,
+    watchdog: &Watchdog,
     interrupted: bool,
     on_snapshot: impl FnMut(&Snapshot) -> bool,
     notices: &mut Vec<String>,
@@ -721,9 +862,10 @@ fn regulate_loop(
         ..Default::default()
     };
     let mut monitor_log = None;
-    let result = {
-        let mut observer = Alive { launched: &mut started.running.launched, attached: &started.attached_pids, on_snapshot };
-        if interrupted {
+    let (result, watchdog_gone) = {
+        let running = &mut started.running;
+        let mut observer = Alive { launched: &mut running.launched, ended_ns: &mut running.ended_ns, attached: &started.attached_pids, watchdog, watchdog_gone: false, on_snapshot };
+        let result = if interrupted {
             Ok(Report::empty(EndReason::Interrupted))
         } else if mode == RegulationKind::Monitor {
             let m = reg.monitor.as_ref().expect("planned");
@@ -757,8 +899,12 @@ fn regulate_loop(
             server::run(options.duration_ns, options.snapshot_ns, cpu, mem, groups, throttler, &mut observer)
         } else {
             regulator::regulate(&config, rules, groups, throttler, &mut observer)
-        }
+        };
+        (result, observer.watchdog_gone)
     };
+    if watchdog_gone {
+        notices.push(format!("the watchdog (pid {}) ended during the run: regulation stopped there, since it never runs without one", watchdog.pid()));
+    }
     Ok((result, monitor_log))
 }
 
@@ -771,10 +917,12 @@ fn finish(
     watchdog: Watchdog,
     result: Result<Report, CounterError>,
     monitor_log: Option<(Vec<monitor::SampleRecord>, Vec<monitor::JobRecord>)>,
-    notices: Vec<String>,
+    mut notices: Vec<String>,
 ) -> Result<SessionReport, SessionError> {
-    let Started { groups, processes, mut running, .. } = started;
+    let Started { groups, processes, mut running, attached_pids, .. } = started;
     throttler.resume_all();
+    // Before the cleanup ends the rest: which tasks ended by themselves.
+    let tasks_failed = running.early_exits(&mut notices) && attached_pids.is_empty();
     // Described after the run: a counter page names its writer once the program attached.
     let counter_name = groups.iter().flat_map(|g| g.counters.first()).map(|c| c.describe()).next().unwrap_or_default();
     drop(groups); // counters before the pages go
@@ -783,7 +931,7 @@ fn finish(
     drop(throttler);
     let _ = watchdog.finish();
     let report = result.map_err(|e: CounterError| err("--counter", e))?;
-    Ok(SessionReport { report, groups: plan.groups, processes, counter: counter_name, throttle, period_ns: plan.period_ns, mode: plan.mode.name(), monitor: monitor_log, notices })
+    Ok(SessionReport { report, groups: plan.groups, processes, counter: counter_name, throttle, period_ns: plan.period_ns, mode: plan.mode.name(), monitor: monitor_log, notices, tasks_failed })
 }
 
 #[cfg(test)]

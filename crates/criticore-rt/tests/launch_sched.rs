@@ -21,6 +21,7 @@ fn main() {
         test("env_and_output_file", env_and_output_file),
         test("pdeathsig_resumes_a_stopped_child_when_the_launching_thread_exits", pdeathsig_resumes_a_stopped_child_when_the_launching_thread_exits),
         test("one_line_errors", one_line_errors),
+        test("own_group_leads_its_process_group_and_ends_with_it", own_group_leads_its_process_group_and_ends_with_it),
         test("deadline_on_a_sleeping_child", deadline_on_a_sleeping_child).needs(sched_deadline),
         test("launch_with_deadline_policy", launch_with_deadline_policy).needs(sched_deadline),
         test("invalid_parameters_are_caught_before_the_syscall", invalid_parameters_are_caught_before_the_syscall),
@@ -41,6 +42,32 @@ impl Drop for Guard {
             let _ = self.0.child.wait();
         }
     }
+}
+
+/// Issue 25: a task's children end with it. A command launched with
+/// `own_group` leads a process group (pgrp = its pid, not ours), its stdin is
+/// /dev/null, and `end_groups` ends it and the two sleeps it started.
+fn own_group_leads_its_process_group_and_ends_with_it() {
+    use criticore_rt::os::procs::{end_groups, group_members, stat};
+    let mut spec = LaunchSpec::new(["sh", "-c", "sleep 60 & sleep 60 & wait"]);
+    spec.own_group = true;
+    let mut g = Guard(launch(&spec).unwrap());
+    let pid = g.0.pid;
+    // Independently from /proc: its group is its own, ours is another.
+    let ours = stat(std::process::id() as i32).unwrap().pgrp;
+    assert_eq!(stat(pid).unwrap().pgrp, pid);
+    assert_ne!(ours, pid);
+    assert_eq!(g.0.start, stat(pid).unwrap().start);
+    assert_eq!(std::fs::read_link(format!("/proc/{pid}/fd/0")).unwrap(), std::path::PathBuf::from("/dev/null"));
+    assert!(wait_until(WAIT, || group_members(pid).len() == 3).is_some(), "members: {:?}", group_members(pid));
+    let members = group_members(pid);
+    let child = &mut g.0.child;
+    let ended = end_groups(&[(pid, g.0.start)], Duration::from_secs(5), &mut || matches!(child.try_wait(), Ok(Some(_))));
+    assert_eq!((ended.processes, ended.killed), (3, 0));
+    assert!(wait_until(WAIT, || members.iter().all(|&m| stat(m).is_none_or(|s| s.state == 'Z' || s.pgrp != pid))).is_some());
+    assert_eq!(group_members(pid), Vec::<i32>::new());
+    // A group whose number now names another process is not touched.
+    assert!(!criticore_rt::os::procs::group_is_ours(ours, 0));
 }
 
 fn sleeper_spec() -> LaunchSpec {

@@ -55,6 +55,7 @@ fn main() {
         test("terminal_and_termination_signals_do_not_end_it", terminal_and_termination_signals_do_not_end_it),
         test("a_program_that_is_not_a_watchdog_is_refused", a_program_that_is_not_a_watchdog_is_refused),
         test("demoted_pids_are_sched_other_again_and_only_they", demoted_pids_are_sched_other_again_and_only_they).needs(sched_fifo),
+        test("launched_groups_end_attached_pids_stay_files_go", launched_groups_end_attached_pids_stay_files_go),
     ])
 }
 
@@ -331,4 +332,45 @@ fn demoted_pids_are_sched_other_again_and_only_they() {
     wd.finish().unwrap();
     assert_eq!(unsafe { libc::sched_getscheduler(told.pid) }, libc::SCHED_OTHER);
     assert_eq!(unsafe { libc::sched_getscheduler(other.pid) }, libc::SCHED_FIFO);
+}
+
+/// Issue 25: when the regulator dies, the tasks it launched end with their
+/// whole process group (what they forked too); a process it was only told
+/// to resume (`--attach`) runs on; the files it was told of are removed.
+fn launched_groups_end_attached_pids_stay_files_go() {
+    use criticore_rt::os::launch::{launch, LaunchSpec};
+    use criticore_rt::os::procs::{group_members, stat};
+    let mut spec = LaunchSpec::new(["sh", "-c", "sleep 60 & sleep 60 & wait"]);
+    spec.own_group = true;
+    let mut task = launch(&spec).unwrap();
+    let pgid = task.pid;
+    struct GroupGuard(i32);
+    impl Drop for GroupGuard {
+        fn drop(&mut self) {
+            // SAFETY: the group of a process this test launched.
+            unsafe { libc::kill(-self.0, libc::SIGKILL) };
+        }
+    }
+    let _group = GroupGuard(pgid);
+    let attached = Kid::sleeper();
+    let file = std::env::temp_dir().join(format!("criticore-watchdog-file-test-{}", std::process::id()));
+    std::fs::write(&file, b"page").unwrap();
+    assert!(wait_until(WAIT, || group_members(pgid).len() == 3).is_some(), "members: {:?}", group_members(pgid));
+    let members = group_members(pgid);
+    {
+        let mut wd = Watchdog::spawn(&watchdog_program()).unwrap();
+        wd.watch(&UndoList { pids: vec![pgid, attached.pid], thaw: Vec::new() }).unwrap();
+        wd.launched(pgid, task.start).unwrap();
+        wd.file(&file).unwrap();
+        // Dropped without `finish`: as if the regulator died.
+    }
+    // The leader is our child: a zombie once ended (group_members skips zombies).
+    assert!(
+        wait_until(WAIT, || members.iter().all(|&m| stat(m).is_none_or(|s| s.state == 'Z'))).is_some(),
+        "still running: {:?}",
+        members.iter().map(|&m| (m, stat(m))).collect::<Vec<_>>()
+    );
+    let _ = task.child.wait();
+    assert_eq!(proc_state(attached.pid), Some('S'), "the attached process must run on");
+    assert!(!file.exists());
 }

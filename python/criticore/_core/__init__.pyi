@@ -43,6 +43,7 @@ __all__ = [
     "optimize",
     "study_way_problem",
     "regulate",
+    "regulate_clean",
     "instrument_attached",
     "instrument_count",
     "instrument_mark",
@@ -368,6 +369,11 @@ def regulate(
     columns (u64 unless noted): period, group (u32), start_ns, lateness_ns,
     budget, used, overshoot, exhausted_ns, reaction_ns, reaction_e2e_ns, throttled_ns, lead, overload.
     """
+
+def regulate_clean() -> list[str]:
+    """Undo what dead runs left (``criticore regulate --clean``): their
+    launched tasks ended, real-time policies back to SCHED_OTHER, frozen
+    cgroups thawed and removed, counter pages removed; one line per thing undone."""
 
 def instrument_attached() -> bool:
     """Whether this process was started with a counter page (under ``criticore regulate`` or ``profile``).

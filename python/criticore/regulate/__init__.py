@@ -218,6 +218,12 @@ def run(
     return Run(summary=summary, columns=columns, monitor_samples=samples, monitor_jobs=jobs)
 
 
+def clean() -> list[str]:
+    """Undo what dead runs left (both the run and its watchdog killed): one
+    line per thing undone; see docs/runtime.md."""
+    return list(_core.regulate_clean())
+
+
 def _decode(raw: dict | None, dtypes: dict[str, str]) -> dict[str, np.ndarray] | None:
     if raw is None:
         return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from criticore.system import check
 
 def regulate(
     ctx: typer.Context,
-    file: Path = typer.Argument(..., help="Task-system file: tasks with `command`s and a \\[regulation] table."),
+    file: Path = typer.Argument(None, help="Task-system file: tasks with `command`s and a \\[regulation] table (none with --clean)."),
     mode: str = typer.Option(None, "--mode", "-m", help="memguard, mcti, mrs or monitor; default: the file's \\[regulation] kind."),
     duration: str = typer.Option(None, "--duration", "-d", help="Stop after this long, e.g. 10s (default: when every process ended)."),
     period: str = typer.Option(None, "--period", help="Regulation period, e.g. 1ms (default: the file's)."),
@@ -40,8 +41,25 @@ def regulate(
     compare_sim: bool = typer.Option(False, "--compare-sim", help="Then simulate the file as long, under the same regulation, and print measured vs simulated: per periodic `criticore load --file F --task T` task its jobs, misses and response times, per group its use of the budget and time stopped; at the file's \\[regulation] period, so not with --period (docs/runtime.md)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
+    clean: bool = typer.Option(False, "--clean", help="Only undo what runs killed together with their watchdog left (their tasks, real-time policies, frozen cgroups, counter pages); one line per thing undone. Every run does this first too."),
 ) -> None:
-    """Regulate real processes in user space: MemGuard, MCTI, MRS or the bandwidth monitor on the file's tasks."""
+    """Regulate real processes in user space: MemGuard, MCTI, MRS or the bandwidth monitor on the file's tasks. Exit 130 on Ctrl-C, 1 when every task failed before the run's end (docs/runtime.md)."""
+    if clean:
+        if file is not None:
+            fail(InputError(f"{file}: --clean: takes no FILE", str(file), "--clean", "takes no FILE"))
+        for line in reg.clean():
+            print(line)
+        return
+    if file is None:
+        fail(InputError("regulate: FILE: missing (a task-system file, or --clean)", "regulate", "FILE", "missing (a task-system file, or --clean)"))
+    try:
+        _regulate(ctx, file, mode, duration, period, poll, counter, throttle, attach, task, log, trace, output, fifo, no_lead, regulator_cpu, compare_sim, as_json, force)
+    except KeyboardInterrupt:
+        print("criticore regulate: interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
+
+
+def _regulate(ctx, file, mode, duration, period, poll, counter, throttle, attach, task, log, trace, output, fifo, no_lead, regulator_cpu, compare_sim, as_json, force) -> None:
     int_option(fifo, "--fifo", file, 0, 99, " (1-99; 0 = leave as is)")
     int_option(regulator_cpu, "--regulator-cpu", file, 0, MAX_CPU)
     durations = {}
@@ -127,3 +145,10 @@ def regulate(
         for label, path in (("per-period log", log), ("trace", trace)):
             if path is not None:
                 console.print(f"  {label}: {path}")
+    # Ctrl-C (SIGINT) or SIGTERM ended the run: what ran is shown, and the
+    # exit is 130 as for `simulate` and `study`.
+    if run.summary["end"] == "interrupted":
+        raise SystemExit(130)
+    if run.summary.get("tasks_failed"):
+        print(f"criticore regulate: {file}: every task ended with a failure before the run's end (see the notices)", file=sys.stderr)
+        raise SystemExit(1)

@@ -27,9 +27,65 @@ pub fn process_cpu_ns(pid: i32) -> Option<u64> {
     Some(ticks * 1_000_000_000 / hz)
 }
 
+/// The shortest period or interval a regulation loop may be given: the
+/// median lateness of its timer wake-ups (below it, most periods would
+/// begin only after they should have ended), and never below
+/// [`MIN_PERIOD_NS`]. Not more: the regulator is measured at 50 µs
+/// (benches/regulator_cpu.py), where its median lateness is 19–34 µs here.
+pub fn period_floor_ns(median_lateness_ns: u64) -> u64 {
+    median_lateness_ns.max(MIN_PERIOD_NS)
+}
+
+/// No user-space loop acts within less (a signal and a wake-up alone take
+/// about that on the development VM, docs/references.md, Runtime §2).
+pub const MIN_PERIOD_NS: u64 = 10_000;
+
+/// Wake-ups measured for [`timer_lateness_ns`], and the sleep before each.
+pub const LATENESS_SAMPLES: usize = 31;
+pub const LATENESS_SLEEP_NS: u64 = 50_000;
+
+/// The median lateness of [`LATENESS_SAMPLES`] timer wake-ups
+/// ([`LATENESS_SLEEP_NS`] absolute sleeps on CLOCK_MONOTONIC) in a thread
+/// of its own that runs as the regulation loop will: at SCHED_FIFO `fifo`
+/// with 1 ns timer slack when given, on `cpu` when given. About 2 ms.
+pub fn timer_lateness_ns(fifo: Option<u8>, cpu: Option<usize>) -> u64 {
+    let probe = std::thread::spawn(move || {
+        if let Some(c) = cpu {
+            let _ = crate::os::launch::pin_current_thread(&[c]);
+        }
+        if let Some(p) = fifo {
+            let param = libc::sched_param { sched_priority: p as i32 };
+            // SAFETY: this thread's own policy and slack; it ends below.
+            unsafe {
+                libc::sched_setscheduler(0, libc::SCHED_FIFO, &param);
+                libc::prctl(libc::PR_SET_TIMERSLACK, 1, 0, 0, 0);
+            }
+        }
+        let mut late = Vec::with_capacity(LATENESS_SAMPLES);
+        for _ in 0..LATENESS_SAMPLES {
+            let wake = now_ns() + LATENESS_SLEEP_NS;
+            let ts = libc::timespec { tv_sec: (wake / 1_000_000_000) as i64, tv_nsec: (wake % 1_000_000_000) as i64 };
+            // SAFETY: an absolute sleep on a valid timespec.
+            while unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) } == libc::EINTR {}
+            late.push(now_ns().saturating_sub(wake));
+        }
+        late.sort_unstable();
+        late[late.len() / 2]
+    });
+    probe.join().unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_floor_is_the_median_lateness_and_at_least_10_us() {
+        assert_eq!(period_floor_ns(0), 10_000);
+        assert_eq!(period_floor_ns(9_999), 10_000);
+        assert_eq!(period_floor_ns(34_225), 34_225);
+        assert_eq!(period_floor_ns(u64::MAX), u64::MAX);
+    }
 
     #[test]
     fn process_cpu_time_of_a_busy_self_grows() {

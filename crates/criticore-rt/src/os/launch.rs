@@ -11,6 +11,13 @@
 //!   not have it) and on exec of set-uid/capability programs; `getppid()` is
 //!   checked after setting it, because the parent may already be gone.
 //! - `sched_setaffinity` and `sched_setscheduler(SCHED_FIFO)` in the child.
+//! - `setpgid(0, 0)` in the child when [`LaunchSpec::own_group`] is set (the
+//!   regulator's tasks): the command leads a process group of its own, so
+//!   the processes it starts are ended with it (`kill(-pgid)`,
+//!   [`crate::os::procs::end_groups`]) by the regulator, its watchdog or the
+//!   cleaner of dead runs; its stdin is then /dev/null (a background group
+//!   that reads the terminal would be stopped by SIGTTIN), and Ctrl-C in the
+//!   terminal reaches the regulator only, which ends the tasks itself.
 //! - SCHED_DEADLINE is set from the parent right after the spawn
 //!   ([`crate::os::deadline`]), with SCHED_FLAG_RESET_ON_FORK so the command may
 //!   fork (a DL task cannot otherwise; its children start as SCHED_OTHER). The
@@ -65,6 +72,8 @@ pub struct LaunchSpec {
     pub env: Vec<(String, String)>,
     pub stdout: Output,
     pub stderr: Output,
+    /// Lead a process group of its own (stdin /dev/null).
+    pub own_group: bool,
 }
 
 impl LaunchSpec {
@@ -77,6 +86,7 @@ impl LaunchSpec {
             env: Vec::new(),
             stdout: Output::Inherit,
             stderr: Output::Inherit,
+            own_group: false,
         }
     }
 }
@@ -88,6 +98,9 @@ pub struct Launched {
     pub child: Child,
     pub pid: i32,
     pub pidfd: OwnedFd,
+    /// Its start time (`/proc/<pid>/stat` field 22): its identity for the
+    /// watchdog and the run's state file.
+    pub start: u64,
 }
 
 impl Launched {
@@ -117,6 +130,7 @@ const STEP: i32 = 10_000;
 const STEP_PDEATHSIG: i32 = 1;
 const STEP_AFFINITY: i32 = 2;
 const STEP_FIFO: i32 = 3;
+const STEP_PGID: i32 = 4;
 
 /// Start the command of `spec`.
 pub fn launch(spec: &LaunchSpec) -> Result<Launched, LaunchError> {
@@ -161,6 +175,10 @@ pub fn launch(spec: &LaunchSpec) -> Result<Launched, LaunchError> {
     cmd.envs(spec.env.iter().map(|(k, v)| (k, v)));
     cmd.stdout(stdio(&spec.stdout, "stdout").map_err(&fail)?);
     cmd.stderr(stdio(&spec.stderr, "stderr").map_err(&fail)?);
+    if spec.own_group {
+        cmd.stdin(Stdio::null());
+    }
+    let own_group = spec.own_group;
 
     // SAFETY: getpid cannot fail.
     let parent = unsafe { libc::getpid() };
@@ -176,6 +194,9 @@ pub fn launch(spec: &LaunchSpec) -> Result<Launched, LaunchError> {
             // Set after the parent may have died: then nobody would resume us.
             if libc::getppid() != parent {
                 return Err(io::Error::from_raw_os_error(STEP_PDEATHSIG * STEP + libc::ECHILD));
+            }
+            if own_group && libc::setpgid(0, 0) != 0 {
+                return Err(step_err(STEP_PGID));
             }
             if let Some(set) = &cpuset {
                 if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0 {
@@ -195,7 +216,8 @@ pub fn launch(spec: &LaunchSpec) -> Result<Launched, LaunchError> {
     let child = cmd.spawn().map_err(|e| fail(spawn_reason(&e, &command, spec)))?;
     let pid = child.id() as i32;
     let mut launched = match pidfd_open(pid) {
-        Ok(pidfd) => Launched { child, pid, pidfd },
+        // Not yet reaped: /proc/<pid> is this child.
+        Ok(pidfd) => Launched { child, pid, pidfd, start: crate::os::procs::start_time(pid).unwrap_or(0) },
         Err(e) => {
             let mut child = child;
             let _ = child.kill();
@@ -289,6 +311,7 @@ fn spawn_reason(e: &io::Error, command: &str, spec: &LaunchSpec) -> String {
             )
         }
         (STEP_FIFO, _) => format!("setting SCHED_FIFO: {os}"),
+        (STEP_PGID, _) => format!("setpgid (a process group of its own): {os}"),
         _ => e.to_string(),
     }
 }

@@ -42,8 +42,20 @@
 //!   MRS server tasks): first of all, so that a task that never blocks does
 //!   not keep its core once nothing stops it any more.
 //!
+//! - **Launched tasks end with the run** (`launched N START`): each task the
+//!   regulator started leads a process group of its own; once everything is
+//!   resumed and thawed, every such group gets SIGCONT and SIGTERM, and
+//!   SIGKILL after [`crate::os::procs::END_GRACE`] if it has not emptied
+//!   (its real-time threads first put back to SCHED_OTHER). Processes the
+//!   user `--attach`ed are only ever `pid N` lines: resumed, never ended.
+//!   START (field 22 of `/proc/N/stat`) makes sure a reused pid is not
+//!   taken for the task ([`crate::os::procs`]).
+//! - **Files removed last** (`file PATH`): the run's counter pages and its
+//!   state file (`crate::os::runstate`), once everything they list is undone.
+//!
 //! Protocol (text lines on the watchdog's stdin): `pid N`, `demote N`,
-//! `thaw PATH\tTEXT`, `end`. Paths and texts may not contain tabs or newlines.
+//! `launched N START`, `thaw PATH\tTEXT`, `file PATH`, `end`. Paths and
+//! texts may not contain tabs or newlines.
 //!
 //! - **A native program, never an interpreter.** The process that must
 //!   survive everything depends on no interpreter and no package import: it
@@ -240,6 +252,34 @@ impl Watchdog {
         input.flush()
     }
 
+    /// Tell the watchdog that `pid` (started at `start`) is a task the run
+    /// launched: if the run ends without ending it, the watchdog ends its
+    /// whole process group.
+    pub fn launched(&mut self, pid: i32, start: u64) -> io::Result<()> {
+        self.send(&format!("launched {pid} {start}\n"))
+    }
+
+    /// Tell the watchdog to remove `path` once it has undone everything (a
+    /// counter page, the run's state file).
+    pub fn file(&mut self, path: &Path) -> io::Result<()> {
+        let text = path.to_string_lossy();
+        if text.contains(['\t', '\n']) {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("watchdog: path contains a tab or newline: {text:?}")));
+        }
+        self.send(&format!("file {text}\n"))
+    }
+
+    fn send(&mut self, line: &str) -> io::Result<()> {
+        let input = self.input.as_mut().ok_or_else(|| io::Error::new(io::ErrorKind::BrokenPipe, "watchdog already finished"))?;
+        input.write_all(line.as_bytes())?;
+        input.flush()
+    }
+
+    /// Whether the watchdog process has ended (its pidfd is readable).
+    pub fn is_gone(&self) -> bool {
+        wait_readable(self.pidfd.as_fd(), Duration::ZERO).unwrap_or(false)
+    }
+
     /// Normal end (after the throttlers were released): tell the watchdog,
     /// close the pipe, wait up to [`FINISH_TIMEOUT`] for it to exit (it
     /// resumes and thaws once more, harmlessly). A watchdog still running
@@ -320,6 +360,13 @@ pub struct Report {
     pub demoted: usize,
     /// criticore directories removed.
     pub removed_dirs: usize,
+    /// Launched tasks' process groups told to end, the processes in them,
+    /// and the groups that needed SIGKILL.
+    pub ended_groups: usize,
+    pub ended_processes: usize,
+    pub killed_groups: usize,
+    /// Files removed (counter pages, the state file).
+    pub removed_files: usize,
     pub errors: Vec<String>,
 }
 
@@ -349,10 +396,10 @@ pub fn run(input_fd: RawFd) -> ! {
         }
     }
     let report = serve(input_fd);
-    if !report.finished && (report.resumed > 0 || report.thawed > 0 || report.removed_dirs > 0) {
+    if !report.finished && (report.resumed > 0 || report.thawed > 0 || report.removed_dirs > 0 || report.ended_processes > 0) {
         eprintln!(
-            "criticore-watchdog: the regulator ended without finishing; resumed {} of {} process(es), wrote {} thaw(s), removed {} freezer dir(s)",
-            report.resumed, report.pids, report.thawed, report.removed_dirs
+            "criticore-watchdog: the regulator ended without finishing; resumed {} of {} process(es), wrote {} thaw(s), removed {} freezer dir(s), ended {} launched process(es) in {} group(s) ({} killed after the grace), removed {} file(s)",
+            report.resumed, report.pids, report.thawed, report.removed_dirs, report.ended_processes, report.ended_groups, report.killed_groups, report.removed_files
         );
     }
     for e in &report.errors {
@@ -399,6 +446,9 @@ struct State {
     pidfds: Vec<(i32, OwnedFd)>,
     demote: Vec<(i32, OwnedFd)>,
     thaw: Vec<(PathBuf, String)>,
+    /// Launched tasks: (pid = their process group, start time).
+    launched: Vec<(i32, u64)>,
+    files: Vec<PathBuf>,
     report: Report,
 }
 
@@ -439,6 +489,21 @@ impl State {
                 }
                 None => self.report.errors.push(format!("bad line {line:?}")),
             }
+        } else if let Some(rest) = line.strip_prefix("launched ") {
+            let mut it = rest.split_whitespace().map(|w| w.parse::<u64>());
+            match (it.next(), it.next()) {
+                (Some(Ok(pid)), Some(Ok(start))) if pid > 1 && pid <= i32::MAX as u64 => {
+                    if !self.launched.iter().any(|l| l.0 == pid as i32) {
+                        self.launched.push((pid as i32, start));
+                    }
+                }
+                _ => self.report.errors.push(format!("bad line {line:?}")),
+            }
+        } else if let Some(path) = line.strip_prefix("file ") {
+            let p = PathBuf::from(path);
+            if !self.files.contains(&p) {
+                self.files.push(p);
+            }
         } else if line.trim() == "end" {
             self.report.finished = true;
         } else if !line.trim().is_empty() {
@@ -448,6 +513,15 @@ impl State {
 
     fn undo(mut self) -> Report {
         let r = &mut self.report;
+        // Real-time threads in the launched tasks' groups (threads and
+        // children they started) first too, with the tasks themselves.
+        for &(g, start) in &self.launched {
+            if crate::os::procs::group_is_ours(g, start) {
+                for p in crate::os::procs::group_members(g) {
+                    r.demoted += crate::os::procs::demote_realtime(p);
+                }
+            }
+        }
         for (pid, fd) in &self.demote {
             let param = libc::sched_param { sched_priority: 0 };
             // Signal 0 through the pidfd: still the process we were told of.
@@ -482,6 +556,21 @@ impl State {
             let rel = release_criticore_dir(d);
             r.removed_dirs += rel.removed;
             r.errors.extend(rel.errors);
+        }
+        // Resumed and thawed: now the tasks the run launched can end. Not
+        // our children: whoever adopted them reaps them.
+        let live: Vec<(i32, u64)> = self.launched.iter().copied().filter(|&(g, s)| crate::os::procs::group_is_ours(g, s) && !crate::os::procs::group_members(g).is_empty()).collect();
+        r.ended_groups = live.len();
+        let ended = crate::os::procs::end_groups(&live, crate::os::procs::END_GRACE, &mut || true);
+        r.ended_processes = ended.processes;
+        r.killed_groups = ended.killed;
+        r.demoted += ended.demoted;
+        for f in &self.files {
+            match crate::os::procs::remove_file(f) {
+                Ok(true) => r.removed_files += 1,
+                Ok(false) => {}
+                Err(e) => r.errors.push(format!("removing {}: {e}", f.display())),
+            }
         }
         self.report
     }
