@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from test_regulate import CLI, children_of, one_line_error, run_cli, state, wait_for
+from test_regulate import _frozen as frozen  # frozen in a criticore cgroup, v1 or v2
 
 FREEZER_V1 = Path("/sys/fs/cgroup/freezer")
 UNIFIED = Path("/sys/fs/cgroup/unified")
@@ -78,23 +79,6 @@ def realtime(pid: int) -> bool:
         return any(os.sched_getscheduler(int(t.name)) in (os.SCHED_FIFO, os.SCHED_RR, 6) for t in Path(f"/proc/{pid}/task").iterdir())
     except OSError:
         return False
-
-
-def frozen(pid: int) -> bool:
-    try:
-        cg = Path(f"/proc/{pid}/cgroup").read_text()
-    except OSError:
-        return False
-    for line in cg.splitlines():
-        _, controllers, path = line.split(":", 2)
-        if controllers == "freezer":
-            if (FREEZER_V1 / path.lstrip("/") / "freezer.state").is_file() and (FREEZER_V1 / path.lstrip("/") / "freezer.state").read_text().strip() in ("FROZEN", "FREEZING"):
-                return True
-        if controllers == "":
-            f = UNIFIED / path.lstrip("/") / "cgroup.freeze"
-            if f.is_file() and f.read_text().strip() == "1":
-                return True
-    return False
 
 
 def group_members(pgid: int) -> list[int]:
