@@ -31,9 +31,10 @@ def rule(console: Console, title: str) -> None:
         console.rule()
 
 
-def _verdict(ok: bool | None) -> Text:
+def _verdict(ok: bool | None, none: str = "n/a") -> Text:
+    """None is "n/a" where nothing was tested, "not decided" where a classic test stopped at its limit."""
     if ok is None:
-        return Text("n/a", style="dim")
+        return Text(none, style="dim")
     return Text("schedulable", style="bold green") if ok else Text("NOT schedulable", style="bold red")
 
 
@@ -57,7 +58,7 @@ def render_task_bounds(console: Console, file: str, r: dict) -> None:
         b = row["bound_ns"]
         slack = "—" if b is None else duration_text(row["deadline_ns"] - b)
         t.add_row(Text(row["task"]), Text(row["on"]), duration_text(row["pet_ns"]), duration_text(row["period_ns"]), duration_text(row["deadline_ns"]),
-                  duration_text(b), slack, _verdict(row["schedulable"]))
+                  duration_text(b), slack, _verdict(row["schedulable"], "not decided"))
     console.print(t)
     for row in r["tasks"]:
         if row["note"] and not row["schedulable"]:
@@ -67,14 +68,14 @@ def render_task_bounds(console: Console, file: str, r: dict) -> None:
     g.add_column("utilization", justify="right")
     g.add_column("verdict")
     for grp in r["groups"]:
-        g.add_row(Text(grp["name"]), f"{grp['utilization']:.4f}", _verdict(grp["schedulable"]))
+        g.add_row(Text(grp["name"]), f"{grp['utilization']:.4f}", _verdict(grp["schedulable"], "not decided"))
     console.print(g)
     for grp in r["groups"]:
         if grp["note"]:
             console.print(f"  {escape(grp['name'])}: {escape(grp['note'])}")
     for note in r["notes"]:
         console.print(f"  note: {escape(note)}")
-    console.print("  verdict:", _verdict(r["schedulable"]))
+    console.print("  verdict:", _verdict(r["schedulable"], "not decided"))
     if "check_sim" in r:
         _render_check_sim(console, r)
 

@@ -85,11 +85,11 @@ def test_every_scheduler_by_name(tmp_path):
     # Global FP (Bertogna-Cirinei), RM order a, d, b, c on 2 cores, in ns: a 1 ms;
     # d: 5 ms + ⌊min(W_a, 1 ns)/2⌋ = 5 ms. b: f(R) = 2 ms + ⌊(min(W_a, R − C + 1) +
     # min(W_d, R − C + 1))/2⌋ = R + 1 while R − C + 1 < W_a = 1 ms, and
-    # f(3 ms) = 2 + ⌊(1 + 1.000001)/2⌋ = 3 ms: the least fixed point; the engine steps
-    # D/1000 = 6 µs from 2 ms and stops at the first R with f(R) ≤ R, 3.002 ms.
+    # f(3 ms) = 2 + ⌊(1 + 1.000001)/2⌋ = 3 ms: the least fixed point, which the engine
+    # now gives exactly (it stepped D/1000 = 6 µs before, and said 3.002 ms).
     # c ends at its deadline, 10 ms (f(10 ms) = 3 + ⌊(3 + 8 + 4)/2⌋ ms = 10 ms).
     p = criticore.analyze(f, "gfp").json
-    assert bounds(p) == {"a": 1 * MS, "b": 3_002_000, "c": 10 * MS, "d": 5 * MS} and p["schedulable"] is True
+    assert bounds(p) == {"a": 1 * MS, "b": 3 * MS, "c": 10 * MS, "d": 5 * MS} and p["schedulable"] is True
 
 
 def test_a_file_without_tasks_says_so(tmp_path):

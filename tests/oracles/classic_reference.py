@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+from fractions import Fraction
 
 
 def rank_order(tasks: list[dict], idx: list[int]) -> list[int]:
@@ -34,11 +35,11 @@ def sbf_inverse(x: int, supply: tuple[int, int, int] | None) -> int:
 
 def fp_response(c: int, t: int, hp: list[tuple[int, int]], supply=None) -> int | None:
     """Busy-period response time of (c, t) below hp (Lehoczky 1990), over a supply."""
-    rate = 1.0 if supply is None else supply[1] / supply[0]
-    if c / t + sum(hc / ht for hc, ht in hp) > rate * (1 + 1e-12):
+    rate = Fraction(1) if supply is None else Fraction(supply[1], supply[0])
+    if Fraction(c, t) + sum(Fraction(hc, ht) for hc, ht in hp) > rate:
         return None
     worst, q = 0, 0
-    while q < 100_000:
+    while q < 10_000_000:
         w = sbf_inverse((q + 1) * c + sum(hc for hc, _ in hp), supply)
         while True:
             nxt = sbf_inverse((q + 1) * c + sum(-(-w // ht) * hc for hc, ht in hp), supply)
@@ -56,7 +57,7 @@ def edf_ok(tasks: list[tuple[int, int, int]]) -> bool:
     """Processor demand test over the synchronous busy period."""
     if not tasks:
         return True
-    if sum(c / t for c, t, _ in tasks) > 1 + 1e-12:
+    if sum(Fraction(c, t) for c, t, _ in tasks) > 1:
         return False
     length = sum(c for c, _, _ in tasks)
     while True:
@@ -69,7 +70,7 @@ def edf_ok(tasks: list[tuple[int, int, int]]) -> bool:
 
 
 def gfp_bounds(tasks: list[tuple[int, int, int]], m: int) -> list[int | None]:
-    """Bertogna & Cirinei with the engine's step (at least D/1000)."""
+    """Bertogna & Cirinei: the paper's iteration R <- f(R) from C, to its least fixed point."""
     out: list[int | None] = []
     for k, (c, t, d) in enumerate(tasks):
         if any(b is None for b in out) or d > t or c > d:
@@ -84,15 +85,38 @@ def gfp_bounds(tasks: list[tuple[int, int, int]], m: int) -> list[int | None]:
                 total += min(n * hc + min(hc, span - n * ht), r - c + 1)
             return c + total // m
 
+        def work(r: int) -> list[int]:
+            res = []
+            for (hc, ht, _), hr in zip(tasks[:k], out):
+                span = r + hr - hc
+                n = span // ht
+                res.append(n * hc + min(hc, span - n * ht))
+            return res
+
         r, bound = c, None
         while True:
             nxt = f(r)
             if nxt <= r:
                 bound = r
                 break
-            if r == d:
+            if nxt > d:
                 break
-            r = min(max(nxt, r + max(d // 1000, 1)), d)
+            # Kleene's step can crawl 1 ns at a time while the caps R − C + 1 bind.
+            # W_i never falls, so for R ≥ r, f(R) ≥ C + ⌊Σ min(W_i(r), R − C + 1)/m⌋ =: g(R);
+            # with x = R − C + 1, g(R) > R ⟺ Σ min(a_i, x) ≥ m·x, a concave-minus-linear
+            # test that holds at r and fails from some x on: bisect for that x and skip
+            # there, as no R before it can have f(R) ≤ R.
+            a = work(r)
+            lo, hi = r - c + 1, sum(a) // m + 1
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if sum(min(ai, mid) for ai in a) >= m * mid:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            r = max(nxt, lo + c - 1)
+            if r > d:
+                break
         out.append(bound)
     return out
 

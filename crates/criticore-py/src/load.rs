@@ -7,6 +7,7 @@ use criticore_rt::os::counter::Counter;
 use criticore_rt::os::counter_page::CounterPage;
 use criticore_rt::os::launch::pin_current_thread;
 use criticore_rt::workload::load::{self, LoadSpec, StopOnSignals, STOP};
+use criticore_rt::workload::sizing_cache::SizingCache;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::atomic::Ordering;
@@ -171,7 +172,7 @@ pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, 
     let result = py.allow_threads(|| -> std::io::Result<(Vec<String>, Vec<periodic::JobRecord>)> {
         let _guard = StopOnSignals::install();
         let mut walker = job.walker()?;
-        let (spec, notes) = job.prepare(&mut walker, jobs, duration_ns);
+        let (spec, notes) = job.prepare(&mut walker, jobs, duration_ns, &mut SizingCache::open());
         let records = periodic::run(&spec, &mut walker, page.as_ref(), &STOP, |r| {
             if let Some(cb) = &on_job {
                 let keep = Python::with_gil(|py| cb.call1(py, (r.job, r.finish_ns - r.release_ns, r.finish_ns > r.deadline_ns)).and_then(|x| x.extract::<bool>(py)));

@@ -41,6 +41,7 @@ def regulate(
     compare_sim: bool = typer.Option(False, "--compare-sim", help="Then simulate the file as long, under the same regulation, and print measured vs simulated: per periodic `criticore load --file F --task T` task its jobs, misses and response times, per group its use of the budget and time stopped; at the file's \\[regulation] period, so not with --period (docs/runtime.md)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite existing output files."),
+    recalibrate: bool = typer.Option(False, "--recalibrate", help="Size the periodic workers' phases on this machine afresh, not from the sizing remembered for an hour (docs/runtime.md, \"Set-up before time 0\")."),
     clean: bool = typer.Option(False, "--clean", help="Only undo what runs killed together with their watchdog left (their tasks, real-time policies, frozen cgroups, counter pages); one line per thing undone. Every run does this first too."),
 ) -> None:
     """Regulate real processes in user space: MemGuard, MCTI, MRS or the bandwidth monitor on the file's tasks. Exit 130 on Ctrl-C, 1 when every task failed before the run's end (docs/runtime.md)."""
@@ -52,6 +53,9 @@ def regulate(
         return
     if file is None:
         fail(InputError("regulate: FILE: missing (a task-system file, or --clean)", "regulate", "FILE", "missing (a task-system file, or --clean)"))
+    if recalibrate:
+        # Read by every periodic worker this run launches (they inherit it).
+        os.environ["CRITICORE_RECALIBRATE"] = "1"
     try:
         _regulate(ctx, file, mode, duration, period, poll, counter, throttle, attach, task, log, trace, output, fifo, no_lead, regulator_cpu, compare_sim, as_json, force)
     except KeyboardInterrupt:

@@ -52,6 +52,7 @@ def report(
         print("stopped by Ctrl-C: no page written", file=sys.stderr)
         raise typer.Exit(130) from None
     rep = page.simulation.report
-    verdict = "no analysis" if page.analysis is None else "schedulable" if page.analysis["schedulable"] else "NOT schedulable"
+    ok = None if page.analysis is None else page.analysis["schedulable"]
+    verdict = "no analysis" if page.analysis is None else "not decided" if ok is None else "schedulable" if ok else "NOT schedulable"
     print(f"wrote {output}: {duration_text(rep['duration_ns'])} simulated under {rep['scheduler']}, "
           f"{rep['deadline_misses']:,} deadline misses of {rep['released']:,} jobs; analysis: {verdict}")

@@ -63,9 +63,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], numeric: Seq
     return f'<div class="wide"><table{f" class={cls}" if cls else ""}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
-def verdict(ok: bool | None) -> Raw:
+def verdict(ok: bool | None, none: str = "n/a") -> Raw:
     if ok is None:
-        return Raw('<span class="na">n/a</span>')
+        return Raw(f'<span class="na">{none}</span>')
     return Raw('<span class="ok">schedulable</span>' if ok else '<span class="bad">NOT schedulable</span>')
 
 
@@ -188,12 +188,12 @@ def _classic(a: dict) -> str:
     for t in a["tasks"]:
         b = t["bound_ns"]
         rows.append([t["task"], t["on"], dt(t["pet_ns"]), dt(t["period_ns"]), dt(t["deadline_ns"]), dt(b),
-                     "—" if b is None else dt(t["deadline_ns"] - b), verdict(t["schedulable"]), t["note"] or ""])
+                     "—" if b is None else dt(t["deadline_ns"] - b), verdict(t["schedulable"], "not decided"), t["note"] or ""])
     out.append("<h3>Per task: worst-case response-time bound</h3>")
     out.append(table(["task", "on", "PET", "period", "deadline", "bound", "slack", "verdict", "terms and notes"], rows, numeric=(2, 3, 4, 5, 6)))
     out.append("<h3>Per core or server</h3>")
     out.append(table(["name", "utilization", "verdict", "note"],
-                     [[g["name"], f"{g['utilization']:.4f}", verdict(g["schedulable"]), g["note"] or ""] for g in a["groups"]], numeric=(1,)))
+                     [[g["name"], f"{g['utilization']:.4f}", verdict(g["schedulable"], "not decided"), g["note"] or ""] for g in a["groups"]], numeric=(1,)))
     if a["notes"]:
         out.append("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in a["notes"]) + "</ul>")
     return "".join(out)

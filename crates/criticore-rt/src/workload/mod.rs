@@ -7,4 +7,5 @@ pub mod chase;
 pub mod load;
 pub mod periodic;
 pub mod profile;
+pub mod sizing_cache;
 pub mod worker;

@@ -25,6 +25,7 @@ use criticore::error::FieldError;
 use criticore::model::{AccessPattern, TaskSystem};
 use criticore::policy::pet;
 use crate::workload::load::{Walker, LINES_PER_ITERATION};
+use crate::workload::sizing_cache::{PhaseKey, SizingCache};
 
 /// One phase of a job, as the walker runs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,21 +98,28 @@ impl JobPlan {
 }
 
 impl JobPlan {
-    /// Size every phase on this machine (calibrated, then measured: `fit_phase`)
-    /// into the spec `run` takes; notes for phases whose lines alone outlast their work.
-    pub fn prepare(&self, walker: &mut Walker, jobs: Option<u64>, duration_ns: Option<u64>) -> (PeriodicSpec, Vec<String>) {
+    /// Size every phase on this machine (calibrated, then measured: `fit_phase`),
+    /// or take a sizing `cache` remembers, into the spec `run` takes; notes for
+    /// phases whose lines alone outlast their work.
+    pub fn prepare(&self, walker: &mut Walker, jobs: Option<u64>, duration_ns: Option<u64>, cache: &mut SizingCache) -> (PeriodicSpec, Vec<String>) {
         let mut notes = Vec::new();
         let mut cals = std::collections::HashMap::new();
         let mut phases = Vec::new();
         for (i, &(work, lines, read_nb)) in self.phases.iter().enumerate() {
-            let cal = *cals.entry(read_nb).or_insert_with(|| calibrate(walker, read_nb));
-            let w = fit_phase(walker, work, lines, read_nb, &cal);
-            let alone = w.iterations as f64 * cal.ns_per_iteration;
+            let key = PhaseKey { buffer_bytes: self.buffer_bytes, line_bytes: self.line_bytes, random: self.random, work_ns: work, lines, read_nb };
+            let (w, ns_per_iteration) = cache.get(&key).unwrap_or_else(|| {
+                let cal = *cals.entry(read_nb).or_insert_with(|| calibrate(walker, read_nb));
+                let w = fit_phase(walker, work, lines, read_nb, &cal);
+                cache.put(&key, &w, cal.ns_per_iteration);
+                (w, cal.ns_per_iteration)
+            });
+            let alone = w.iterations as f64 * ns_per_iteration;
             if w.iterations > 0 && w.delay_nb == 0 && alone > work as f64 * 1.02 {
                 notes.push(format!("phase {i}: {lines} line accesses take {:.0} µs alone here, more than its {:.0} µs of work", alone / 1e3, work as f64 / 1e3));
             }
             phases.push(w);
         }
+        cache.save();
         let spec = PeriodicSpec {
             period_ns: self.period_ns,
             deadline_ns: self.deadline_ns,

@@ -10,6 +10,7 @@
 
 use super::load::{StopOnSignals, STOP};
 use super::periodic::{self, JobPlan, JobRecord};
+use super::sizing_cache::SizingCache;
 use crate::os::counter_page::{now_ns, CounterPage};
 use criticore::model::parse::parse_task_system_bytes_with;
 use criticore::model::{Format, TaskSystem};
@@ -66,7 +67,7 @@ pub fn run(file: &str, task: &str) -> Result<(Vec<JobRecord>, Vec<u64>), String>
     };
     let _guard = StopOnSignals::install();
     let mut walker = plan.walker().map_err(|e| format!("{file}: task \"{task}\": {e}"))?;
-    let (spec, notes) = plan.prepare(&mut walker, None, None);
+    let (spec, notes) = plan.prepare(&mut walker, None, None, &mut SizingCache::open());
     for n in notes {
         eprintln!("note: {task}: {n}");
     }

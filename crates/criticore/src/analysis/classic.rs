@@ -25,13 +25,15 @@ use super::fp_rta::{self, FpTask};
 use super::gfp_rta;
 use super::memory::{self, job_costs, JobCost};
 use super::server_memory::{self, Demand, ServerView};
+use super::exact::{cmp_sum, utilizations, Frac};
 use super::level_c::{restricted_supply_gedf, CoreSupply};
 use super::supply::Supply;
-use super::{Charged, Sporadic};
+use super::{Charged, NotDecided, Sporadic};
 use crate::error::FieldError;
 use crate::model::{Level, RegulationKind, ServerKind, TaskSystem};
 use crate::policy::{fixed_priority_ranks, server_of_tasks, SchedulerKind};
 use serde::Serialize;
+use std::cmp::Ordering;
 
 /// One task's result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -44,8 +46,9 @@ pub struct TaskBound {
     pub deadline_ns: u64,
     /// Worst-case response time bound, if the test gives one.
     pub bound_ns: Option<u64>,
-    /// Bound within the deadline.
-    pub schedulable: bool,
+    /// Bound within the deadline; None when the test stopped at its work
+    /// limit before deciding (the note says so).
+    pub schedulable: Option<bool>,
     /// Why there is no bound, or what the bound rests on.
     pub note: Option<String>,
 }
@@ -55,7 +58,8 @@ pub struct TaskBound {
 pub struct GroupResult {
     pub name: String,
     pub utilization: f64,
-    pub schedulable: bool,
+    /// None when a task's test did not decide.
+    pub schedulable: Option<bool>,
     pub note: Option<String>,
 }
 
@@ -88,10 +92,28 @@ fn row(system: &TaskSystem, i: usize, on: String, bound_ns: Option<u64>, note: O
         pet_ns: pet(system, i),
         period_ns: t.period_ns,
         deadline_ns: t.deadline_ns,
-        schedulable: bound_ns.is_some_and(|b| b <= t.deadline_ns),
+        schedulable: Some(bound_ns.is_some_and(|b| b <= t.deadline_ns)),
         bound_ns,
         note,
     }
+}
+
+/// A task whose test stopped at its limit: no bound and no verdict.
+fn not_decided(system: &TaskSystem, i: usize, on: String, why: NotDecided) -> TaskBound {
+    TaskBound { schedulable: None, ..row(system, i, on, None, Some(why.to_string())) }
+}
+
+/// All true → true; any false → false; else (some undecided) None.
+fn all_of(verdicts: impl IntoIterator<Item = Option<bool>>) -> Option<bool> {
+    let mut all = Some(true);
+    for v in verdicts {
+        match v {
+            Some(false) => return Some(false),
+            None => all = None,
+            Some(true) => {}
+        }
+    }
+    all
 }
 
 fn utilization(system: &TaskSystem, tasks: &[usize]) -> f64 {
@@ -119,9 +141,13 @@ fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str) -> 
     (0..ordered.len())
         .map(|k| {
             let hp: Vec<FpTask> = ordered[..k].iter().map(|&i| fp(i)).collect();
-            let bound = fp_rta::response_time(fp(ordered[k]), &hp, supply);
-            let note = bound.is_none().then(|| unbounded(fp(ordered[k]), &hp, supply.rate(), 0.0, Cost::PET));
-            row(system, ordered[k], on.to_string(), bound, note)
+            match fp_rta::response_time(fp(ordered[k]), &hp, supply) {
+                Ok(bound) => {
+                    let note = bound.is_none().then(|| unbounded(fp(ordered[k]), &hp, supply, 0.0, Cost::PET));
+                    row(system, ordered[k], on.to_string(), bound, note)
+                }
+                Err(why) => not_decided(system, ordered[k], on.to_string(), why),
+            }
         })
         .collect()
 }
@@ -141,25 +167,25 @@ impl Cost {
 }
 
 /// Why fixed priority gives `task` below `higher` no bound over a supply of
-/// long-run share `rate`, naming the term that made it (the checks of
-/// `fp_rta::response_time_with`, in its order): the task's own cost above its
-/// period, the utilization above the supply, MemGuard's stall share on top,
-/// or a busy period that does not end within the jobs examined.
-fn unbounded(task: FpTask, higher: &[FpTask], rate: f64, stall_share: f64, cost: Cost) -> String {
+/// `supply`, naming the term that made it (the checks of
+/// `fp_rta::response_time_with`, in its order, decided exactly where they are
+/// CPU terms): the task's own cost above its period, the utilization above
+/// the supply, MemGuard's stall share on top.
+fn unbounded(task: FpTask, higher: &[FpTask], supply: Supply, stall_share: f64, cost: Cost) -> String {
+    let rate = supply.rate();
     let what = if cost.own_memory { "cost with memory stalls (fluid model)" } else { "PET" };
     let of = if cost.any_memory { "utilization with memory stalls (fluid model)" } else { "utilization" };
     let util = |t: &FpTask| t.pet_ns as f64 / t.period_ns as f64;
     let u = util(&task) + higher.iter().map(util).sum::<f64>();
-    let supply = if rate < 1.0 { format!("the supply's share {rate:.4}") } else { "1".to_string() };
-    if task.pet_ns as f64 > task.period_ns as f64 * rate {
+    let share = if rate < 1.0 { format!("the supply's share {rate:.4}") } else { "1".to_string() };
+    if fp_rta::cmp_rate(task, &[], supply) == Ordering::Greater {
         let alone = if rate < 1.0 { format!(" times the supply's share {rate:.4}") } else { String::new() };
         format!("its {what}, {}, exceeds its period{alone}", ms(task.pet_ns))
-    } else if u > rate * (1.0 + 1e-12) {
-        format!("{of} {u:.4} with the higher-priority tasks is above {supply}")
-    } else if stall_share > 0.0 && u + stall_share >= rate {
-        format!("{of} {u:.4} plus MemGuard's budget stalls {stall_share:.4} reach {supply}")
+    } else if fp_rta::cmp_rate(task, higher, supply) == Ordering::Greater {
+        format!("{of} {u:.4} with the higher-priority tasks is above {share}")
     } else {
-        "no busy period ends within the jobs examined".to_string()
+        debug_assert!(stall_share > 0.0);
+        format!("{of} {u:.4} plus MemGuard's budget stalls {stall_share:.4} reach {share}")
     }
 }
 
@@ -238,13 +264,16 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
                 let rate = mem.costs[i].requests / own.period_ns as f64 + hp_requests.iter().map(|&(r, t)| r / t as f64).sum::<f64>();
                 rate * period as f64 / budget.max(1) as f64
             });
-            let bound = fp_rta::response_time_with(own, &hp, Supply::Dedicated, stalled, stall);
+            let bound = match fp_rta::response_time_with(own, &hp, Supply::Dedicated, stalled, stall) {
+                Ok(bound) => bound,
+                Err(why) => return not_decided(system, i, on.to_string(), why),
+            };
             // What the bound rests on, for this task's own memory; a task without a
             // memory profile gets no memory note.
             let own_memory = system.tasks[i].memory.is_some();
             let cost = Cost { own_memory, any_memory: (0..=k).any(|h| system.tasks[ordered[h]].memory.is_some()) };
             let note = match bound {
-                None => Some(unbounded(own, &hp, 1.0, stalled, cost)),
+                None => Some(unbounded(own, &hp, Supply::Dedicated, stalled, cost)),
                 Some(_) if !own_memory => None,
                 Some(_) if memguard.is_some() => Some("with memory stalls (fluid model) and MemGuard's budget stalls".to_string()),
                 Some(_) => Some("with memory stalls (fluid model, unregulated)".to_string()),
@@ -273,11 +302,14 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Resul
         let name = format!("core {core}");
         let core_rows = if edf {
             let tasks: Vec<Sporadic> = on.iter().map(|&i| sporadic(system, i)).collect();
-            let ok = edf_demand::schedulable(&tasks);
+            let verdict = edf_demand::schedulable(&tasks);
             on.iter()
-                .map(|&i| {
-                    let note = (!ok).then(|| "the core fails the processor demand test".to_string());
-                    row(system, i, name.clone(), ok.then_some(system.tasks[i].deadline_ns), note)
+                .map(|&i| match verdict {
+                    Ok(ok) => {
+                        let note = (!ok).then(|| "the core fails the processor demand test".to_string());
+                        row(system, i, name.clone(), ok.then_some(system.tasks[i].deadline_ns), note)
+                    }
+                    Err(why) => not_decided(system, i, name.clone(), why),
                 })
                 .collect()
         } else if let Some(mem) = memory {
@@ -285,7 +317,7 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Resul
         } else {
             fp_over(system, &by_rank(system, &on), Supply::Dedicated, &name)
         };
-        let ok = core_rows.iter().all(|r: &TaskBound| r.schedulable);
+        let ok = all_of(core_rows.iter().map(|r: &TaskBound| r.schedulable));
         rows.extend(core_rows);
         groups.push(GroupResult { name, utilization: utilization(system, &on), schedulable: ok, note: None });
     }
@@ -298,11 +330,15 @@ fn global_edf(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>, &'stati
     let implicit = system.tasks.iter().all(|t| t.deadline_ns == t.period_ns);
     // Goossens, Funk & Baruah (2003): Σδ ≤ m − (m−1)·δ_max meets every deadline
     // (δ = C/min(D, T); utilization for implicit deadlines).
-    let density = |i: usize| pet(system, i) as f64 / system.tasks[i].deadline_ns.min(system.tasks[i].period_ns) as f64;
-    let total: f64 = all.iter().map(|&i| density(i)).sum();
-    let max = all.iter().map(|&i| density(i)).fold(0.0, f64::max);
-    let gfb = total <= m as f64 - (m as f64 - 1.0) * max + 1e-12;
+    // Decided exactly: Σδ + (m−1)·δ_max ≤ m over rationals.
+    let density = |i: usize| Frac::new(pet(system, i) as u128, system.tasks[i].deadline_ns.min(system.tasks[i].period_ns) as u128);
+    let mut terms: Vec<Frac> = all.iter().map(|&i| density(i)).collect();
+    let max = terms.iter().copied().max().unwrap_or(Frac::new(0, 1));
+    terms.push(Frac::new(max.num * (m as u128 - 1), max.den));
+    let gfb = cmp_sum(&terms, Frac::new(m as u128, 1)) != Ordering::Greater;
     let u = utilization(system, &all);
+    // Above m cores' worth no tardiness is bounded (exactly: Σ C/T > m).
+    let over = cmp_sum(&utilizations(all.iter().map(|&i| (pet(system, i), system.tasks[i].period_ns))), Frac::new(m as u128, 1)) == Ordering::Greater;
     let rows: Vec<TaskBound>;
     let test;
     if gfb {
@@ -312,7 +348,7 @@ fn global_edf(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>, &'stati
         // Bounded tardiness (Devi & Anderson 2005, the Level-C bound with σ = 0):
         // a job responds within T + x + C.
         test = "Goossens-Funk-Baruah, else bounded tardiness";
-        let full: Vec<CoreSupply> = (0..m).map(|core| CoreSupply { core, capacity: 1.0, supply_delay_ns: 0.0 }).collect();
+        let full: Vec<CoreSupply> = (0..m).map(CoreSupply::full).collect();
         let charged: Vec<Charged> = all.iter().map(|&i| Charged { task: i, pet_ns: pet(system, i), period_ns: system.tasks[i].period_ns }).collect();
         let t = restricted_supply_gedf(full, &charged);
         rows = all
@@ -321,6 +357,7 @@ fn global_edf(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>, &'stati
             .map(|(&i, tard)| {
                 let note = match tard {
                     Some(_) => Some("deadline + bounded tardiness".to_string()),
+                    None if over => Some(format!("utilization {u:.4} exceeds the {m} cores: tardiness grows without bound")),
                     None => Some("fails the bounded-tardiness condition".to_string()),
                 };
                 row(system, i, "global".into(), tard.map(|x| system.tasks[i].deadline_ns + x), note)
@@ -330,7 +367,7 @@ fn global_edf(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>, &'stati
         test = "Goossens-Funk-Baruah density test";
         rows = all.iter().map(|&i| row(system, i, "global".into(), None, Some("fails the density test; no tardiness bound for deadlines shorter than periods".into()))).collect();
     }
-    let ok = rows.iter().all(|r| r.schedulable);
+    let ok = all_of(rows.iter().map(|r| r.schedulable));
     (rows, vec![GroupResult { name: format!("{m} cores"), utilization: u, schedulable: ok, note: None }], test)
 }
 
@@ -349,7 +386,7 @@ fn global_fp(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>) {
         })
         .collect();
     let rows = in_file_order(system, rows);
-    let ok = rows.iter().all(|r| r.schedulable);
+    let ok = all_of(rows.iter().map(|r| r.schedulable));
     (rows, vec![GroupResult { name: format!("{m} cores"), utilization: utilization(system, &all), schedulable: ok, note: None }])
 }
 
@@ -378,8 +415,9 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
         } else if cbs > 0 {
             // EDF among hard reservations: Σ Q/P ≤ 1 serves each its Q by every deadline.
             let bw: f64 = on.iter().map(|&s| system.servers[s].budget_ns as f64 / system.servers[s].period_ns as f64).sum();
+            let fits = cmp_sum(&utilizations(on.iter().map(|&s| (system.servers[s].budget_ns, system.servers[s].period_ns))), Frac::new(1, 1)) != Ordering::Greater;
             for &s in &on {
-                sure[s] = bw <= 1.0 + 1e-12;
+                sure[s] = fits;
                 if !sure[s] {
                     notes[s] = Some(format!("the CBS bandwidth of core {core} is {bw:.3} > 1"));
                 }
@@ -394,12 +432,17 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                 let task = |s: usize| FpTask { pet_ns: system.servers[s].budget_ns, period_ns: system.servers[s].period_ns };
                 let hp: Vec<FpTask> = ordered[..k].iter().map(|&h| task(h)).collect();
                 let r = fp_rta::response_time(task(s), &hp, Supply::Dedicated);
-                sure[s] = r.is_some_and(|r| r <= system.servers[s].period_ns);
-                if let Some(r) = r.filter(|_| sure[s]) {
+                sure[s] = matches!(r, Ok(Some(r)) if r <= system.servers[s].period_ns);
+                if let (Ok(Some(r)), true) = (r, sure[s]) {
                     within[s] = r;
                 }
                 if !sure[s] {
-                    notes[s] = Some(format!("its budget is not sure within its period on core {core} (server response {})", r.map_or("unbounded".into(), |r| format!("{} ns", r))));
+                    let response = match r {
+                        Ok(Some(r)) => format!("{r} ns"),
+                        Ok(None) => "unbounded".to_string(),
+                        Err(why) => why.to_string(),
+                    };
+                    notes[s] = Some(format!("its budget is not sure within its period on core {core} (server response {response})"));
                 }
             }
         }
@@ -445,9 +488,13 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                     let hp: Vec<Demand> = ordered[..k].iter().map(|&j| demand(j)).collect();
                     // Any task of the window may be the one that loses the core.
                     let reload = ordered[..=k].iter().map(|&j| (costs[j].reload_ns, full[j].reload_requests)).fold((0u64, 0.0f64), |a, b| (a.0.max(b.0), a.1.max(b.1)));
-                    let bound = server_memory::response_time(demand(i), &hp, reload, &view);
-                    let note = if bound.is_some() { "with memory stalls (fluid model)" } else { "demand with memory stalls outgrows the server" };
-                    row(system, i, sv.name.clone(), bound, Some(note.to_string()))
+                    match server_memory::response_time(demand(i), &hp, reload, &view) {
+                        Ok(bound) => {
+                            let note = if bound.is_some() { "with memory stalls (fluid model)" } else { "demand with memory stalls outgrows the server" };
+                            row(system, i, sv.name.clone(), bound, Some(note.to_string()))
+                        }
+                        Err(why) => not_decided(system, i, sv.name.clone(), why),
+                    }
                 })
                 .collect()
         } else if sure[s] {
@@ -455,7 +502,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
         } else {
             ordered.iter().map(|&i| row(system, i, sv.name.clone(), None, Some(format!("server {}: {}", sv.name, notes[s].clone().unwrap_or_default())))).collect()
         };
-        let ok = sure[s] && server_rows.iter().all(|r| r.schedulable);
+        let ok = if sure[s] { all_of(server_rows.iter().map(|r| r.schedulable)) } else { Some(false) };
         rows.extend(server_rows);
         groups.push(GroupResult { name: sv.name.clone(), utilization: sv.budget_ns as f64 / sv.period_ns as f64, schedulable: ok, note: notes[s].clone() });
     }
@@ -495,7 +542,7 @@ pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis,
         }
         SchedulerKind::Mc2 => return Err(FieldError::new("--scheduler", "the MC² analysis has its own report")),
     };
-    let schedulable = (!tasks.is_empty()).then(|| tasks.iter().all(|t| t.schedulable) && groups.iter().all(|g| g.schedulable));
+    let schedulable = if tasks.is_empty() { None } else { all_of(tasks.iter().map(|t| t.schedulable).chain(groups.iter().map(|g| g.schedulable))) };
     Ok(TaskAnalysis { scheduler: kind.name(), test, schedulable, tasks, groups, notes })
 }
 
@@ -583,5 +630,53 @@ memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = 
         assert_eq!(ms(589_431_000), "589.4 ms");
         assert_eq!(ms(1_234), "0.001234 ms");
         assert_eq!(ms(123_456_789_000), "123457 ms");
+    }
+
+    fn analyzed(kind: SchedulerKind, cores: usize, tasks: &[(u64, u64)]) -> TaskAnalysis {
+        let mut text = format!("[platform]\ncores = {cores}\n");
+        for (i, (c, t)) in tasks.iter().enumerate() {
+            text += &format!("[[task]]\nname = \"t{i}\"\ncore = 0\nperiod = \"{t}ns\"\npet = \"{c}ns\"\n");
+        }
+        analyze(&parse_task_system(&text, Format::Toml, "t.toml").unwrap(), kind).unwrap()
+    }
+
+    #[test]
+    fn gfb_is_exact_one_over_the_lcm_above_the_bound() {
+        // One core, U = 1,666,661/1,999,993 + 333,333/1,999,999 = 1 + 1/(T₁T₂) ≈ 1 + 2.5e-13:
+        // within the old 1e-12 tolerance, so GFB accepted it and it missed in simulation.
+        let (t1, t2) = (1_999_993u64, 1_999_999u64);
+        assert_eq!(1_666_661u128 * t2 as u128 + 333_333u128 * t1 as u128, t1 as u128 * t2 as u128 + 1);
+        let a = analyzed(SchedulerKind::Gedf, 1, &[(1_666_661, t1), (333_333, t2)]);
+        assert_eq!(a.schedulable, Some(false));
+        // Above m = 1 no tardiness is bounded either.
+        assert!(a.tasks.iter().all(|t| t.bound_ns.is_none()), "{:?}", a.tasks);
+        assert!(a.tasks[0].note.as_deref().unwrap().contains("exceeds the 1 cores"), "{:?}", a.tasks[0].note);
+        // 1 ns less of PET: U = 1 − (T₂ − 1)/(T₁T₂) < 1: GFB holds, bound = deadline.
+        let a = analyzed(SchedulerKind::Gedf, 1, &[(1_666_660, t1), (333_333, t2)]);
+        assert_eq!(a.schedulable, Some(true));
+        assert_eq!(a.test, "Goossens-Funk-Baruah density test");
+    }
+
+    #[test]
+    fn gedf_tardiness_is_exact_when_x_is_an_integer() {
+        // Two cores, (8, 10), (8, 10), (1, 10) ms: GFB fails (1.7 > 2 − 0.8), U = 1.7 ≤ 2.
+        // slack = 2 − 1·0.8 − 0.8 = 0.4 (f64: 0.3999…), x = E_L(1)/slack = 8 ms/0.4 = 20 ms exactly:
+        // bounds D + x + e = 10 + 20 + 8 = 38 ms and 10 + 20 + 1 = 31 ms (f64 gave 1 ns more).
+        let a = analyzed(SchedulerKind::Gedf, 2, &[(8_000_000, 10_000_000), (8_000_000, 10_000_000), (1_000_000, 10_000_000)]);
+        let bounds: Vec<Option<u64>> = a.tasks.iter().map(|t| t.bound_ns).collect();
+        assert_eq!(bounds, vec![Some(38_000_000), Some(38_000_000), Some(31_000_000)]);
+    }
+
+    #[test]
+    fn cbs_bandwidth_of_exactly_one_is_sure_and_one_ns_more_is_not() {
+        let text = |b: &str| format!(
+            "[platform]\ncores = 1\n[[server]]\nname = \"s\"\ncore = 0\nkind = \"cbs\"\nperiod = \"3ns\"\nbudget = \"1ns\"\n\
+             [[server]]\nname = \"u\"\ncore = 0\nkind = \"cbs\"\nperiod = \"3ns\"\nbudget = \"1ns\"\n\
+             [[server]]\nname = \"v\"\ncore = 0\nkind = \"cbs\"\nperiod = \"3ns\"\nbudget = \"{b}ns\"\n\
+             [[task]]\nname = \"a\"\nserver = \"s\"\nperiod = \"30ns\"\npet = \"1ns\"\n");
+        let sure = |b: &str| analyze(&parse_task_system(&text(b), Format::Toml, "t.toml").unwrap(), SchedulerKind::Servers).unwrap().groups[0].schedulable;
+        // 1/3 + 1/3 + 1/3 = 1 exactly (f64: 1.0000000000000002 is not, 0.9999… is).
+        assert_eq!(sure("1"), Some(true));
+        assert_eq!(sure("2"), Some(false));
     }
 }

@@ -12,7 +12,10 @@
 //! least a period apart: either can only shorten the response, so the bound
 //! holds for them too.
 
+use super::exact::{cmp_sum, utilizations, Frac};
 use super::supply::Supply;
+use super::NotDecided;
+use std::cmp::Ordering;
 
 /// A task as charged: PET C and period (least inter-arrival time) T.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,29 +30,46 @@ impl FpTask {
     }
 }
 
-/// Most jobs of one busy period examined before giving up (no bound).
-const MAX_JOBS: u64 = 100_000;
+/// Most jobs of one busy period examined before saying "not decided". With
+/// U below the supply's rate every busy period ends; this only bounds the work
+/// (a 135,757-job busy period is legitimate at U < 1).
+pub const MAX_JOBS: u64 = 10_000_000;
 
-/// Worst-case response time of `task` below `higher` over `supply`; None if
-/// the demand outgrows the supply (no busy period ends).
-pub fn response_time(task: FpTask, higher: &[FpTask], supply: Supply) -> Option<u64> {
+/// Σ C/T of `task` and `higher` against the supply's long-run share, exactly.
+pub fn cmp_rate(task: FpTask, higher: &[FpTask], supply: Supply) -> Ordering {
+    let u = utilizations(std::iter::once(&task).chain(higher).map(|t| (t.pet_ns, t.period_ns)));
+    cmp_sum(&u, match supply {
+        Supply::Dedicated => Frac::new(1, 1),
+        Supply::Periodic { period_ns, budget_ns, .. } => Frac::new(budget_ns as u128, period_ns as u128),
+    })
+}
+
+/// Worst-case response time of `task` below `higher` over `supply`; Ok(None)
+/// if the demand outgrows the supply (no busy period ends).
+pub fn response_time(task: FpTask, higher: &[FpTask], supply: Supply) -> Result<Option<u64>, NotDecided> {
     response_time_with(task, higher, supply, 0.0, |_, _| 0)
 }
 
 /// As [`response_time`], with `extra(q, w)` more demand in a window of length
 /// w that ends with job q (e.g. the stalls of a memory regulator; it must not
 /// decrease as w or q grow), whose long-run share of the time is `extra_share`:
-/// with it the utilization must stay below the supply's rate, or no window closes.
-pub fn response_time_with(task: FpTask, higher: &[FpTask], supply: Supply, extra_share: f64, extra: impl Fn(u64, u64) -> u64) -> Option<u64> {
+/// with it the utilization must stay below the supply's rate, or no window
+/// closes. The CPU utilization is compared exactly; `extra_share` comes from
+/// the fluid model (real-valued) and only ends the search early.
+pub fn response_time_with(task: FpTask, higher: &[FpTask], supply: Supply, extra_share: f64, extra: impl Fn(u64, u64) -> u64) -> Result<Option<u64>, NotDecided> {
+    if cmp_rate(task, higher, supply) == Ordering::Greater {
+        return Ok(None);
+    }
     let u: f64 = task.utilization() + higher.iter().map(FpTask::utilization).sum::<f64>();
-    if u > supply.rate() * (1.0 + 1e-12) || (extra_share > 0.0 && u + extra_share >= supply.rate()) {
-        return None;
+    if extra_share > 0.0 && u + extra_share >= supply.rate() {
+        return Ok(None);
     }
     let demand = |q: u64, w: u64| -> u128 {
         (q as u128 + 1) * task.pet_ns as u128
             + higher.iter().map(|h| (w as u128).div_ceil(h.period_ns as u128) * h.pet_ns as u128).sum::<u128>()
             + extra(q, w) as u128
     };
+    let not_decided = NotDecided { limit: MAX_JOBS, of: "jobs of the busy period" };
     let mut worst = 0u64;
     let mut w = 0u64;
     for q in 0..MAX_JOBS {
@@ -57,7 +77,8 @@ pub fn response_time_with(task: FpTask, higher: &[FpTask], supply: Supply, extra
         loop {
             let d = demand(q, w);
             if d > u64::MAX as u128 / 4 {
-                return None;
+                // Centuries of demand with U ≤ rate: the window did not close in time we can count.
+                return Err(not_decided);
             }
             let next = supply.time_for(d as u64);
             if next <= w {
@@ -68,10 +89,10 @@ pub fn response_time_with(task: FpTask, higher: &[FpTask], supply: Supply, extra
         let release = q as u128 * task.period_ns as u128;
         worst = worst.max((w as u128 - release) as u64);
         if w as u128 <= release + task.period_ns as u128 {
-            return Some(worst);
+            return Ok(Some(worst));
         }
     }
-    None
+    Err(not_decided)
 }
 
 #[cfg(test)]
@@ -87,9 +108,9 @@ mod tests {
         // Buttazzo, Hard Real-Time Computing Systems, RM example: (1,4), (2,6), (3,10):
         // R1 = 1, R2 = 3, R3 = 10 (3 + 2·1 + 1·2 = 7 → 3 + 2 + 4 = 9 → 3 + 3 + 4 = 10 → 10).
         let (a, b, c) = (t(1, 4), t(2, 6), t(3, 10));
-        assert_eq!(response_time(a, &[], Supply::Dedicated), Some(1));
-        assert_eq!(response_time(b, &[a], Supply::Dedicated), Some(3));
-        assert_eq!(response_time(c, &[a, b], Supply::Dedicated), Some(10));
+        assert_eq!(response_time(a, &[], Supply::Dedicated), Ok(Some(1)));
+        assert_eq!(response_time(b, &[a], Supply::Dedicated), Ok(Some(3)));
+        assert_eq!(response_time(c, &[a, b], Supply::Dedicated), Ok(Some(10)));
     }
 
     #[test]
@@ -99,7 +120,7 @@ mod tests {
         // so job 1 counts: 104 + ⌈w/100⌉·52: 208 → 260 → 260, response
         // 260 − 140 = 120, and 260 ≤ 2·140 ends the busy period: R = 156.
         let hi = t(52, 100);
-        assert_eq!(response_time(t(52, 140), &[hi], Supply::Dedicated), Some(156));
+        assert_eq!(response_time(t(52, 140), &[hi], Supply::Dedicated), Ok(Some(156)));
     }
 
     #[test]
@@ -108,24 +129,34 @@ mod tests {
         // the lower task complete at 114, 202, 316, 404, 518, 606, 694 (each
         // 62 more, plus 26 per release of the higher one before it): responses
         // 114, 102, 116, 104, 118, 106, 94; 694 ≤ 700 ends the busy period.
-        assert_eq!(response_time(t(62, 100), &[t(26, 70)], Supply::Dedicated), Some(118));
+        assert_eq!(response_time(t(62, 100), &[t(26, 70)], Supply::Dedicated), Ok(Some(118)));
     }
 
     #[test]
     fn overload_has_no_bound() {
-        assert_eq!(response_time(t(3, 4), &[t(2, 4)], Supply::Dedicated), None);
+        assert_eq!(response_time(t(3, 4), &[t(2, 4)], Supply::Dedicated), Ok(None));
         // Full utilization still ends its busy period (at the hyperperiod).
-        assert_eq!(response_time(t(2, 4), &[t(2, 4)], Supply::Dedicated), Some(4));
+        assert_eq!(response_time(t(2, 4), &[t(2, 4)], Supply::Dedicated), Ok(Some(4)));
     }
 
     #[test]
     fn on_a_periodic_resource() {
         // Γ(10, 4): blackout 12. One task C = 3, T = 40: sbf(t) ≥ 3 first at 12 + 3 = 15.
         let s = Supply::Periodic { period_ns: 10, budget_ns: 4, within_ns: 10 };
-        assert_eq!(response_time(t(3, 40), &[], s), Some(15));
+        assert_eq!(response_time(t(3, 40), &[], s), Ok(Some(15)));
         // Below a (2, 20) task: 5 units by ⌈w/20⌉: time_for(5) = 12 + 10 + 1 = 23 → ⌈23/20⌉ = 2 → 7 → 12 + 10 + 3 = 25 → 7 → 25.
-        assert_eq!(response_time(t(3, 40), &[t(2, 20)], s), Some(25));
+        assert_eq!(response_time(t(3, 40), &[t(2, 20)], s), Ok(Some(25)));
         // Demand rate 0.5 > 0.4 supplied: no bound.
-        assert_eq!(response_time(t(5, 10), &[], s), None);
+        assert_eq!(response_time(t(5, 10), &[], s), Ok(None));
+    }
+
+    #[test]
+    fn a_busy_period_of_121001_jobs_is_bounded() {
+        // U = 1 − 637/1,000,003,000 < 1: the level busy period is 121,000,363 ns long
+        // and holds 121,001 jobs of the lower task (the old limit of 100,000 jobs
+        // said "no busy period ends"). 879,363 ns is the schedule's own worst
+        // response, simulated job by job in tests/analysis_exact.rs.
+        let (lo, hi) = (t(121, 1_000), t(879_002, 1_000_003));
+        assert_eq!(response_time(lo, &[hi], Supply::Dedicated), Ok(Some(879_363)));
     }
 }

@@ -13,28 +13,51 @@
 //!   x + eᵢ,  x = (E_L(m−1) + Σ_p σ_p) / (Σ_p û_p − (m−1)·u_max − U_L(m−1)),
 //! E_L(m−1) the sum of the m−1 largest Level-C PETs.
 
-use super::{charge, utilization, Charged, Provisioning, UTILIZATION_EPS};
+use super::exact::{self, Frac};
+use super::{charge, utilization, Charged, Provisioning};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Zero};
 use std::cmp::Ordering;
 use crate::model::{Level, TaskSystem};
 
-/// What core `core` supplies to Level C.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// What core `core` supplies to Level C, exactly (the f64s are for reports).
+#[derive(Debug, Clone, PartialEq)]
 pub struct CoreSupply {
     pub core: usize,
     /// û_p: long-run share of the core left to Level C (clamped at 0).
     pub capacity: f64,
     /// σ_p: maximum supply delay in nanoseconds.
     pub supply_delay_ns: f64,
+    capacity_q: BigRational,
+    delay_q: BigRational,
+}
+
+impl CoreSupply {
+    /// A core wholly available: û = 1, σ = 0.
+    pub fn full(core: usize) -> CoreSupply {
+        CoreSupply { core, capacity: 1.0, supply_delay_ns: 0.0, capacity_q: BigRational::one(), delay_q: BigRational::zero() }
+    }
 }
 
 /// Supply of one core given its Level-A/B tasks charged at Level-C PETs.
 pub fn core_supply(core: usize, higher: &[Charged]) -> CoreSupply {
     // Decided exactly: 0.7 + 0.2 + 0.1 is a full core even though f64 says 0.999….
     if utilization::cmp_one(higher) != Ordering::Less {
-        return CoreSupply { core, capacity: 0.0, supply_delay_ns: 0.0 };
+        return CoreSupply { core, capacity: 0.0, supply_delay_ns: 0.0, capacity_q: BigRational::zero(), delay_q: BigRational::zero() };
     }
-    let supply_delay_ns = higher.iter().map(|c| 2.0 * c.pet_ns as f64 * (1.0 - c.utilization())).fold(0.0, |a, d| a + d);
-    CoreSupply { core, capacity: 1.0 - utilization::total(higher), supply_delay_ns }
+    let u = exact::sum(&fracs(higher));
+    let capacity_q = BigRational::one() - u;
+    // σ = Σ 2e(1 − e/T) = Σ 2e(T − e)/T.
+    let delay_q: BigRational = higher
+        .iter()
+        .map(|c| BigRational::new(BigInt::from(2u128 * c.pet_ns as u128 * (c.period_ns - c.pet_ns.min(c.period_ns)) as u128), BigInt::from(c.period_ns)))
+        .sum();
+    CoreSupply { core, capacity: exact::to_f64(&capacity_q), supply_delay_ns: exact::to_f64(&delay_q), capacity_q, delay_q }
+}
+
+fn fracs(items: &[Charged]) -> Vec<Frac> {
+    exact::utilizations(items.iter().map(|c| (c.pet_ns, c.period_ns)))
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -67,45 +90,42 @@ impl LevelCTest {
     }
 }
 
-/// Sum of the k largest values.
-fn largest_sum(values: &mut [f64], k: usize) -> f64 {
-    let k = k.min(values.len());
-    values.sort_unstable_by(|a, b| b.total_cmp(a));
-    values[..k].iter().fold(0.0, |a, &v| a + v)
-}
-
-/// The restricted-supply G-EDF test over `m` cores, pure in its inputs.
+/// The restricted-supply G-EDF test over `m` cores, pure in its inputs, in
+/// exact arithmetic: both conditions are rational comparisons and the bound
+/// is ⌈x + eᵢ⌉ of the exact x.
 pub fn restricted_supply_gedf(per_core: Vec<CoreSupply>, tasks: &[Charged]) -> LevelCTest {
     let m = per_core.len();
-    let supply: f64 = per_core.iter().map(|s| s.capacity).fold(0.0, |a, c| a + c);
-    let total_delay_ns: f64 = per_core.iter().map(|s| s.supply_delay_ns).fold(0.0, |a, d| a + d);
-    let mut utils: Vec<f64> = tasks.iter().map(Charged::utilization).collect();
-    let total_utilization = utilization::total(tasks);
-    let max_task_utilization = utils.iter().copied().fold(0.0, f64::max);
-    let largest_utilization_sum = largest_sum(&mut utils, m.saturating_sub(1));
-    // PETs summed in f64 then saturated: E_L can exceed u64 for absurd inputs.
-    let mut pets: Vec<f64> = tasks.iter().map(|c| c.pet_ns as f64).collect();
-    let largest_pet_sum = largest_sum(&mut pets, m.saturating_sub(1));
-    let capacity_condition = supply >= total_utilization - UTILIZATION_EPS;
-    let slack = supply - (m.saturating_sub(1) as f64) * max_task_utilization - largest_utilization_sum;
-    let tardiness_condition = tasks.is_empty() || slack > UTILIZATION_EPS;
-    let x_ns = (capacity_condition && tardiness_condition && !tasks.is_empty())
-        .then(|| (largest_pet_sum + total_delay_ns) / slack);
+    let k = m.saturating_sub(1);
+    let supply: BigRational = per_core.iter().map(|s| s.capacity_q.clone()).sum();
+    let total_delay: BigRational = per_core.iter().map(|s| s.delay_q.clone()).sum();
+    let mut utils = fracs(tasks);
+    utils.sort_unstable_by(|a, b| b.cmp(a));
+    let total = exact::sum(&utils);
+    let u_max = utils.first().map_or_else(BigRational::zero, Frac::big);
+    let largest = exact::sum(&utils[..k.min(utils.len())]);
+    let mut pets: Vec<u64> = tasks.iter().map(|c| c.pet_ns).collect();
+    pets.sort_unstable_by(|a, b| b.cmp(a));
+    let largest_pet_sum: u128 = pets.iter().take(k).map(|&e| e as u128).sum();
+    let capacity_condition = supply >= total;
+    let slack = supply.clone() - BigRational::from_integer(BigInt::from(k)) * &u_max - &largest;
+    let tardiness_condition = tasks.is_empty() || slack > BigRational::zero();
+    let x = (capacity_condition && tardiness_condition && !tasks.is_empty())
+        .then(|| (BigRational::from_integer(BigInt::from(largest_pet_sum)) + total_delay) / &slack);
     let tardiness_bounds_ns = tasks
         .iter()
-        .map(|c| x_ns.map(|x| (x + c.pet_ns as f64).ceil() as u64))
+        .map(|c| x.as_ref().map(|x| exact::ceil_u64(&(x + BigRational::from_integer(BigInt::from(c.pet_ns))))))
         .collect();
     LevelCTest {
         tasks: tasks.iter().map(|c| c.task).collect(),
         per_core,
-        total_utilization,
-        supply,
-        max_task_utilization,
-        largest_utilization_sum,
-        largest_pet_sum_ns: largest_pet_sum as u64,
+        total_utilization: exact::to_f64(&total),
+        supply: exact::to_f64(&supply),
+        max_task_utilization: exact::to_f64(&u_max),
+        largest_utilization_sum: exact::to_f64(&largest),
+        largest_pet_sum_ns: u64::try_from(largest_pet_sum).unwrap_or(u64::MAX),
         capacity_condition,
         tardiness_condition,
-        x_ns,
+        x_ns: x.as_ref().map(exact::to_f64),
         tardiness_bounds_ns,
     }
 }
@@ -133,7 +153,7 @@ mod tests {
     }
 
     fn full(m: usize) -> Vec<CoreSupply> {
-        (0..m).map(|core| CoreSupply { core, capacity: 1.0, supply_delay_ns: 0.0 }).collect()
+        (0..m).map(CoreSupply::full).collect()
     }
 
     #[test]

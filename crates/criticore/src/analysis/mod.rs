@@ -12,6 +12,7 @@
 
 pub mod classic;
 pub mod edf_demand;
+pub mod exact;
 pub mod fp_rta;
 pub mod gfp_rta;
 pub mod level_a;
@@ -40,6 +41,34 @@ pub struct Sporadic {
     pub pet_ns: u64,
     pub period_ns: u64,
     pub deadline_ns: u64,
+}
+
+/// A test that stopped at its work limit before deciding: never a verdict
+/// ("not decided within 10,000,000 jobs of the busy period").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotDecided {
+    pub limit: u64,
+    /// What was counted, plural ("jobs of the busy period").
+    pub of: &'static str,
+}
+
+impl std::fmt::Display for NotDecided {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "not decided within {} {}", thousands(self.limit), self.of)
+    }
+}
+
+/// 10000000 as "10,000,000".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
 }
 
 /// What [`analyze`] finds: the MC² report, or a classic test's bounds.

@@ -27,6 +27,7 @@
 //! ⌈w/P_h⌉ + 1 preemptions by each higher-priority server h on the core.
 
 use super::supply::Supply;
+use super::NotDecided;
 
 /// One job's worst case: processor time and requests, every period.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -53,13 +54,13 @@ pub struct ServerView {
     pub interference: Vec<(u64, u64)>,
 }
 
-/// Most jobs of one busy window examined.
-const MAX_JOBS: u64 = 10_000;
+/// Most jobs of one busy window examined before saying "not decided".
+pub const MAX_JOBS: u64 = 1_000_000;
 
 /// Worst-case response time of `own` below `higher` (same server) with a
-/// reload of `reload` (time, requests) at every preemption; None if the
-/// window does not close.
-pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server: &ServerView) -> Option<u64> {
+/// reload of `reload` (time, requests) at every preemption; Ok(None) if the
+/// long-run demand on a budget reaches the server's (no window closes).
+pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server: &ServerView) -> Result<Option<u64>, NotDecided> {
     let (p, q) = (server.period_ns as f64, server.budget_ns as f64);
     // Long-run demand on each of the server's two budgets.
     let interference_rate: f64 = server.interference.iter().map(|&(pk, a)| a as f64 / pk as f64).sum();
@@ -73,7 +74,7 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server:
     let losses_rate = 1.0 / p + server.higher_periods_ns.iter().map(|&ph| 1.0 / ph as f64).sum::<f64>() + higher.iter().map(|h| 1.0 / h.period_ns as f64).sum::<f64>();
     let reload_rate = losses_rate * (reload.0 as f64 * p / q + reload.1 * server.memory_budget.map_or(0.0, |m| p / m.max(1) as f64));
     if cpu_rate + mem_rate + reload_rate >= 1.0 {
-        return None;
+        return Ok(None);
     }
     let supply = Supply::Periodic { period_ns: server.period_ns, budget_ns: server.budget_ns, within_ns: server.within_ns };
     let losses = |w: u64| -> u64 { w.div_ceil(server.period_ns) + 1 + server.higher_periods_ns.iter().map(|&ph| w.div_ceil(ph) + 1).sum::<u64>() };
@@ -92,27 +93,26 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server:
             }
         }
     };
-    let horizon = server.period_ns.saturating_mul(1_000_000);
+    // With every long-run rate below 1 the window closes; these limits only
+    // bound the work, and hitting one is "not decided", never a verdict.
+    let not_decided = NotDecided { limit: MAX_JOBS, of: "jobs of the server's busy window" };
     let mut worst = 0u64;
     let mut w = 0u64;
     for jobs in 1..=MAX_JOBS {
         loop {
-            let next = window(jobs, w)?;
+            let next = window(jobs, w).ok_or(not_decided)?;
             if next <= w {
                 break;
-            }
-            if next > horizon {
-                return None;
             }
             w = next;
         }
         let release = (jobs - 1) * own.period_ns;
         worst = worst.max(w - release);
         if w <= release + own.period_ns {
-            return Some(worst);
+            return Ok(Some(worst));
         }
     }
-    None
+    Err(not_decided)
 }
 
 #[cfg(test)]
@@ -128,7 +128,7 @@ mod tests {
         // Top server (served within 4 of each start), one task of 3 every 100, no
         // reload: time_for(3) = 6 + 0 + 3 = 9.
         let d = Demand { time_ns: 3, requests: 0.0, period_ns: 100 };
-        assert_eq!(response_time(d, &[], (0, 0.0), &server(None)), Some(9));
+        assert_eq!(response_time(d, &[], (0, 0.0), &server(None)), Ok(Some(9)));
     }
 
     #[test]
@@ -136,13 +136,13 @@ mod tests {
         // 3 of time and 250 requests against M = 100 per period: k = ⌈3/4⌉ + ⌈250/100⌉ + 1
         // = 1 + 3 + 1 = 5 services: 6 + 0 + 4·10 + 4 = 50. With M = 1,000: k = 3 → 30.
         let d = Demand { time_ns: 3, requests: 250.0, period_ns: 1_000 };
-        assert_eq!(response_time(d, &[], (0, 0.0), &server(Some(100))), Some(50));
-        assert_eq!(response_time(d, &[], (0, 0.0), &server(Some(1_000))), Some(30));
+        assert_eq!(response_time(d, &[], (0, 0.0), &server(Some(100))), Ok(Some(50)));
+        assert_eq!(response_time(d, &[], (0, 0.0), &server(Some(1_000))), Ok(Some(30)));
         // A reload of 1 per loss of the core (⌈w/10⌉ + 1 of them): w = 0: 1 loss, time 4,
         // k = 1 + 1 + 1 → 30; 4 losses, time 7, k = 2 + 1 + 1 → 40; 5 losses, time 8, k = 4 → 40.
-        assert_eq!(response_time(d, &[], (1, 0.0), &server(Some(1_000))), Some(40));
+        assert_eq!(response_time(d, &[], (1, 0.0), &server(Some(1_000))), Ok(Some(40)));
         // More demand than the budgets give: no bound.
         let heavy = Demand { time_ns: 3, requests: 250.0, period_ns: 20 };
-        assert_eq!(response_time(heavy, &[], (0, 0.0), &server(Some(100))), None);
+        assert_eq!(response_time(heavy, &[], (0, 0.0), &server(Some(100))), Ok(None));
     }
 }

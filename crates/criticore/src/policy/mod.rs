@@ -80,8 +80,9 @@ pub fn server_of_tasks(system: &TaskSystem) -> Result<Vec<usize>, FieldError> {
 }
 
 /// Fixed-priority rank of every task (0 = most important): explicit
-/// `priority` first (higher number wins), then tasks without one in
-/// rate-monotonic order (shorter period first), ties by file order.
+/// `priority` first (higher number wins), then tasks without one. Ties,
+/// among equal explicit priorities as among tasks without one, go by period
+/// (shorter first, rate-monotonic), then by file order (docs/format.md).
 pub fn fixed_priority_ranks(system: &TaskSystem, tasks: &[usize]) -> Vec<u64> {
     let mut order: Vec<usize> = tasks.to_vec();
     order.sort_by_key(|&i| {
