@@ -8,9 +8,10 @@
 //! Decided exactly, and without a cap that could pass for a verdict:
 //! - U is compared with 1 in exact arithmetic; with every Dᵢ ≥ Tᵢ, U ≤ 1 is
 //!   the whole test (Liu & Layland 1973 for D = T; Baruah et al. 1990).
-//! - Otherwise the deadlines up to L = min(L_a, L_b) are enough: L_b the
-//!   synchronous busy period, L_a = max(D_max, Σ (Tᵢ − Dᵢ)·Uᵢ / (1 − U)) when
-//!   U < 1 (George, Rivierre & Spuri 1996; Zhang & Burns 2009).
+//! - Otherwise the deadlines up to L are enough: L_b, the synchronous busy
+//!   period, or where it is not found within [`MAX_STEPS`] and U < 1,
+//!   L_a = max(D_max, Σ (Tᵢ − Dᵢ)·Uᵢ / (1 − U)) (George, Rivierre & Spuri
+//!   1996; Zhang & Burns 2009).
 //! - They are walked backwards by Quick convergence Processor-demand Analysis
 //!   (QPA, Zhang & Burns, IEEE TC 2009): from the last deadline before L,
 //!   t ← dbf(t) while dbf(t) < t, else the deadline before t; schedulable iff
@@ -90,11 +91,12 @@ pub fn schedulable(tasks: &[EdfTask]) -> Result<bool, NotDecided> {
     if tasks.iter().all(|k| k.deadline_ns >= k.period_ns) {
         return Ok(true);
     }
+    // L_b alone bounds the interval; L_a (big rationals) only where L_b was
+    // not found within the limit.
     let busy = busy_period(tasks);
     let l = match (u, busy) {
-        (Ordering::Less, Some(b)) => b.min(l_a(tasks)),
-        (Ordering::Less, None) => l_a(tasks),
         (_, Some(b)) => b,
+        (Ordering::Less, None) => l_a(tasks),
         (_, None) => return Err(NotDecided { limit: MAX_STEPS, of: "steps of the busy period at U = 1" }),
     };
     let d_min = tasks.iter().map(|k| k.deadline_ns).min().expect("not empty");

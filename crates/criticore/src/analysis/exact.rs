@@ -62,7 +62,7 @@ pub fn sum(terms: &[Frac]) -> BigRational {
 }
 
 /// Σ terms as (numerator, lcm of denominators) if both fit u128.
-fn small_sum(terms: &[Frac]) -> Option<(u128, u128)> {
+pub fn small_sum(terms: &[Frac]) -> Option<(u128, u128)> {
     let mut den = 1u128;
     for t in terms {
         den = (den / gcd(den, t.den)).checked_mul(t.den)?;

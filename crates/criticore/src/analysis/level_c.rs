@@ -94,6 +94,11 @@ impl LevelCTest {
 /// exact arithmetic: both conditions are rational comparisons and the bound
 /// is ⌈x + eᵢ⌉ of the exact x.
 pub fn restricted_supply_gedf(per_core: Vec<CoreSupply>, tasks: &[Charged]) -> LevelCTest {
+    if per_core.iter().all(|s| s.capacity_q.is_one() && s.delay_q.is_zero()) {
+        if let Some(t) = full_cores(&per_core, tasks) {
+            return t;
+        }
+    }
     let m = per_core.len();
     let k = m.saturating_sub(1);
     let supply: BigRational = per_core.iter().map(|s| s.capacity_q.clone()).sum();
@@ -128,6 +133,50 @@ pub fn restricted_supply_gedf(per_core: Vec<CoreSupply>, tasks: &[Charged]) -> L
         x_ns: x.as_ref().map(exact::to_f64),
         tardiness_bounds_ns,
     }
+}
+
+/// The same test on m whole cores (û = 1, σ = 0: the classic G-EDF tardiness
+/// bound) in u128 over the lcm of the periods; None where a value would not
+/// fit (then big rationals decide).
+fn full_cores(per_core: &[CoreSupply], tasks: &[Charged]) -> Option<LevelCTest> {
+    let m = per_core.len() as u128;
+    let k = per_core.len().saturating_sub(1);
+    let mut utils = fracs(tasks);
+    utils.sort_unstable_by(|a, b| b.cmp(a));
+    let (nu, du) = exact::small_sum(&utils)?;
+    let u_max = utils.first().copied().unwrap_or(Frac::new(0, 1));
+    let top = &utils[..k.min(utils.len())];
+    let (nl, dl) = exact::small_sum(top)?;
+    let mut terms = top.to_vec();
+    terms.push(Frac::new(u_max.num.checked_mul(k as u128)?, u_max.den));
+    // S = (m−1)·u_max + U_L(m−1) = ns/ds; slack = m − S.
+    let (ns, ds) = exact::small_sum(&terms)?;
+    let mut pets: Vec<u64> = tasks.iter().map(|c| c.pet_ns).collect();
+    pets.sort_unstable_by(|a, b| b.cmp(a));
+    let largest_pet_sum: u128 = pets.iter().take(k).map(|&e| e as u128).sum();
+    let capacity_condition = nu <= m.checked_mul(du)?;
+    let (md, slack_ok) = (m.checked_mul(ds)?, tasks.is_empty() || ns < m.checked_mul(ds)?);
+    let x = (capacity_condition && slack_ok && !tasks.is_empty()).then(|| Some((largest_pet_sum.checked_mul(ds)?, md - ns))).flatten();
+    if capacity_condition && slack_ok && !tasks.is_empty() && x.is_none() {
+        return None;
+    }
+    let tardiness_bounds_ns = tasks
+        .iter()
+        .map(|c| x.map(|(n, d)| u64::try_from(n.div_ceil(d) + c.pet_ns as u128).unwrap_or(u64::MAX)))
+        .collect();
+    Some(LevelCTest {
+        tasks: tasks.iter().map(|c| c.task).collect(),
+        per_core: per_core.to_vec(),
+        total_utilization: nu as f64 / du as f64,
+        supply: m as f64,
+        max_task_utilization: u_max.num as f64 / u_max.den as f64,
+        largest_utilization_sum: nl as f64 / dl as f64,
+        largest_pet_sum_ns: u64::try_from(largest_pet_sum).unwrap_or(u64::MAX),
+        capacity_condition,
+        tardiness_condition: slack_ok,
+        x_ns: x.map(|(n, d)| n as f64 / d as f64),
+        tardiness_bounds_ns,
+    })
 }
 
 /// Level-C test of a task system under a provisioning; None if a PET is missing.
