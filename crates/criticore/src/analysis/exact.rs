@@ -65,7 +65,10 @@ pub fn sum(terms: &[Frac]) -> BigRational {
 pub fn small_sum(terms: &[Frac]) -> Option<(u128, u128)> {
     let mut den = 1u128;
     for t in terms {
-        den = (den / gcd(den, t.den)).checked_mul(t.den)?;
+        // Periods repeat: most denominators already divide the lcm.
+        if den % t.den != 0 {
+            den = (den / gcd(den, t.den)).checked_mul(t.den)?;
+        }
     }
     let mut num = 0u128;
     for t in terms {

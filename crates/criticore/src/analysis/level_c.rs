@@ -29,31 +29,69 @@ pub struct CoreSupply {
     pub capacity: f64,
     /// σ_p: maximum supply delay in nanoseconds.
     pub supply_delay_ns: f64,
-    capacity_q: BigRational,
-    delay_q: BigRational,
+    /// û_p and σ_p exactly: as u128 fractions where they fit, else big.
+    capacity_q: Exact,
+    delay_q: Exact,
+}
+
+/// A non-negative rational: small (u128 over u128) where it fits.
+#[derive(Debug, Clone, PartialEq)]
+enum Exact {
+    Small(Frac),
+    Big(BigRational),
+}
+
+impl Exact {
+    fn big(&self) -> BigRational {
+        match self {
+            Exact::Small(f) => f.big(),
+            Exact::Big(q) => q.clone(),
+        }
+    }
+
+    fn small(&self) -> Option<Frac> {
+        match self {
+            Exact::Small(f) => Some(*f),
+            Exact::Big(_) => None,
+        }
+    }
+
+    fn to_f64(&self) -> f64 {
+        match self {
+            Exact::Small(f) => f.num as f64 / f.den as f64,
+            Exact::Big(q) => exact::to_f64(q),
+        }
+    }
 }
 
 impl CoreSupply {
     /// A core wholly available: û = 1, σ = 0.
     pub fn full(core: usize) -> CoreSupply {
-        CoreSupply { core, capacity: 1.0, supply_delay_ns: 0.0, capacity_q: BigRational::one(), delay_q: BigRational::zero() }
+        CoreSupply { core, capacity: 1.0, supply_delay_ns: 0.0, capacity_q: Exact::Small(Frac::new(1, 1)), delay_q: Exact::Small(Frac::new(0, 1)) }
     }
 }
 
 /// Supply of one core given its Level-A/B tasks charged at Level-C PETs.
 pub fn core_supply(core: usize, higher: &[Charged]) -> CoreSupply {
     // Decided exactly: 0.7 + 0.2 + 0.1 is a full core even though f64 says 0.999….
-    if utilization::cmp_one(higher) != Ordering::Less {
-        return CoreSupply { core, capacity: 0.0, supply_delay_ns: 0.0, capacity_q: BigRational::zero(), delay_q: BigRational::zero() };
+    let u = fracs(higher);
+    let small_u = exact::small_sum(&u);
+    let full = match small_u {
+        Some((n, d)) => n >= d,
+        None => utilization::cmp_one(higher) != Ordering::Less,
+    };
+    if full {
+        let zero = Exact::Small(Frac::new(0, 1));
+        return CoreSupply { core, capacity: 0.0, supply_delay_ns: 0.0, capacity_q: zero.clone(), delay_q: zero };
     }
-    let u = exact::sum(&fracs(higher));
-    let capacity_q = BigRational::one() - u;
     // σ = Σ 2e(1 − e/T) = Σ 2e(T − e)/T.
-    let delay_q: BigRational = higher
-        .iter()
-        .map(|c| BigRational::new(BigInt::from(2u128 * c.pet_ns as u128 * (c.period_ns - c.pet_ns.min(c.period_ns)) as u128), BigInt::from(c.period_ns)))
-        .sum();
-    CoreSupply { core, capacity: exact::to_f64(&capacity_q), supply_delay_ns: exact::to_f64(&delay_q), capacity_q, delay_q }
+    let delays: Vec<Frac> = higher.iter().map(|c| Frac::new(2 * c.pet_ns as u128 * (c.period_ns - c.pet_ns.min(c.period_ns)) as u128, c.period_ns as u128)).collect();
+    let (capacity_q, delay_q) = match (small_u, exact::small_sum(&delays)) {
+        // U < 1 here, so d − n > 0.
+        (Some((n, d)), Some((dn, dd))) => (Exact::Small(Frac::new(d - n, d)), Exact::Small(Frac::new(dn, dd))),
+        _ => (Exact::Big(BigRational::one() - exact::sum(&u)), Exact::Big(exact::sum(&delays))),
+    };
+    CoreSupply { core, capacity: capacity_q.to_f64(), supply_delay_ns: delay_q.to_f64(), capacity_q, delay_q }
 }
 
 fn fracs(items: &[Charged]) -> Vec<Frac> {
@@ -94,15 +132,13 @@ impl LevelCTest {
 /// exact arithmetic: both conditions are rational comparisons and the bound
 /// is ⌈x + eᵢ⌉ of the exact x.
 pub fn restricted_supply_gedf(per_core: Vec<CoreSupply>, tasks: &[Charged]) -> LevelCTest {
-    if per_core.iter().all(|s| s.capacity_q.is_one() && s.delay_q.is_zero()) {
-        if let Some(t) = full_cores(&per_core, tasks) {
-            return t;
-        }
+    if let Some(t) = small(&per_core, tasks) {
+        return t;
     }
     let m = per_core.len();
     let k = m.saturating_sub(1);
-    let supply: BigRational = per_core.iter().map(|s| s.capacity_q.clone()).sum();
-    let total_delay: BigRational = per_core.iter().map(|s| s.delay_q.clone()).sum();
+    let supply: BigRational = per_core.iter().map(|s| s.capacity_q.big()).sum();
+    let total_delay: BigRational = per_core.iter().map(|s| s.delay_q.big()).sum();
     let mut utils = fracs(tasks);
     utils.sort_unstable_by(|a, b| b.cmp(a));
     let total = exact::sum(&utils);
@@ -135,31 +171,37 @@ pub fn restricted_supply_gedf(per_core: Vec<CoreSupply>, tasks: &[Charged]) -> L
     }
 }
 
-/// The same test on m whole cores (û = 1, σ = 0: the classic G-EDF tardiness
-/// bound) in u128 over the lcm of the periods; None where a value would not
-/// fit (then big rationals decide).
-fn full_cores(per_core: &[CoreSupply], tasks: &[Charged]) -> Option<LevelCTest> {
-    let m = per_core.len() as u128;
+/// The same test in u128 fractions over the lcm of the periods; None where a
+/// value would not fit (then big rationals decide).
+fn small(per_core: &[CoreSupply], tasks: &[Charged]) -> Option<LevelCTest> {
     let k = per_core.len().saturating_sub(1);
+    let caps: Vec<Frac> = per_core.iter().map(|s| s.capacity_q.small()).collect::<Option<_>>()?;
+    let delays: Vec<Frac> = per_core.iter().map(|s| s.delay_q.small()).collect::<Option<_>>()?;
+    let (na, da) = exact::small_sum(&caps)?;
+    let (n_delay, d_delay) = exact::small_sum(&delays)?;
     let mut utils = fracs(tasks);
     utils.sort_unstable_by(|a, b| b.cmp(a));
     let (nu, du) = exact::small_sum(&utils)?;
     let u_max = utils.first().copied().unwrap_or(Frac::new(0, 1));
     let top = &utils[..k.min(utils.len())];
-    let (nl, dl) = exact::small_sum(top)?;
     let mut terms = top.to_vec();
     terms.push(Frac::new(u_max.num.checked_mul(k as u128)?, u_max.den));
-    // S = (m−1)·u_max + U_L(m−1) = ns/ds; slack = m − S.
+    // S = (m−1)·u_max + U_L(m−1) = ns/ds; slack = Σû − S = (na·ds − ns·da)/(da·ds).
     let (ns, ds) = exact::small_sum(&terms)?;
     let mut pets: Vec<u64> = tasks.iter().map(|c| c.pet_ns).collect();
     pets.sort_unstable_by(|a, b| b.cmp(a));
     let largest_pet_sum: u128 = pets.iter().take(k).map(|&e| e as u128).sum();
-    let capacity_condition = nu <= m.checked_mul(du)?;
-    let (md, slack_ok) = (m.checked_mul(ds)?, tasks.is_empty() || ns < m.checked_mul(ds)?);
-    let x = (capacity_condition && slack_ok && !tasks.is_empty()).then(|| Some((largest_pet_sum.checked_mul(ds)?, md - ns))).flatten();
-    if capacity_condition && slack_ok && !tasks.is_empty() && x.is_none() {
-        return None;
-    }
+    let supply = Frac::new(na, da);
+    let capacity_condition = supply >= Frac::new(nu, du);
+    let slack_ok = tasks.is_empty() || supply > Frac::new(ns, ds);
+    let x = if capacity_condition && slack_ok && !tasks.is_empty() {
+        // x = (E_L + Σσ)/slack = (E_L·d_delay + n_delay)·da·ds / (d_delay·(na·ds − ns·da)).
+        let top = largest_pet_sum.checked_mul(d_delay)?.checked_add(n_delay)?.checked_mul(da)?.checked_mul(ds)?;
+        let bottom = d_delay.checked_mul(na.checked_mul(ds)?.checked_sub(ns.checked_mul(da)?)?)?;
+        Some((top, bottom))
+    } else {
+        None
+    };
     let tardiness_bounds_ns = tasks
         .iter()
         .map(|c| x.map(|(n, d)| u64::try_from(n.div_ceil(d) + c.pet_ns as u128).unwrap_or(u64::MAX)))
@@ -168,9 +210,10 @@ fn full_cores(per_core: &[CoreSupply], tasks: &[Charged]) -> Option<LevelCTest> 
         tasks: tasks.iter().map(|c| c.task).collect(),
         per_core: per_core.to_vec(),
         total_utilization: nu as f64 / du as f64,
-        supply: m as f64,
+        supply: na as f64 / da as f64,
         max_task_utilization: u_max.num as f64 / u_max.den as f64,
-        largest_utilization_sum: nl as f64 / dl as f64,
+        // For the report only.
+        largest_utilization_sum: top.iter().map(|f| f.num as f64 / f.den as f64).sum(),
         largest_pet_sum_ns: u64::try_from(largest_pet_sum).unwrap_or(u64::MAX),
         capacity_condition,
         tardiness_condition: slack_ok,
