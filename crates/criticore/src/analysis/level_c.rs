@@ -14,7 +14,7 @@
 //! E_L(m−1) the sum of the m−1 largest Level-C PETs.
 
 use super::exact::{self, Frac};
-use super::{charge, utilization, Charged, Provisioning};
+use super::{charge, Charged, Provisioning};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
@@ -78,7 +78,7 @@ pub fn core_supply(core: usize, higher: &[Charged]) -> CoreSupply {
     let small_u = exact::small_sum(&u);
     let full = match small_u {
         Some((n, d)) => n >= d,
-        None => utilization::cmp_one(higher) != Ordering::Less,
+        None => exact::cmp_sum(&u, Frac::new(1, 1)) != Ordering::Less,
     };
     if full {
         let zero = Exact::Small(Frac::new(0, 1));
