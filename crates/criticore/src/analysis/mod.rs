@@ -12,7 +12,6 @@
 
 pub mod classic;
 pub mod edf_demand;
-pub mod exact;
 pub mod fp_rta;
 pub mod gfp_rta;
 pub mod level_a;
@@ -31,6 +30,7 @@ use mc2::Uncovered;
 use serde::Serialize;
 
 // The policies the tests bound, where the simulator also reads them (crate::policy).
+pub use crate::policy::exact;
 pub use crate::policy::provisioning::{charge, Charged, Provisioning};
 pub use crate::policy::utilization::{self, UTILIZATION_EPS};
 

@@ -10,6 +10,7 @@
 //! - [`utilization`]: the exact uniprocessor test Σ eᵢ/Tᵢ ≤ 1 a Level-A table rests on.
 //! - [`cyclic_executive`]: the Level-A table (mc2-hardware-management §2).
 
+pub mod exact;
 pub mod cost;
 pub mod cyclic_executive;
 pub mod pet;

@@ -1,10 +1,9 @@
-//! Exact uniprocessor utilization test, Σ eᵢ/Tᵢ ≤ 1, done in integers over the
-//! hyperperiod H: Σ eᵢ·(H/Tᵢ) ≤ H. Level-A/B periods on a core are harmonic
-//! (validated), so H is the largest period and no rounding can flip a verdict
-//! at the boundary.
+//! Exact uniprocessor utilization test, Σ eᵢ/Tᵢ ≤ 1, in the exact sums of
+//! `exact.rs` (integers over the hyperperiod where it fits u128, else big
+//! rationals), so no rounding can flip a verdict at the boundary.
 
 use super::provisioning::Charged;
-use crate::model::validate::lcm;
+use super::exact;
 use std::cmp::Ordering;
 
 /// Tolerance for floating-point comparisons of utilization sums. PETs are whole
@@ -17,30 +16,11 @@ pub fn total(items: &[Charged]) -> f64 {
     items.iter().map(Charged::utilization).fold(0.0, |a, u| a + u)
 }
 
-/// Compare Σ eᵢ/Tᵢ with 1 exactly: demand over the hyperperiod against its length.
+/// Compare Σ eᵢ/Tᵢ with 1 exactly (`exact::cmp_sum`: over the lcm of the
+/// periods in u128 where it fits, else in big rationals; never a tolerance).
 pub fn cmp_one(items: &[Charged]) -> Ordering {
-    let hyper = items.iter().map(|c| c.period_ns).fold(1u64, lcm);
-    let exact = (hyper != u64::MAX)
-        .then(|| {
-            items.iter().try_fold(0u128, |acc, c| {
-                acc.checked_add(c.pet_ns as u128 * (hyper / c.period_ns) as u128)
-            })
-        })
-        .flatten();
-    match exact {
-        Some(demand) => demand.cmp(&(hyper as u128)),
-        // Only reachable for non-harmonic periods with an enormous lcm.
-        None => {
-            let u = total(items);
-            if (u - 1.0).abs() <= UTILIZATION_EPS {
-                Ordering::Equal
-            } else if u < 1.0 {
-                Ordering::Less
-            } else {
-                Ordering::Greater
-            }
-        }
-    }
+    let fracs = exact::utilizations(items.iter().map(|c| (c.pet_ns, c.period_ns)));
+    exact::cmp_sum(&fracs, exact::Frac::new(1, 1))
 }
 
 /// Utilization of a set of charged tasks and whether it is at most 1.
