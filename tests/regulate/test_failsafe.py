@@ -393,3 +393,41 @@ def test_fault_injection(tmp_path, mode, throttle, target, delay):
             assert r.returncode == 0, r.stderr
         left = wait_clean(run, 15)
         assert left == [], f"{mode} {throttle} {target} at {delay} s left: {left}"
+
+
+def test_ctrl_c_during_the_launch_launches_no_more_and_exits_130(tmp_path):
+    # Under shared-memory counters the run waits (up to 5 s) for an
+    # uninstrumented command to attach; a Ctrl-C in that wait ends the launch:
+    # the task after it is never started, nothing is regulated, exit 130.
+    mark = tmp_path / "second-started"
+    f = tmp_path / "sys.toml"
+    f.write_text(
+        "[platform]\ncores = 2\n"
+        '[[task]]\nname = "first"\ncore = 0\nperiod = "100ms"\npet = "100ms"\ncommand = ["sleep", "30"]\n'
+        f'[[task]]\nname = "second"\ncore = 1\nperiod = "100ms"\npet = "100ms"\ncommand = ["touch", "{mark}"]\n'
+        '[regulation]\nkind = "memguard"\nperiod = "10ms"\nbudgets = [1000000, 1000000]\n'
+    )
+    with started("regulate", str(f), "--counter", "shm", "--duration", "30s", "--json") as run:
+        assert wait_for(lambda: (run.look(), run.tasks)[1], 20), "the first task never started"
+        os.kill(run.cli.pid, signal.SIGINT)
+        out, err = run.cli.communicate(timeout=30)
+        assert run.cli.returncode == 130, (run.cli.returncode, err)
+        s = json.loads(out)
+        assert (s["end"], s["elapsed_ns"]) == ("interrupted", 0)
+        assert not mark.exists()
+        assert wait_clean(run, 10) == []
+
+
+def test_a_launched_command_starts_with_no_signal_blocked(tmp_path):
+    # The session blocks SIGINT and SIGTERM while it runs (it takes Ctrl-C
+    # itself); a command inheriting that mask would not end at SIGTERM.
+    out = tmp_path / "status"
+    f = tmp_path / "sys.toml"
+    f.write_text(
+        "[platform]\ncores = 2\n"
+        f'[[task]]\nname = "s"\ncore = 0\nperiod = "100ms"\npet = "100ms"\ncommand = ["sh", "-c", "grep SigBlk /proc/self/status > {out}; exec sleep 30"]\n'
+        '[regulation]\nkind = "memguard"\nperiod = "10ms"\nbudgets = [1000000, 1000000]\n'
+    )
+    r = run_cli("regulate", str(f), "--counter", "sw:page-faults", "--duration", "300ms", "--json", timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert int(out.read_text().split()[1], 16) == 0, out.read_text()

@@ -338,6 +338,26 @@ struct Starter {
 /// start-up and imports, on a busy host.
 const ATTACH_GRACE_NS: u64 = 5_000_000_000;
 
+/// SIGINT and SIGTERM: what ends a run.
+fn stop_signals() -> libc::sigset_t {
+    let mut signals: libc::sigset_t = unsafe { std::mem::zeroed() };
+    unsafe {
+        libc::sigemptyset(&mut signals);
+        libc::sigaddset(&mut signals, libc::SIGINT);
+        libc::sigaddset(&mut signals, libc::SIGTERM);
+    }
+    signals
+}
+
+/// Whether a signal of `set` (blocked) is pending; takes it.
+fn stop_pending(set: &libc::sigset_t) -> bool {
+    let mut pending = false;
+    while matches!(crate::os::signals::wait(set, 0), libc::SIGINT | libc::SIGTERM) {
+        pending = true;
+    }
+    pending
+}
+
 /// Longest wait for the launched programs to set up, all together.
 const START_TIMEOUT_NS: u64 = 60_000_000_000;
 
@@ -356,13 +376,12 @@ struct CommonStart {
 
 impl CommonStart {
     fn new() -> Self {
-        let mut signals: libc::sigset_t = unsafe { std::mem::zeroed() };
-        unsafe {
-            libc::sigemptyset(&mut signals);
-            libc::sigaddset(&mut signals, libc::SIGINT);
-            libc::sigaddset(&mut signals, libc::SIGTERM);
-        }
-        CommonStart { starters: Vec::new(), signals, began_ns: crate::os::counter_page::now_ns(), interrupted: false, timed_out: false }
+        CommonStart { starters: Vec::new(), signals: stop_signals(), began_ns: crate::os::counter_page::now_ns(), interrupted: false, timed_out: false }
+    }
+
+    /// Take a SIGINT or SIGTERM that came since (the session blocks them).
+    fn poll(&mut self) {
+        self.interrupted |= stop_pending(&self.signals);
     }
 
     /// Wait until every starter is set up or has ended (or the time-out, or a signal).
@@ -394,7 +413,8 @@ impl CommonStart {
     }
 
     /// Time 0 for every starter: now. Whether a signal came, and the origin written.
-    fn release(self, notices: &mut Vec<String>) -> (bool, Option<u64>) {
+    fn release(mut self, notices: &mut Vec<String>) -> (bool, Option<u64>) {
+        self.poll();
         if self.starters.is_empty() {
             return (self.interrupted, None);
         }
@@ -469,10 +489,21 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     let mut watchdog = Watchdog::spawn(&program).map_err(|e| err("watchdog", e))?;
     // `arm` pins this thread and makes it SCHED_FIFO: back to what it was on every way out.
     let _caller = crate::os::launch::ThreadScheduling::save();
+    // Ctrl-C at any moment of the session is taken by it, not by the caller
+    // (an interpreter would only see it once the run is over): during the
+    // launch it ends the launch, during the loop the loop. Launched commands
+    // start with an empty mask (std::process::Command resets it).
+    let stop = stop_signals();
+    let _stop_blocked = crate::os::signals::Blocked::new(&stop);
     let (mut started, gate) = launch_all(system, options, &plan, throttler.as_mut(), &mut watchdog, &mut notices)?;
     let interrupted = arm(options, &mut started, gate, &mut watchdog, &mut notices)?;
     let (result, monitor_log) = regulate_loop(system, options, &plan, &mut started, throttler.as_mut(), &watchdog, interrupted, on_snapshot, &mut notices)?;
-    finish(plan, started, throttler, watchdog, result, monitor_log, notices)
+    let mut report = finish(plan, started, throttler, watchdog, result, monitor_log, notices)?;
+    // A Ctrl-C while everything was being ended still says the run was cut short.
+    if stop_pending(&stop) {
+        report.report.end = EndReason::Interrupted;
+    }
+    Ok(report)
 }
 
 /// What the file and the options ask for, checked before anything starts.
@@ -672,6 +703,11 @@ fn launch_all(
         };
         let mut procs = Vec::new();
         for &t in &g.tasks {
+            // Ctrl-C during the launch: launch no more, regulate nothing.
+            gate.poll();
+            if gate.interrupted {
+                break;
+            }
             let task = &system.tasks[t];
             if let Some(argv) = &plan.commands[t] {
                 let page = PathBuf::from(format!("/dev/shm/criticore-{stamp}-{cookie}"));

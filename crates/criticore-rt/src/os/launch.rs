@@ -198,6 +198,11 @@ pub fn launch(spec: &LaunchSpec) -> Result<Launched, LaunchError> {
             if own_group && libc::setpgid(0, 0) != 0 {
                 return Err(step_err(STEP_PGID));
             }
+            // The session blocks SIGINT and SIGTERM while it runs; a command
+            // must start with none blocked, or SIGTERM would not end it.
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::pthread_sigmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
             if let Some(set) = &cpuset {
                 if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0 {
                     return Err(step_err(STEP_AFFINITY));
