@@ -45,7 +45,7 @@ def test_a_regulation_table_when_cores_were_stalled():
     # memguard-bombs: the bombs exhaust their 3,000-request budget in every 1 ms period.
     p = run("simulate", EXAMPLES / "memguard-bombs.toml", "--duration", "20ms")
     assert p.returncode == 0, p.stderr
-    assert "Regulation" in p.stdout and "no core or server was stalled" not in p.stdout, p.stdout
+    assert "Regulation" in p.stdout and "no core, server or group was stopped" not in p.stdout, p.stdout
 
 
 def test_a_regulator_that_stalled_nothing_says_so_in_one_line(tmp_path: Path):
@@ -55,7 +55,7 @@ def test_a_regulator_that_stalled_nothing_says_so_in_one_line(tmp_path: Path):
     (tmp_path / "b.toml").write_text(text)
     p = run("simulate", tmp_path / "b.toml", "--duration", "20ms")
     assert p.returncode == 0, p.stderr
-    assert "Regulation" not in p.stdout and "regulator: no core or server was stalled" in p.stdout, p.stdout
+    assert "Regulation" not in p.stdout and "regulator: no core, server or group was stopped" in p.stdout, p.stdout
 
 
 def test_the_batch_table_shows_the_max_response(system: Path, tmp_path: Path):

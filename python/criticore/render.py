@@ -220,13 +220,13 @@ def render_simulation(console: Console, file: str, r: dict) -> None:
         stalls = [x for x in reg["states"] if x["intervals"]]
         if stalls:
             t = table("Regulation")
-            for col in ("state", "core/server", "intervals", "total"):
+            for col in ("state", "core/server/group", "intervals", "total"):
                 t.add_column(col, justify="right")
             for x in stalls:
                 t.add_row(x["state"], str(x["index"]), f"{x['intervals']:,}", duration_text(x["total_ns"]))
             console.print(t)
         else:
-            console.print("  regulator: no core or server was stalled")
+            console.print("  regulator: no core, server or group was stopped")
         details = reg.get("details")
         if details and details.get("parallelism"):
             par = details["parallelism"]

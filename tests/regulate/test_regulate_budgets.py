@@ -30,6 +30,10 @@ def bounded_example(tmp_path: Path, page_faults: bool) -> Path:
     text = EXAMPLE.read_text()
     # A load outlives a killed CLI (its parent-death signal is SIGCONT): bound it.
     text = text.replace('--fresh-pages"', '--fresh-pages --duration 25s"')
+    # Issue 9 measured the budgets with the loads at SCHED_OTHER; the file's
+    # priorities (SCHED_FIFO, for `--compare-sim`) gave the lowest one 1.069
+    # of its budget with page-fault counters in one run of three (2026-11-28).
+    text = re.sub(r"(?m)^priority = \d+\n", "", text)
     if page_faults:
         # One page fault = one 4 KiB page = 64 lines of 64 B: the same bandwidths in faults per 1 ms.
         for mb_s in (100, 200, 300, 400):

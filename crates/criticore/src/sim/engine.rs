@@ -53,6 +53,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     let mut allowed = vec![true; m];
     let mut views = vec![CoreView::default(); m];
     let mut depleted: Vec<u32> = Vec::new();
+    let mut holds: Vec<(u32, bool)> = Vec::new();
     let mut finish_at = vec![NONE_U64; m];
     let mut segment_start = vec![0u64; m];
     let mut servers_now: Vec<Option<u32>> = vec![None; m];
@@ -227,6 +228,10 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
             regulator.take_depleted_servers(&mut depleted);
             for s in depleted.drain(..) {
                 sched.deplete_server(now, s);
+            }
+            regulator.take_holds(&mut holds);
+            for (t, held) in holds.drain(..) {
+                sched.hold_task(now, t, held);
             }
         }
 

@@ -57,7 +57,7 @@ pub struct SimReport {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct StateTotals {
     pub state: String,
-    /// Core index, or server index for "depleted".
+    /// Core index, server index for "depleted", MemGuard group index for "held".
     pub index: u32,
     pub intervals: u64,
     pub total_ns: u64,

@@ -32,7 +32,8 @@ pub struct CoreView {
 pub struct Interval {
     pub core: u32,
     /// "stalled" (budget exhausted), "overload" (MCTI rule 5), "suspended" (monitor),
-    /// or "depleted" (MRS server memory budget; `core` is then the server index).
+    /// "depleted" (MRS server memory budget; `core` is then the server index),
+    /// or "held" (a MemGuard group's tasks stopped; `core` is the group index).
     pub state: &'static str,
     pub start_ns: u64,
     pub end_ns: u64,
@@ -75,6 +76,9 @@ pub trait Regulator {
     }
     /// Servers whose memory budget ran out since the last call (MRS rule 5).
     fn take_depleted_servers(&mut self, _out: &mut Vec<u32>) {}
+    /// Tasks to hold (true) or let go (false) since the last call
+    /// ([`crate::sim::sched::Scheduler::hold_task`]).
+    fn take_holds(&mut self, _out: &mut Vec<(u32, bool)>) {}
     /// Hand over the intervals closed so far (the engine drains them as it
     /// goes, so a long run does not keep them).
     fn drain_intervals(&mut self, _out: &mut Vec<Interval>) {}

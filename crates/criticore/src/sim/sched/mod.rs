@@ -45,6 +45,13 @@ pub trait Scheduler {
     fn servers_on_cores(&self, _out: &mut [Option<u32>]) {}
     /// A server's memory budget ran out at `now`: suspend it until its next period (MRS rule 5).
     fn deplete_server(&mut self, _now: u64, _server: u32) {}
+    /// A regulator stops `task` (`held`) or lets it go: its jobs do not run
+    /// meanwhile and its core goes to the others, as a stopped process's
+    /// does. Returns false where the scheduler cannot (the regulator then
+    /// stalls the core the task runs on).
+    fn hold_task(&mut self, _now: u64, _task: u32, _held: bool) -> bool {
+        false
+    }
     /// A task's jobs run one at a time in release order, and a job waiting
     /// behind its predecessor never changes a decision: its release may then
     /// wait until the predecessor finishes (release.rs). Not so for servers,

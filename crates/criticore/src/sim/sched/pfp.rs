@@ -40,6 +40,11 @@ impl Scheduler for Pfp {
         self.cores[core].complete(id);
     }
 
+    fn hold_task(&mut self, _now: u64, task: u32, held: bool) -> bool {
+        self.cores[self.core_of[task as usize]].hold(task, held);
+        true
+    }
+
     fn dispatch(&mut self, _now: u64, _jobs: &Jobs, running: &mut [Option<JobId>]) {
         for (slot, queue) in running.iter_mut().zip(&mut self.cores) {
             *slot = queue.dispatch();

@@ -73,6 +73,10 @@ impl ReadyQueue {
 pub struct CoreQueue {
     pub ready: ReadyQueue,
     pub running: Option<Key>,
+    /// Tasks a regulator holds (stopped until it lets them go), and their
+    /// jobs taken out of the queue meanwhile.
+    held: Vec<u64>,
+    stash: Vec<Key>,
 }
 
 impl CoreQueue {
@@ -87,8 +91,37 @@ impl CoreQueue {
         }
     }
 
+    /// Hold `task` (a regulator stopped it; the core goes to the others) or
+    /// let it go; its jobs keep their keys.
+    pub fn hold(&mut self, task: u32, held: bool) {
+        let task = task as u64;
+        if held {
+            if !self.held.contains(&task) {
+                self.held.push(task);
+            }
+            if let Some(run) = self.running.filter(|&k| task_of(k) == task) {
+                self.running = None;
+                self.stash.push(run);
+            }
+        } else {
+            self.held.retain(|&t| t != task);
+            let (back, keep): (Vec<Key>, Vec<Key>) = self.stash.drain(..).partition(|&k| task_of(k) == task);
+            self.stash = keep;
+            for k in back {
+                self.ready.push(k);
+            }
+        }
+    }
+
     /// Put the best job on the core (preempting a worse running one); returns the running job.
     pub fn dispatch(&mut self) -> Option<JobId> {
+        if !self.held.is_empty() {
+            // Held tasks' jobs step aside until they are let go.
+            while let Some(k) = self.ready.peek().filter(|&k| self.held.contains(&task_of(k))) {
+                self.ready.pop();
+                self.stash.push(k);
+            }
+        }
         match (self.running, self.ready.peek()) {
             (None, Some(_)) => self.running = self.ready.pop(),
             (Some(run), Some(best)) if preempts(best, run) => {
