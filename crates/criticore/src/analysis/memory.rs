@@ -6,7 +6,9 @@
 //!   ns of work (`FluidRules::worst_case`), and its requests likewise; only tasks
 //!   that may run on another core at the same time press on its LLC share.
 //! - A preemption costs the preempted job one reload: the model's reload work
-//!   at its longest time per ns of work (and requests).
+//!   at its longest time per ns of work (and requests); and every job one
+//!   more at its start, where its partition may evict its task's lines
+//!   between jobs (docs/memory-model.md item 6).
 //! - MemGuard, per-core budgets Q per synchronous period P: a core stalls
 //!   only after issuing its budget within a period, until that period ends,
 //!   so a window in which the core's jobs issue N requests holds at most
@@ -28,6 +30,9 @@ pub struct JobCost {
     pub reload_ns: u64,
     /// Most requests of that reload.
     pub reload_requests: f64,
+    /// Longest time a job's start adds where its task's lines may have been
+    /// evicted since its last job (ns; included in `time_ns`).
+    pub cold_ns: u64,
     /// Fewest requests per ns while a job runs, over its phases (0: it may issue none).
     pub min_request_rate: f64,
 }
@@ -58,11 +63,14 @@ pub fn job_costs_beside(system: &TaskSystem, also: impl Fn(usize, usize) -> bool
             let slowest = w.phases.iter().map(|p| p.time_per_work).fold(0.0, f64::max);
             let busiest = w.phases.iter().map(|p| p.requests_per_work).fold(0.0, f64::max);
             // Rounded up, plus a nanosecond per phase for the engine's rounding of rates.
+            // A job's cold start (its task's lines evicted since its last job) is part of every job.
+            let (time, requests) = (time + w.cold_work_ns as f64 * slowest, requests + w.cold_work_ns as f64 * busiest);
             JobCost {
                 time_ns: time.ceil() as u64 + w.phases.len() as u64,
                 requests,
                 reload_ns: (w.reload_work_ns as f64 * slowest).ceil() as u64,
                 reload_requests: w.reload_work_ns as f64 * busiest,
+                cold_ns: (w.cold_work_ns as f64 * slowest).ceil() as u64,
                 min_request_rate: w.phases.iter().map(|p| p.min_request_rate).fold(f64::INFINITY, f64::min),
             }
         })
@@ -92,7 +100,11 @@ mod tests {
         // 120 + W (one other core: 1·S) + R = 165.8416 ns. τ = 0.91 + 0.001·0.875·165.8416
         // = 1.0551114 → 10 ms take 10,551,114 ns, + 1 ns of rounding = 10,551,115;
         // 0.001·0.875·10⁷ = 8,750 requests. Reload: 1 MiB / 32 B = 32,768 lines × 120 ns
-        // = 3,932,160 ns of work, × τ = 4,148,867 ns.
+        // = 3,932,160 ns of work, × τ = 4,148,867 ns. Cold start (b's misses may
+        // evict a's lines between its jobs): min(32,768 lines, its 10,000
+        // references) × 120 ns = 1,200,000 ns of work, × τ = 1,266,134 ns, in
+        // every job: 11,200,000 × τ = 11,817,247.5 → 11,817,248 + 1 ns, and
+        // 0.000875 × 11,200,000 = 9,800 requests.
         let text = "[platform]\ncores = 2\n\
             [[task]]\nname = \"a\"\ncore = 0\nperiod = \"20ms\"\npet = \"10ms\"\n\
             memory = { wss = \"4MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
@@ -100,9 +112,14 @@ mod tests {
             memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 1 }\n";
         let system = crate::model::parse_task_system(text, crate::model::Format::Toml, "t.toml").unwrap();
         let a = job_costs(&system)[0];
-        assert_eq!(a.time_ns, 10_551_115);
-        assert!((a.requests - 8_750.0).abs() < 1e-6, "{}", a.requests);
+        assert_eq!(a.time_ns, 11_817_249);
+        assert!((a.requests - 9_800.0).abs() < 1e-6, "{}", a.requests);
         assert_eq!(a.reload_ns, 4_148_867);
+        assert_eq!(a.cold_ns, 1_266_134);
+        // Alone in the LLC with a 1 MiB set nothing can evict its lines: no cold start.
+        let alone = text.replace("wss = \"4MiB\", pattern = \"random\"", "wss = \"512KiB\", pattern = \"random\"").replace("wss = \"4MiB\", pattern = \"stream\"", "wss = \"512KiB\", pattern = \"stream\"");
+        let a = job_costs(&crate::model::parse_task_system(&alone, crate::model::Format::Toml, "t.toml").unwrap())[0];
+        assert_eq!(a.cold_ns, 0);
     }
 
     #[test]

@@ -275,6 +275,53 @@ impl FluidRules {
     pub(crate) fn isolated_miss_ns(&self, rf: f64) -> f64 {
         rf * self.read_latency_ns + (1.0 - rf) * self.service_ns
     }
+
+    /// Lines of task `i` its partition can hold for it: min(WSS, partition);
+    /// none for a stream larger than its partition (it misses everything anyway).
+    pub(crate) fn cached_lines(&self, i: usize) -> f64 {
+        let tm = &self.tasks[i];
+        if tm.phases.is_empty() || (tm.pattern == AccessPattern::Stream && tm.wss > tm.capacity) {
+            return 0.0;
+        }
+        tm.wss.min(tm.capacity) / self.line_bytes
+    }
+
+    /// LLC references task `i` makes from work `from` to work `to` of a job.
+    pub(crate) fn refs_between(&self, i: usize, from: u64, to: u64) -> f64 {
+        let mut start = 0u64;
+        let mut refs = 0.0;
+        for ph in &self.tasks[i].phases {
+            let (a, b) = (start.max(from), ph.end_work_ns.min(to));
+            if b > a {
+                refs += (b - a) as f64 * ph.refs_per_ns;
+            }
+            start = ph.end_work_ns;
+        }
+        refs
+    }
+
+    /// Reload rule (docs/memory-model.md item 6): a job coming back to its
+    /// core (resumed, or a new job of its task) reloads the lines it had
+    /// cached that the `brought_in` lines since it (its task) left could
+    /// have evicted, and that it still uses: at most its cached lines and
+    /// its references left (|UCB ∩ ECB|, a useful block being one it
+    /// references again; docs/references.md, CRPD).
+    pub(crate) fn reload_lines(&self, i: usize, brought_in: f64, refs_left: f64) -> f64 {
+        brought_in.max(0.0).min(self.cached_lines(i)).min(refs_left)
+    }
+
+    /// Whether nothing can ever evict task `i`'s lines: every task of its
+    /// partition fits in it together (kernel footprints included without OS
+    /// isolation), and no system call brings kernel lines into it.
+    pub(crate) fn never_evicted(&self, i: usize) -> bool {
+        let tm = &self.tasks[i];
+        let mates: f64 = self.tasks.iter().filter(|o| o.part == tm.part).map(|o| o.wss).sum();
+        if self.os_isolation {
+            return mates <= tm.capacity;
+        }
+        let kernel: f64 = self.tasks.iter().map(|o| o.os_footprint).sum();
+        mates + kernel <= tm.capacity && self.tasks.iter().all(|o| o.kernel_lines_per_ns == 0.0)
+    }
 }
 
 /// One task's worst case under this model, for the analysis
@@ -297,6 +344,9 @@ pub struct WorstCase {
     pub phases: Vec<WorstPhase>,
     /// Work added when the job resumes after a preemption (the reload), ns.
     pub reload_work_ns: u64,
+    /// Work added when a job starts and its task's lines may have been
+    /// evicted since its last job (the same rule, once per job), ns.
+    pub cold_work_ns: u64,
 }
 
 impl FluidRules {
@@ -328,7 +378,7 @@ impl FluidRules {
             .enumerate()
             .map(|(i, tm)| {
                 if tm.phases.is_empty() {
-                    return WorstCase { phases: vec![WorstPhase { work_ns: pet_ns[i], time_per_work: 1.0 / irq, requests_per_work: 0.0, min_request_rate: 0.0 }], reload_work_ns: 0 };
+                    return WorstCase { phases: vec![WorstPhase { work_ns: pet_ns[i], time_per_work: 1.0 / irq, requests_per_work: 0.0, min_request_rate: 0.0 }], reload_work_ns: 0, cold_work_ns: 0 };
                 }
                 let beside = |j: usize| j != i && corunner(i, j);
                 let others: Vec<f64> = self.tasks.iter().enumerate().filter(|&(j, o)| beside(j) && o.part == tm.part).map(|(_, o)| o.wss).collect();
@@ -359,13 +409,11 @@ impl FluidRules {
                         WorstPhase { work_ns, time_per_work, requests_per_work: ph.refs_per_ns * miss + tm.extra_refs_per_ns, min_request_rate }
                     })
                     .collect();
-                let reload = if tm.pattern == AccessPattern::Stream && tm.wss > tm.capacity {
-                    0
-                } else {
-                    let worst_rf = tm.phases.iter().map(|ph| self.isolated_miss_ns(ph.read_fraction)).fold(0.0, f64::max);
-                    (tm.wss.min(tm.capacity) / self.line_bytes * worst_rf).round() as u64
-                };
-                WorstCase { phases, reload_work_ns: reload }
+                let worst_rf = tm.phases.iter().map(|ph| self.isolated_miss_ns(ph.read_fraction)).fold(0.0, f64::max);
+                let reload = (self.cached_lines(i) * worst_rf).round() as u64;
+                // A job's start: its whole references at most (the simulator caps by what is left).
+                let cold = if self.never_evicted(i) { 0.0 } else { self.reload_lines(i, f64::INFINITY, self.refs_between(i, 0, pet_ns[i])) };
+                WorstCase { phases, reload_work_ns: reload, cold_work_ns: (cold * worst_rf).ceil() as u64 }
             })
             .collect()
     }

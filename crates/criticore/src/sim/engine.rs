@@ -146,6 +146,9 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
             }
             let Some(id) = running[c] else { continue };
             let job = jobs.remove(id);
+            if mem_active {
+                memory.completed(now, &job);
+            }
             running[c] = None;
             previous[c] = None;
             finish_at[c] = NONE_U64;
@@ -154,8 +157,11 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                 in_flight[job.task as usize] -= 1;
                 if releases.is_parked(job.task) {
                     // Its next job was released meanwhile: made now, released as of its own time.
-                    let next = releases.unpark(job.task);
+                    let mut next = releases.unpark(job.task);
                     in_flight[job.task as usize] += 1;
+                    if mem_active {
+                        next.needs_reload = memory.released(&mut next);
+                    }
                     let id = jobs.insert(next);
                     sched.release(now, id, jobs.get(id));
                 }
@@ -206,7 +212,10 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                 releases.park_next();
                 continue;
             }
-            let Some(job) = releases.pop_due(now) else { break };
+            let Some(mut job) = releases.pop_due(now) else { break };
+            if mem_active {
+                job.needs_reload = memory.released(&mut job);
+            }
             if serial {
                 in_flight[job.task as usize] += 1;
             }

@@ -12,7 +12,7 @@
 
 use super::{Flows, MemoryContext, MemoryModel};
 use crate::interference::fluid::{miss_ratio, FluidRules, PhaseMem, TaskMem};
-use crate::model::{AccessPattern, Arbiter, TaskSystem};
+use crate::model::{Arbiter, TaskSystem};
 use crate::sim::job::{Job, JobId, Jobs, NONE_U64};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -88,6 +88,9 @@ pub struct Fluid {
     part_of: Vec<usize>,
     /// Lines brought into each partition since time 0, as of `filled_at`.
     filled: Vec<f64>,
+    /// Per task, `filled` of its partition when its last job left a core
+    /// (time 0: a task's lines are taken as cached then, as its PET is).
+    task_mark: Vec<f64>,
     filled_at: u64,
     /// Lines the jobs resumed at `filled_at` reload, counted into `filled`
     /// once the instant's preemptions have been marked.
@@ -170,7 +173,7 @@ impl Fluid {
         let rules = FluidRules::new(system);
         let m = system.platform.cores;
         let mut parts = Vec::new();
-        let part_of = rules
+        let part_of: Vec<usize> = rules
             .tasks
             .iter()
             .map(|t| {
@@ -185,6 +188,7 @@ impl Fluid {
             rules,
             next_event: NONE_U64,
             memo: HashMap::default(),
+            task_mark: vec![0.0; part_of.len()],
             part_of,
             filled: vec![0.0; n],
             filled_at: 0,
@@ -546,25 +550,37 @@ impl MemoryModel for Fluid {
     fn preempted(&mut self, now: u64, job: &mut Job) {
         self.count_lines_to(now);
         job.cache_mark = self.filled[self.part_of[job.task as usize]];
+        self.task_mark[job.task as usize] = job.cache_mark;
     }
 
-    /// Cache-related preemption delay: the job reloads its useful lines that
-    /// the lines brought into its partition since it left could have evicted,
-    /// min(brought in, min(WSS, partition)/line) (|UCB ∩ ECB|, docs/references.md,
-    /// CRPD), at the isolated miss cost.
+    fn released(&mut self, job: &mut Job) -> bool {
+        // Marked when it first runs: its task's lines as of its last job's end.
+        job.cache_mark = f64::NAN;
+        !self.rules.tasks[job.task as usize].phases.is_empty()
+    }
+
+    fn completed(&mut self, now: u64, job: &Job) {
+        self.count_lines_to(now);
+        self.task_mark[job.task as usize] = self.filled[self.part_of[job.task as usize]];
+    }
+
+    /// Cache-related preemption delay, at a resumption and at a job's start:
+    /// the lines brought into its partition since the job (at a start, its
+    /// task's last job) left could have evicted its useful lines, at most
+    /// its cached lines and its references left (`FluidRules::reload_lines`),
+    /// reloaded at the isolated miss cost.
     fn resume_penalty_ns(&mut self, now: u64, job: &Job) -> u64 {
-        let tm = &self.rules.tasks[job.task as usize];
+        let t = job.task as usize;
+        let tm = &self.rules.tasks[t];
         if tm.phases.is_empty() {
             return 0;
         }
-        // A stream larger than its partition misses everything anyway: nothing to reload.
-        if tm.pattern == AccessPattern::Stream && tm.wss > tm.capacity {
-            return 0;
-        }
-        let (cached, miss_ns) = (tm.wss.min(tm.capacity) / self.rules.line_bytes, self.rules.isolated_miss_ns(Self::phase(tm, job).read_fraction));
+        let miss_ns = self.rules.isolated_miss_ns(Self::phase(tm, job).read_fraction);
         self.count_lines_to(now);
-        let p = self.part_of[job.task as usize];
-        let lines = (self.filled[p] - job.cache_mark).clamp(0.0, cached);
+        let p = self.part_of[t];
+        let mark = if job.cache_mark.is_nan() { self.task_mark[t] } else { job.cache_mark };
+        let done = job.exec_ns - job.remaining_ns;
+        let lines = self.rules.reload_lines(t, self.filled[p] - mark, self.rules.refs_between(t, done, done + job.remaining_ns));
         self.reloading[p] += lines;
         self.any_reloading = true;
         (lines * miss_ns).round() as u64

@@ -49,10 +49,18 @@ pub trait MemoryModel {
     /// A job left its core at `now` with work left (preempted): its cached
     /// lines may be evicted until it resumes (the model may mark the job).
     fn preempted(&mut self, _now: u64, _job: &mut Job) {}
-    /// Extra work a job needs when it resumes at `now` after a preemption (cache reload).
+    /// Extra work a job needs when it resumes at `now` after a preemption,
+    /// or starts (cache reload).
     fn resume_penalty_ns(&mut self, _now: u64, _job: &Job) -> u64 {
         0
     }
+    /// A job was released: whether it must be asked [`MemoryModel::resume_penalty_ns`]
+    /// when it first runs (the model may mark the job).
+    fn released(&mut self, _job: &mut Job) -> bool {
+        false
+    }
+    /// A job finished at `now`: its task's lines were last used then.
+    fn completed(&mut self, _now: u64, _job: &Job) {}
 }
 
 /// No memory interference: jobs progress at rate 1 and issue no requests.
