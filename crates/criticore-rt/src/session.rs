@@ -358,6 +358,29 @@ fn stop_pending(set: &libc::sigset_t) -> bool {
     pending
 }
 
+/// MCTI's switch to fixed priority (rule 5), mapped to resctrl memory-bandwidth
+/// caps where the machine has them (`os/resctrl.rs`); the notice says which.
+fn mcti_caps(groups: &[Group], running: &mut Running, notices: &mut Vec<String>) -> Option<crate::os::resctrl::Classes> {
+    let rules = "MCTI: a group past its budget stops while it runs no critical job (rule 4) and runs on while it runs one (rule 5)";
+    let Some(limits) = crate::os::resctrl::present() else {
+        notices.push(format!("{rules}; user space cannot switch the interconnect to fixed priority and this machine has no resctrl memory-bandwidth control, so that switch is reported per period (overload), not made"));
+        return None;
+    };
+    let pids: Vec<Vec<i32>> = groups.iter().map(|g| g.pids.clone()).collect();
+    match crate::os::resctrl::Classes::create(std::path::Path::new(crate::os::resctrl::ROOT), &std::process::id().to_string(), &pids) {
+        Ok(c) => {
+            let dirs = c.dirs().to_vec();
+            running.record(notices, |s| s.resctrl.extend(dirs));
+            notices.push(format!("{rules}; the interconnect's switch to fixed priority is mapped to resctrl MB caps: the group Property 1 ranks highest keeps 100 %, the others {} % (docs/runtime.md)", limits.min_percent));
+            Some(c)
+        }
+        Err(e) => {
+            notices.push(format!("{rules}; resctrl MB is present but its classes could not be made ({e}), so the switch to fixed priority is reported per period (overload), not made"));
+            None
+        }
+    }
+}
+
 /// Longest wait for the launched programs to set up, all together.
 const START_TIMEOUT_NS: u64 = 60_000_000_000;
 
@@ -878,16 +901,12 @@ fn regulate_loop(
     let rt_page = &started.rt_page;
     let budgets: Vec<u64> = groups_plan.iter().map(|g| g.budget).collect();
     let rules = match mode {
-        RegulationKind::Mcti => Rules::Mcti { guard: MemguardRules::new(period_ns, &budgets, Default::default()), rules: MctiRules::new(groups.len()) },
+        RegulationKind::Mcti => {
+            let caps = mcti_caps(groups, &mut started.running, notices);
+            Rules::Mcti { guard: MemguardRules::new(period_ns, &budgets, Default::default()), rules: MctiRules::new(groups.len()), caps }
+        }
         _ => Rules::Memguard(MemguardRules::new(period_ns, &budgets, memguard)),
     };
-    if mode == RegulationKind::Mcti {
-        let control = match crate::os::resctrl::present() {
-            None => "this machine has no resctrl memory-bandwidth control".to_string(),
-            Some(l) => format!("resctrl MB is present (minimum {} %), but this build only plans its caps (docs/runtime.md)", l.min_percent),
-        };
-        notices.push(format!("MCTI: a group past its budget stops while it runs no critical job (rule 4) and runs on while it runs one (rule 5); user space cannot switch the interconnect to fixed priority and {control}, so that switch is reported per period (overload), not made"));
-    }
     let config = regulator::Config {
         period_ns,
         poll_ns: options.poll_ns,

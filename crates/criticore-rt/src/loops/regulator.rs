@@ -31,8 +31,9 @@ pub enum Rules {
     Memguard(MemguardRules),
     /// MCTI: a group past its budget stops while it runs no critical job
     /// (rule 4) and runs on while it does (rule 5), its jobs seen through
-    /// `jobs.rs`; the interconnect switch has no programmable arbiter to act on here.
-    Mcti { guard: MemguardRules, rules: MctiRules },
+    /// `jobs.rs`. The interconnect switch has no programmable arbiter; where
+    /// resctrl controls memory bandwidth, `caps` maps it (`os/resctrl.rs`).
+    Mcti { guard: MemguardRules, rules: MctiRules, caps: Option<crate::os::resctrl::Classes> },
 }
 
 impl Rules {
@@ -73,6 +74,18 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config { period_ns: 1_000_000, poll_ns: None, duration_ns: None, snapshot_ns: 200_000_000, zero_check_cpu_ns: 2_000_000_000, lead: true, origin_ns: None }
+    }
+}
+
+/// MCTI rule 5 / rule 2 on resctrl: the caps of the interconnect's mode
+/// now (fixed priority by Property 1, or fair). A write that fails is one
+/// warning, and the caps are given up (the classes removed).
+fn apply_caps(caps: &mut Option<crate::os::resctrl::Classes>, m: &MctiRules, warnings: &mut Vec<String>) {
+    if let Some(c) = caps {
+        if let Err(e) = c.apply(m.bus_priority()) {
+            warnings.push(format!("resctrl: could not write a memory-bandwidth cap ({e}); fixed priority is reported, not mapped, from here on"));
+            *caps = None;
+        }
     }
 }
 
@@ -340,7 +353,7 @@ impl<'a> Regulation<'a> {
     /// highest criticality, no deadline).
     fn mcti_decide(&mut self, now: u64) {
         let t = now.saturating_sub(self.frame.t0);
-        let Rules::Mcti { guard, rules: m } = &mut self.rules else { return };
+        let Rules::Mcti { guard, rules: m, caps } = &mut self.rules else { return };
         let n = self.groups.len();
         let (mut crit, mut deadline, mut active) = (vec![0; n], vec![u64::MAX; n], vec![true; n]);
         for (k, g) in self.groups.iter_mut().enumerate() {
@@ -354,6 +367,7 @@ impl<'a> Regulation<'a> {
             }
         }
         m.decide(guard, &crit, &deadline, &active);
+        apply_caps(caps, m, &mut self.report.warnings);
     }
 
     /// MCTI between charges: a job released or ended changes what an
@@ -395,8 +409,9 @@ impl<'a> Regulation<'a> {
             self.charge(k)?;
         }
         if self.rules.guard_mut().replenish_if_due(now - t0) {
-            if let Rules::Mcti { rules: m, .. } = &mut self.rules {
+            if let Rules::Mcti { rules: m, caps, .. } = &mut self.rules {
                 m.period_started(); // rule 2
+                apply_caps(caps, m, &mut self.report.warnings);
             }
         }
         let guard = self.rules.guard();

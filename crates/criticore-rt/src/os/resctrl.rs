@@ -13,11 +13,18 @@
 //! lower-ranked ones yield the bandwidth, which is what fixed priority gives
 //! the top one. Groups of equal top rank all keep 100 %.
 //!
-//! This machine has no resctrl (checked by [`present`]); [`plan`] and
-//! [`schemata`] are pure and tested here; docs/runtime.md ("MCTI at run
-//! time") says what a run does where it is present.
+//! Where it is present, a run makes one class of service per group
+//! ([`Classes`]: a directory `criticore-<pid>-<k>` under the root, the
+//! group's threads in its `tasks`), writes each class's `schemata` as
+//! [`plan`] says whenever MCTI's mode changes, and removes the classes at
+//! the end (their threads go back to the default class); a run killed with
+//! its watchdog leaves them listed in its state file, for the next run or
+//! `regulate --clean` (`runstate.rs`). This machine has no resctrl (checked
+//! by [`present`]): the planning and the writing are tested on a directory
+//! laid out as resctrl's; docs/runtime.md ("MCTI at run time").
 
-use std::path::Path;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 /// Where the kernel mounts resctrl, and the file that says MB is controlled.
 pub const ROOT: &str = "/sys/fs/resctrl";
@@ -54,6 +61,83 @@ pub fn plan(priority: Option<&[u32]>, groups: usize, limits: MbLimits) -> Vec<u3
 pub fn schemata(domains: &[u32], percent: u32) -> String {
     let parts: Vec<String> = domains.iter().map(|d| format!("{d}={percent}")).collect();
     format!("MB:{}\n", parts.join(";"))
+}
+
+/// The memory domains of a `schemata` file's MB line ("MB:0=100;1=100" -> [0, 1]).
+pub fn mb_domains(schemata: &str) -> Vec<u32> {
+    let Some(line) = schemata.lines().map(str::trim).find_map(|l| l.strip_prefix("MB:")) else { return Vec::new() };
+    line.split(';').filter_map(|d| d.split('=').next()?.trim().parse().ok()).collect()
+}
+
+/// The classes of service of one run's groups, created under `root`.
+pub struct Classes {
+    dirs: Vec<PathBuf>,
+    domains: Vec<u32>,
+    limits: MbLimits,
+    /// The cap each class has now (None: not written yet).
+    caps: Vec<Option<u32>>,
+}
+
+impl Classes {
+    /// One class per group (`groups`: the processes of each), named
+    /// `criticore-<tag>-<k>`; every thread of each process moved into it.
+    pub fn create(root: &Path, tag: &str, groups: &[Vec<i32>]) -> io::Result<Classes> {
+        let limits = limits_in(root).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{}: no MB resource", root.display())))?;
+        let domains = mb_domains(&std::fs::read_to_string(root.join("schemata"))?);
+        let mut classes = Classes { dirs: Vec::new(), domains, limits, caps: vec![None; groups.len()] };
+        for (k, pids) in groups.iter().enumerate() {
+            let dir = root.join(format!("criticore-{tag}-{k}"));
+            std::fs::create_dir(&dir)?;
+            classes.dirs.push(dir.clone());
+            // resctrl takes one thread id per write.
+            let mut tasks = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("tasks"))?;
+            for &pid in pids {
+                for tid in threads(pid) {
+                    tasks.write_all(format!("{tid}\n").as_bytes())?;
+                }
+            }
+        }
+        classes.apply(None)?;
+        Ok(classes)
+    }
+
+    /// The directories created (for the state file).
+    pub fn dirs(&self) -> &[PathBuf] {
+        &self.dirs
+    }
+
+    /// Write the caps [`plan`] gives for `priority` (None: fair) where they change.
+    pub fn apply(&mut self, priority: Option<&[u32]>) -> io::Result<()> {
+        let caps = plan(priority, self.dirs.len(), self.limits);
+        for (k, cap) in caps.into_iter().enumerate() {
+            if self.caps[k] != Some(cap) {
+                std::fs::write(self.dirs[k].join("schemata"), schemata(&self.domains, cap))?;
+                self.caps[k] = Some(cap);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Classes {
+    fn drop(&mut self) {
+        for d in &self.dirs {
+            remove(d);
+        }
+    }
+}
+
+/// Remove a class: its threads go back to the default class.
+pub fn remove(dir: &Path) -> bool {
+    std::fs::remove_dir(dir).is_ok()
+}
+
+/// Thread ids of a process (itself if /proc has none).
+fn threads(pid: i32) -> Vec<i32> {
+    let tids: Vec<i32> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|rd| rd.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect())
+        .unwrap_or_default();
+    if tids.is_empty() { vec![pid] } else { tids }
 }
 
 #[cfg(test)]
@@ -93,5 +177,66 @@ mod tests {
         if !Path::new(ROOT).join("info/MB").exists() {
             assert_eq!(present(), None);
         }
+    }
+
+    /// A scratch directory, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let p = std::env::temp_dir().join(format!("criticore-resctrl-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&p);
+            std::fs::create_dir_all(&p).unwrap();
+            Scratch(p)
+        }
+        fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A directory laid out as resctrl's root with an MB resource on two domains.
+    fn fake_root() -> Scratch {
+        let root = Scratch::new("root");
+        std::fs::create_dir_all(root.path().join("info/MB")).unwrap();
+        std::fs::write(root.path().join("info/MB/min_bandwidth"), "10\n").unwrap();
+        std::fs::write(root.path().join("info/MB/bandwidth_gran"), "10\n").unwrap();
+        std::fs::write(root.path().join("schemata"), "    L3:0=fff;1=fff\n    MB:0=100;1=100\n").unwrap();
+        root
+    }
+
+    #[test]
+    fn domains_come_from_the_mb_line() {
+        assert_eq!(mb_domains("    L3:0=fff;1=fff\n    MB:0=100;1=100\n"), vec![0, 1]);
+        assert_eq!(mb_domains("L3:0=ff\n"), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn classes_hold_each_groups_threads_and_follow_the_mode() {
+        let root = fake_root();
+        let me = std::process::id() as i32;
+        let mut c = Classes::create(root.path(), "t", &[vec![me], vec![]]).unwrap();
+        let dir = |k: usize| root.path().join(format!("criticore-t-{k}"));
+        let read = |k: usize, f: &str| std::fs::read_to_string(dir(k).join(f)).unwrap();
+        // Every thread of this test process (at least the test's own) in class 0.
+        let tids: Vec<i32> = read(0, "tasks").lines().map(|l| l.parse().unwrap()).collect();
+        assert!(tids.contains(&(unsafe { libc::gettid() })), "{tids:?}");
+        assert_eq!(read(1, "tasks"), "");
+        // Fair at the start; fixed priority with group 1 on top caps group 0 at the minimum.
+        assert_eq!((read(0, "schemata"), read(1, "schemata")), ("MB:0=100;1=100\n".into(), "MB:0=100;1=100\n".into()));
+        c.apply(Some(&[1, 2])).unwrap();
+        assert_eq!((read(0, "schemata"), read(1, "schemata")), ("MB:0=10;1=10\n".into(), "MB:0=100;1=100\n".into()));
+        c.apply(None).unwrap();
+        assert_eq!(read(0, "schemata"), "MB:0=100;1=100\n");
+        assert_eq!(c.dirs(), &[dir(0), dir(1)]);
+        // No MB resource: refused, nothing made.
+        let bare = Scratch::new("bare");
+        assert!(Classes::create(bare.path(), "t", &[vec![me]]).is_err());
+        assert!(std::fs::read_dir(bare.path()).unwrap().next().is_none());
     }
 }

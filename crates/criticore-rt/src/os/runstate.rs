@@ -55,6 +55,9 @@ pub struct State {
     pub cgroups: Vec<PathBuf>,
     /// Counter pages it created.
     pub pages: Vec<PathBuf>,
+    /// resctrl classes of service it created (`os/resctrl.rs`).
+    #[serde(default)]
+    pub resctrl: Vec<PathBuf>,
 }
 
 static INSTANCES: AtomicUsize = AtomicUsize::new(0);
@@ -191,6 +194,11 @@ pub fn undo(state: &State, owner_pid: i32) -> Vec<String> {
     if ended.killed > 0 {
         lines.push(format!("{who}: {} group(s) killed after {} s", ended.killed, procs::END_GRACE.as_secs()));
     }
+    for d in &state.resctrl {
+        if crate::os::resctrl::remove(d) {
+            lines.push(format!("{who}: removed resctrl class {} (its threads back in the default class)", d.display()));
+        }
+    }
     for page in &state.pages {
         if let Ok(true) = procs::remove_file(page) {
             lines.push(format!("{who}: removed counter page {}", page.display()));
@@ -248,8 +256,15 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let page = dir.join("page");
         std::fs::write(&page, b"x").unwrap();
+        // A resctrl class of service it made (an empty directory, as resctrl's rmdir takes it).
+        let class = dir.join("criticore-1-0");
+        std::fs::create_dir(&class).unwrap();
         let mut mine = RunState::create_in(&dir).unwrap();
-        mine.update(|s| s.pages.push(page.clone())).unwrap();
+        mine.update(|s| {
+            s.pages.push(page.clone());
+            s.resctrl.push(class.clone());
+        })
+        .unwrap();
         // Alive (this process): nothing done.
         assert_eq!(clean_dead_runs_in(&dir), Vec::<String>::new());
         assert!(page.exists() && mine.path.exists());
@@ -259,10 +274,11 @@ mod tests {
         mine.update(|s| s.owner = Some(Proc { pid: me.pid, start: me.start + 1 })).unwrap();
         let lines = clean_dead_runs_in(&dir);
         assert_eq!(lines, vec![
+            format!("dead run of pid {}: removed resctrl class {} (its threads back in the default class)", me.pid, class.display()),
             format!("dead run of pid {}: removed counter page {}", me.pid, page.display()),
             format!("removed {}", mine.path.display()),
         ]);
-        assert!(!page.exists() && !mine.path.exists());
+        assert!(!page.exists() && !class.exists() && !mine.path.exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
