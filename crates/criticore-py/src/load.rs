@@ -25,31 +25,21 @@ use std::sync::atomic::Ordering;
 #[pyo3(signature = (options, on_progress=None))]
 pub fn load_run<'py>(py: Python<'py>, options: &Bound<'py, PyDict>, on_progress: Option<PyObject>) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let get = |key: &str| options.get_item(key).ok().flatten().filter(|v| !v.is_none());
-    let reads: u32 = get("reads").map(|v| v.extract()).transpose()?.unwrap_or(0);
-    let mut spec = LoadSpec::new(reads.min(load::LINES_PER_ITERATION), get("delay").map(|v| v.extract()).transpose()?.unwrap_or(0));
-    if reads > load::LINES_PER_ITERATION {
-        return Err(option_error("criticore load", "--reads", format!("at most {} of the 10 lines per iteration can be reads, got {reads}", load::LINES_PER_ITERATION)));
-    }
-    spec.pace_bytes_per_s = get("bandwidth").map(|v| v.extract()).transpose()?;
-    spec.duration_ns = get("duration_ns").map(|v| v.extract()).transpose()?;
-    if let Some(b) = get("buffer_bytes") {
-        spec.buffer_bytes = b.extract()?;
-    }
-    if let Some(l) = get("line_bytes") {
-        spec.line_bytes = l.extract()?;
-    }
-    if let Some(i) = get("interval_ns") {
-        spec.interval_ns = i.extract()?;
-    }
-    spec.fresh_pages = get("fresh_pages").map(|v| v.extract()).transpose()?.unwrap_or(false);
-    spec.random = match get("pattern").map(|v| v.extract::<String>()).transpose()?.as_deref() {
-        None | Some("stream") => false,
-        Some("random") => true,
-        Some(other) => return Err(option_error("criticore load", "--pattern", format!("unknown access pattern \"{other}\" (expected random or stream)"))),
+    let mut o = load::LoadOptions {
+        reads: get("reads").map(|v| v.extract()).transpose()?.unwrap_or(0),
+        delay: get("delay").map(|v| v.extract()).transpose()?.unwrap_or(0),
+        bandwidth_bytes_per_s: get("bandwidth").map(|v| v.extract()).transpose()?,
+        duration_ns: get("duration_ns").map(|v| v.extract()).transpose()?,
+        buffer_bytes: get("buffer_bytes").map(|v| v.extract()).transpose()?,
+        line_bytes: get("line_bytes").map(|v| v.extract()).transpose()?,
+        interval_ns: get("interval_ns").map(|v| v.extract()).transpose()?,
+        fresh_pages: get("fresh_pages").map(|v| v.extract()).transpose()?.unwrap_or(false),
+        ..Default::default()
     };
-    if let Err((field, reason)) = spec.check() {
-        return Err(option_error("criticore load", &format!("--{field}"), reason));
+    if let Some(p) = get("pattern").map(|v| v.extract::<String>()).transpose()? {
+        o.pattern(&p).map_err(|e| option_error("criticore load", "--pattern", e))?;
     }
+    let spec = o.spec().map_err(|(field, reason)| option_error("criticore load", &field, reason))?;
     if let Some(cpu) = get("cpu") {
         let cpu: usize = cpu.extract()?;
         pin_current_thread(&[cpu]).map_err(|e| option_error("criticore load", "--cpu", e))?;

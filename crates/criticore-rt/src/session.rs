@@ -714,7 +714,7 @@ fn launch_all(
     let mut rt_page: Option<PathBuf> = None;
     let native_worker = worker::locate();
     if native_worker.is_none() && plan.commands.iter().flatten().any(|argv| worker::native_command(argv).is_some()) {
-        notices.push(format!("no {} program (build it with `make build`): periodic tasks run as `criticore load` in Python", worker::PROGRAM));
+        notices.push(format!("no {} program (build it with `make build`): `criticore load` tasks run in Python", worker::PROGRAM));
     }
     for (k, g) in plan.groups.iter().enumerate() {
         let mut group = Group { name: g.name.clone(), pids: Vec::new(), counters: Vec::new(), criticality: g.criticality, jobs: Vec::new() };
@@ -737,8 +737,8 @@ fn launch_all(
                 let ours = argv[0] == "criticore";
                 let mut argv = argv.clone();
                 // The periodic worker runs natively: no interpreter before time 0.
-                match (worker::native_command(&argv), &native_worker) {
-                    (Some((file, task)), Some(program)) => argv = vec![program.display().to_string(), file, task],
+                match native_worker.as_ref().and_then(|program| worker::native_argv(&argv, program)) {
+                    Some(native) => argv = native,
                     _ if ours && !options.criticore.is_empty() => {
                         argv.splice(0..1, options.criticore.iter().cloned());
                     }

@@ -1,11 +1,28 @@
 //! `criticore-worker FILE TASK`: task TASK of the task-system file as a real
 //! periodic process, without Python (`criticore_rt::workload::worker`).
-//! `criticore regulate` starts it for `command = "criticore load --file F --task T"`.
+//! `criticore-worker load ARGS...`: the memory-load generator as
+//! `criticore load ARGS...` runs it (the options `LoadOptions::from_args` takes).
+//! `criticore regulate` starts it for those `criticore load` commands.
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "load") {
+        match criticore_rt::workload::worker::run_load(&args[1..]) {
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(2);
+            }
+            Ok((r, spec)) => {
+                let lines = r.reads + r.writes;
+                let secs = r.elapsed_ns as f64 / 1e9;
+                let gb_s = if r.elapsed_ns > 0 { (lines * spec.line_bytes as u64) as f64 / r.elapsed_ns as f64 } else { 0.0 };
+                println!("criticore load: {lines} lines of {} B in {secs:.3} s ({gb_s:.3} GB/s), buffer {} MiB", spec.line_bytes, spec.buffer_bytes >> 20);
+            }
+        }
+        return;
+    }
     let [file, task] = args.as_slice() else {
-        eprintln!("usage: criticore-worker FILE TASK  (runs TASK of FILE periodically; job records to $CRITICORE_JOB_LOG as CSV)");
+        eprintln!("usage: criticore-worker FILE TASK  (runs TASK of FILE periodically; job records to $CRITICORE_JOB_LOG as CSV)\n       criticore-worker load [OPTIONS]  (criticore load's generator)");
         std::process::exit(2);
     };
     match criticore_rt::workload::worker::run(file, task) {

@@ -131,6 +131,94 @@ impl LoadSpec {
     }
 }
 
+/// The options of `criticore load`'s generator mode, as its two front ends
+/// take them: Python's `criticore load` and the native worker
+/// (`criticore-worker load ...`, which `criticore regulate` runs in its place).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadOptions {
+    /// Lines read of every 10 (`--reads`).
+    pub reads: u32,
+    pub delay: u64,
+    pub bandwidth_bytes_per_s: Option<f64>,
+    pub duration_ns: Option<u64>,
+    pub buffer_bytes: Option<usize>,
+    pub line_bytes: Option<usize>,
+    pub interval_ns: Option<u64>,
+    pub fresh_pages: bool,
+    /// `--pattern random` (else stream).
+    pub random: bool,
+    pub cpu: Option<usize>,
+}
+
+impl LoadOptions {
+    /// The generator's spec, or the option at fault and why.
+    pub fn spec(&self) -> Result<LoadSpec, (String, String)> {
+        if self.reads > LINES_PER_ITERATION {
+            return Err(("--reads".into(), format!("at most {LINES_PER_ITERATION} of the 10 lines per iteration can be reads, got {}", self.reads)));
+        }
+        let mut spec = LoadSpec::new(self.reads, self.delay);
+        spec.pace_bytes_per_s = self.bandwidth_bytes_per_s;
+        spec.duration_ns = self.duration_ns;
+        if let Some(b) = self.buffer_bytes {
+            spec.buffer_bytes = b;
+        }
+        if let Some(l) = self.line_bytes {
+            spec.line_bytes = l;
+        }
+        if let Some(i) = self.interval_ns {
+            spec.interval_ns = i;
+        }
+        spec.fresh_pages = self.fresh_pages;
+        spec.random = self.random;
+        spec.check().map_err(|(field, reason)| (format!("--{field}"), reason))?;
+        Ok(spec)
+    }
+
+    /// `--pattern`'s value.
+    pub fn pattern(&mut self, value: &str) -> Result<(), String> {
+        self.random = match value {
+            "stream" => false,
+            "random" => true,
+            other => return Err(format!("unknown access pattern \"{other}\" (expected random or stream)")),
+        };
+        Ok(())
+    }
+
+    /// The words after `criticore load`, if they are only options the native
+    /// worker runs: `--reads/-r`, `--delay`, `--bandwidth/-b`, `--duration/-d`,
+    /// `--cpu/-c`, `--buffer`, `--fresh-pages`, `--pattern` (`--opt value` or
+    /// `--opt=value`), with valid values. Anything else is the Python
+    /// command's to run (and to report).
+    pub fn from_args(args: &[String]) -> Result<LoadOptions, String> {
+        use criticore::model::units::{parse_bandwidth_bytes_per_s, parse_duration_ns, parse_size_bytes};
+        let mut o = LoadOptions::default();
+        let mut words = args.iter();
+        while let Some(word) = words.next() {
+            let (name, inline) = match word.split_once('=') {
+                Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+                _ => (word.as_str(), None),
+            };
+            if name == "--fresh-pages" && inline.is_none() {
+                o.fresh_pages = true;
+                continue;
+            }
+            let mut value = || inline.clone().or_else(|| words.next().cloned()).ok_or_else(|| format!("{name}: needs a value"));
+            match name {
+                "--reads" | "-r" => o.reads = value()?.parse().map_err(|e| format!("--reads: {e}"))?,
+                "--delay" => o.delay = value()?.parse().map_err(|e| format!("--delay: {e}"))?,
+                "--bandwidth" | "-b" => o.bandwidth_bytes_per_s = Some(parse_bandwidth_bytes_per_s(&value()?).map_err(|e| format!("--bandwidth: {e}"))? as f64),
+                "--duration" | "-d" => o.duration_ns = Some(parse_duration_ns(&value()?).map_err(|e| format!("--duration: {e}"))?),
+                "--cpu" | "-c" => o.cpu = Some(value()?.parse().map_err(|e| format!("--cpu: {e}"))?),
+                "--buffer" => o.buffer_bytes = Some(parse_size_bytes(&value()?).map_err(|e| format!("--buffer: {e}"))? as usize),
+                "--pattern" => o.pattern(&value()?).map_err(|e| format!("--pattern: {e}"))?,
+                other => return Err(format!("{other}: not run natively")),
+            }
+        }
+        o.spec().map_err(|(field, reason)| format!("{field}: {reason}"))?;
+        Ok(o)
+    }
+}
+
 /// Lines moved in one report interval, which started `start_ns` after the run began.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Interval {

@@ -8,7 +8,7 @@
 //!
 //! Its job records go to `$CRITICORE_JOB_LOG` as CSV (`--compare-sim`).
 
-use super::load::{StopOnSignals, STOP};
+use super::load::{LoadOptions, LoadReport, LoadSpec, StopOnSignals, STOP};
 use super::periodic::{self, JobPlan, JobRecord};
 use super::sizing_cache::SizingCache;
 use crate::os::counter_page::{now_ns, CounterPage};
@@ -32,18 +32,53 @@ pub fn locate() -> Option<PathBuf> {
     [dir.join("_bin").join(PROGRAM), dir.join(PROGRAM)].into_iter().find(|p| p.is_file())
 }
 
-/// The (file, task) of a command the worker can run in place of Python:
-/// exactly `criticore load --file F --task T` (either order).
-pub fn native_command(argv: &[String]) -> Option<(String, String)> {
+/// What the worker can run in place of Python's `criticore load`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Native {
+    /// Exactly `criticore load --file F --task T` (either order): the periodic task.
+    Periodic { file: String, task: String },
+    /// `criticore load` with only generator options it runs ([`LoadOptions::from_args`]).
+    Load(Vec<String>),
+}
+
+/// The command the worker runs in place of `argv`, if it can.
+pub fn native_command(argv: &[String]) -> Option<Native> {
     let rest = match argv {
         [c, l, rest @ ..] if c == "criticore" && l == "load" => rest,
         _ => return None,
     };
     match rest {
-        [a, x, b, y] if a == "--file" && b == "--task" => Some((x.clone(), y.clone())),
-        [a, y, b, x] if a == "--task" && b == "--file" => Some((x.clone(), y.clone())),
-        _ => None,
+        [a, x, b, y] if a == "--file" && b == "--task" => Some(Native::Periodic { file: x.clone(), task: y.clone() }),
+        [a, y, b, x] if a == "--task" && b == "--file" => Some(Native::Periodic { file: x.clone(), task: y.clone() }),
+        _ => LoadOptions::from_args(rest).is_ok().then(|| Native::Load(rest.to_vec())),
     }
+}
+
+/// The worker program's command line for `argv`, if it can run it.
+pub fn native_argv(argv: &[String], program: &Path) -> Option<Vec<String>> {
+    let program = program.display().to_string();
+    Some(match native_command(argv)? {
+        Native::Periodic { file, task } => vec![program, file, task],
+        Native::Load(args) => [vec![program, "load".to_string()], args].concat(),
+    })
+}
+
+/// Run the generator as `criticore load ARGS` does (pinned, attached to its
+/// counter page, until its duration or SIGINT/SIGTERM); its totals. Errors are one line.
+pub fn run_load(args: &[String]) -> Result<(LoadReport, LoadSpec), String> {
+    let options = LoadOptions::from_args(args).map_err(|e| format!("criticore load: {e}"))?;
+    let spec = options.spec().map_err(|(field, reason)| format!("criticore load: {field}: {reason}"))?;
+    if let Some(cpu) = options.cpu {
+        crate::os::launch::pin_current_thread(&[cpu]).map_err(|e| format!("criticore load: --cpu: {e}"))?;
+    }
+    let page = match CounterPage::from_env_waiting() {
+        None => None,
+        Some(Ok(p)) => Some(p),
+        Some(Err(e)) => return Err(format!("criticore load: CRITICORE_COUNTER: cannot attach the counter page: {e}")),
+    };
+    let _guard = StopOnSignals::install();
+    let report = super::load::run(&spec, page.as_ref(), &STOP, |_| {}).map_err(|e| format!("criticore load: --buffer: {e}"))?;
+    Ok((report, spec))
 }
 
 /// A file as the front ends read it: presets named in it are read beside it.
@@ -96,13 +131,58 @@ mod tests {
     }
 
     #[test]
-    fn only_the_plain_periodic_load_runs_natively() {
-        let ft = Some(("f.toml".to_string(), "t".to_string()));
+    fn the_periodic_load_and_the_plain_generator_run_natively() {
+        let ft = Some(Native::Periodic { file: "f.toml".to_string(), task: "t".to_string() });
         assert_eq!(native_command(&argv(&["criticore", "load", "--file", "f.toml", "--task", "t"])), ft);
         assert_eq!(native_command(&argv(&["criticore", "load", "--task", "t", "--file", "f.toml"])), ft);
-        // Anything more is the user's own command line: run as written.
+        // Anything more on the periodic mode is the user's own command line: run as written.
         assert_eq!(native_command(&argv(&["criticore", "load", "--file", "f.toml", "--task", "t", "--jobs", "3"])), None);
-        assert_eq!(native_command(&argv(&["criticore", "load", "--buffer", "64MiB"])), None);
         assert_eq!(native_command(&argv(&["python", "-m", "criticore", "load", "--file", "f.toml", "--task", "t"])), None);
+        // The generator with the options the worker runs, in both spellings.
+        for words in [
+            &["--buffer", "256MiB"][..],
+            &[],
+            &["--cpu", "0", "--buffer", "64MiB", "--fresh-pages"],
+            &["-c", "1", "-r", "3", "--delay", "10", "-d", "2s", "--pattern", "random"],
+            &["--buffer=1MiB", "--bandwidth=500MB/s", "--duration=1s", "--reads=10", "--pattern=stream"],
+            &["-b", "1GB/s"],
+        ] {
+            let full = [&["criticore", "load"][..], words].concat();
+            assert_eq!(native_command(&argv(&full)), Some(Native::Load(argv(words))), "{words:?}");
+        }
+        // Options it leaves to Python (outputs, counts, sweeps), bad values
+        // (Python's one-line error), and what does not go together.
+        for words in [
+            &["--log", "x.csv"][..],
+            &["--json"],
+            &["--count", "sw:page-faults"],
+            &["--interval", "2ms"],
+            &["--sweep"],
+            &["--buffer", "lots"],
+            &["--reads", "11"],
+            &["--cpu"],
+            &["--pattern", "zigzag"],
+            &["--pattern", "random", "--fresh-pages"],
+            &["--fresh-pages=yes"],
+        ] {
+            let full = [&["criticore", "load"][..], words].concat();
+            assert_eq!(native_command(&argv(&full)), None, "{words:?}");
+        }
+        let program = Path::new("/x/criticore-worker");
+        assert_eq!(native_argv(&argv(&["criticore", "load", "--buffer", "1MiB"]), program), Some(argv(&["/x/criticore-worker", "load", "--buffer", "1MiB"])));
+        assert_eq!(native_argv(&argv(&["criticore", "load", "--file", "f", "--task", "t"]), program), Some(argv(&["/x/criticore-worker", "f", "t"])));
+    }
+
+    #[test]
+    fn the_native_options_give_the_spec_the_python_front_gives() {
+        // What `criticore load --cpu 0 --buffer 64MiB --fresh-pages -r 3` hands
+        // the spec in Python (crates/criticore-py/src/load.rs builds the same
+        // LoadOptions from its keyword arguments).
+        let o = LoadOptions::from_args(&argv(&["--cpu", "0", "--buffer", "64MiB", "--fresh-pages", "-r", "3", "-b", "500MB/s", "-d", "2s"])).unwrap();
+        let python = LoadOptions { reads: 3, bandwidth_bytes_per_s: Some(500e6), duration_ns: Some(2_000_000_000), buffer_bytes: Some(64 << 20), fresh_pages: true, cpu: Some(0), ..Default::default() };
+        assert_eq!(o, python);
+        let spec = o.spec().unwrap();
+        assert_eq!((spec.read_nb, spec.write_nb, spec.buffer_bytes, spec.fresh_pages, spec.random), (3, 7, 64 << 20, true, false));
+        assert_eq!((spec.pace_bytes_per_s, spec.duration_ns), (Some(500e6), Some(2_000_000_000)));
     }
 }
