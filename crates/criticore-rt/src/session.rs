@@ -704,6 +704,12 @@ fn launch_all(
     let mut running = Running { launched: Vec::new(), tasks: Vec::new(), launched_ns: Vec::new(), ended_ns: Vec::new(), pages: Vec::new(), state: Some(state) };
     let wd = runstate::Proc::of(watchdog.pid());
     running.record(notices, |s| s.watchdog = wd);
+    // Every command launched carries the run's tag; the watchdog ends what
+    // carries it, listed or not.
+    let tag = runstate::Proc::of(std::process::id() as i32).map(|me| runstate::run_tag(&me));
+    if let Some(t) = &tag {
+        watchdog.tag(t).map_err(|e| err("watchdog", e))?;
+    }
     let mut gate = CommonStart::new();
     let mut groups: Vec<Group> = Vec::new();
     let mut processes: Vec<Vec<(i32, String)>> = Vec::new();
@@ -747,6 +753,10 @@ fn launch_all(
                 let mut spec = LaunchSpec::new(argv);
                 // A process group of its own: what it starts ends with it.
                 spec.own_group = true;
+                // Its run's tag: found even before the watchdog or the state file lists it.
+                if let Some(t) = &tag {
+                    spec.env.push((runstate::RUN_ENV.into(), t.clone()));
+                }
                 // A server's tasks run on the server's core.
                 spec.cpus = task.core.or(task.server.map(|sv| system.servers[sv].core)).map(|c| vec![c]);
                 spec.stdout = options.output.clone().map_or(Output::Null, Output::File);

@@ -56,6 +56,7 @@ fn main() {
         test("a_program_that_is_not_a_watchdog_is_refused", a_program_that_is_not_a_watchdog_is_refused),
         test("demoted_pids_are_sched_other_again_and_only_they", demoted_pids_are_sched_other_again_and_only_they).needs(sched_fifo),
         test("launched_groups_end_attached_pids_stay_files_go", launched_groups_end_attached_pids_stay_files_go),
+        test("what_carries_the_runs_tag_ends_unlisted_or_not", what_carries_the_runs_tag_ends_unlisted_or_not),
     ])
 }
 
@@ -373,4 +374,37 @@ fn launched_groups_end_attached_pids_stay_files_go() {
     let _ = task.child.wait();
     assert_eq!(proc_state(attached.pid), Some('S'), "the attached process must run on");
     assert!(!file.exists());
+}
+
+/// Issue 25: a process launched with the run's tag that the watchdog never
+/// heard of (the run killed between the launch and its message), even in a
+/// group of its own, ends with the run; one with another tag runs on.
+fn what_carries_the_runs_tag_ends_unlisted_or_not() {
+    use criticore_rt::os::launch::{launch, LaunchSpec};
+    use criticore_rt::os::runstate::RUN_ENV;
+    let tag = format!("watchdog-test-{}", std::process::id());
+    let mut spec = LaunchSpec::new(["sleep", "60"]);
+    spec.own_group = true;
+    spec.env.push((RUN_ENV.into(), tag.clone()));
+    let mut unlisted = launch(&spec).unwrap();
+    let mut other_spec = LaunchSpec::new(["sleep", "60"]);
+    other_spec.env.push((RUN_ENV.into(), format!("{tag}-other")));
+    let mut other = launch(&other_spec).unwrap();
+    struct Kill(i32);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            // SAFETY: a process this test launched.
+            unsafe { libc::kill(self.0, libc::SIGKILL) };
+        }
+    }
+    let (_a, _b) = (Kill(unlisted.pid), Kill(other.pid));
+    assert!(wait_until(WAIT, || criticore_rt::os::procs::tagged(RUN_ENV, &tag) == vec![unlisted.pid]).is_some(), "the tagged sleeper never showed");
+    {
+        let mut wd = Watchdog::spawn(&watchdog_program()).unwrap();
+        wd.tag(&tag).unwrap();
+        // Dropped without `finish`: as if the regulator died.
+    }
+    let status = unlisted.child.wait().unwrap();
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(libc::SIGKILL));
+    assert!(matches!(other.child.try_wait(), Ok(None)), "another run's process must run on");
 }

@@ -194,6 +194,37 @@ fn group_is_ours_now(g: i32) -> bool {
     stat(g).is_none_or(|s| s.pgrp == g)
 }
 
+/// Processes (other than this one) whose environment has `var=value`.
+pub fn tagged(var: &str, value: &str) -> Vec<i32> {
+    let want = format!("{var}={value}");
+    let me = std::process::id() as i32;
+    let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let mut pids: Vec<i32> = dir
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| pid != me)
+        .filter(|pid| std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|&b| b == 0).any(|kv| kv == want.as_bytes())))
+        .collect();
+    pids.sort_unstable();
+    pids
+}
+
+/// End every process (but this one) whose environment has `var=value`:
+/// real-time threads back to SCHED_OTHER, SIGCONT, SIGKILL. (ended, demoted).
+pub fn end_tagged(var: &str, value: &str) -> (usize, usize) {
+    let (mut ended, mut demoted) = (0, 0);
+    for pid in tagged(var, value) {
+        demoted += demote_realtime(pid);
+        // SAFETY: a process carrying the tag, seen just now.
+        unsafe {
+            libc::kill(pid, libc::SIGCONT);
+            libc::kill(pid, libc::SIGKILL);
+        }
+        ended += 1;
+    }
+    (ended, demoted)
+}
+
 /// Remove a file; Ok(false) if it was not there.
 pub fn remove_file(path: &Path) -> io::Result<bool> {
     match std::fs::remove_file(path) {

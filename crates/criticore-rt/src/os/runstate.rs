@@ -24,6 +24,17 @@ use crate::os::throttle::freezer;
 pub const DIR: &str = "/dev/shm";
 pub const PREFIX: &str = "criticore-run-";
 
+/// Every command a run launches carries its run in its environment
+/// (`CRITICORE_RUN=<owner pid>:<owner start>`), and so do the processes it
+/// starts: what a run launched before its state file listed it (both the run
+/// and its watchdog killed in that instant) is still found.
+pub const RUN_ENV: &str = "CRITICORE_RUN";
+
+/// The value of [`RUN_ENV`] for a run owned by `owner`.
+pub fn run_tag(owner: &Proc) -> String {
+    format!("{}:{}", owner.pid, owner.start)
+}
+
 /// A process by identity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Proc {
@@ -199,6 +210,14 @@ pub fn undo(state: &State, owner_pid: i32) -> Vec<String> {
             lines.push(format!("{who}: removed resctrl class {} (its threads back in the default class)", d.display()));
         }
     }
+    // What the list missed (launched in the instant before it was recorded,
+    // or started by a task and left in another process group): found by the run's tag.
+    if let Some(owner) = state.owner {
+        let (ended, _) = procs::end_tagged(RUN_ENV, &run_tag(&owner));
+        if ended > 0 {
+            lines.push(format!("{who}: ended {ended} process(es) carrying its {RUN_ENV} tag"));
+        }
+    }
     for page in &state.pages {
         if let Ok(true) = procs::remove_file(page) {
             lines.push(format!("{who}: removed counter page {}", page.display()));
@@ -279,6 +298,37 @@ mod tests {
             format!("removed {}", mine.path.display()),
         ]);
         assert!(!page.exists() && !class.exists() && !mine.path.exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_dead_runs_unlisted_process_is_found_by_its_tag_and_ended() {
+        let dir = std::env::temp_dir().join(format!("criticore-runstate-tag-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // A dead owner (our pid, another start time than the other test's)
+        // whose state file lists nothing: its launched process was never recorded.
+        let me = Proc::of(std::process::id() as i32).unwrap();
+        let dead = Proc { pid: me.pid, start: me.start + 2 };
+        let mut child = std::process::Command::new("sleep").arg("30").env(RUN_ENV, run_tag(&dead)).spawn().unwrap();
+        // Another run's process is left alone.
+        let mut other = std::process::Command::new("sleep").arg("30").env(RUN_ENV, run_tag(&me)).spawn().unwrap();
+        let mut state = RunState::create_in(&dir).unwrap();
+        state.update(|s| s.owner = Some(dead)).unwrap();
+        // Its environment is readable once it has exec'd.
+        let seen = (0..200).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            procs::tagged(RUN_ENV, &run_tag(&dead)).contains(&(child.id() as i32))
+        });
+        let lines = clean_dead_runs_in(&dir);
+        let killed = child.wait().unwrap();
+        let other_alive = matches!(other.try_wait(), Ok(None));
+        let _ = other.kill();
+        let _ = other.wait();
+        assert!(seen, "the child's environment was never readable");
+        assert_eq!(lines, vec![format!("dead run of pid {}: ended 1 process(es) carrying its {RUN_ENV} tag", me.pid), format!("removed {}", state.path.display())]);
+        assert_eq!(std::os::unix::process::ExitStatusExt::signal(&killed), Some(libc::SIGKILL));
+        assert!(other_alive);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -259,6 +259,16 @@ impl Watchdog {
         self.send(&format!("launched {pid} {start}\n"))
     }
 
+    /// Tell the watchdog the run's tag (`runstate::RUN_ENV`): whatever carries
+    /// it when the run ends is ended too, launched before the watchdog heard
+    /// of it or started in another process group.
+    pub fn tag(&mut self, tag: &str) -> io::Result<()> {
+        if tag.contains(char::is_whitespace) {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("watchdog: tag contains white space: {tag:?}")));
+        }
+        self.send(&format!("tag {tag}\n"))
+    }
+
     /// Tell the watchdog to remove `path` once it has undone everything (a
     /// counter page, the run's state file).
     pub fn file(&mut self, path: &Path) -> io::Result<()> {
@@ -448,6 +458,8 @@ struct State {
     thaw: Vec<(PathBuf, String)>,
     /// Launched tasks: (pid = their process group, start time).
     launched: Vec<(i32, u64)>,
+    /// The run's tag: processes carrying it are ended at the end.
+    tag: Option<String>,
     files: Vec<PathBuf>,
     report: Report,
 }
@@ -499,6 +511,8 @@ impl State {
                 }
                 _ => self.report.errors.push(format!("bad line {line:?}")),
             }
+        } else if let Some(tag) = line.strip_prefix("tag ") {
+            self.tag = Some(tag.trim().to_string());
         } else if let Some(path) = line.strip_prefix("file ") {
             let p = PathBuf::from(path);
             if !self.files.contains(&p) {
@@ -565,6 +579,14 @@ impl State {
         r.ended_processes = ended.processes;
         r.killed_groups = ended.killed;
         r.demoted += ended.demoted;
+        // What carries the run's tag and is still here: launched before the
+        // watchdog heard of it (the run killed in that instant), or a task's
+        // child in a group of its own.
+        if let Some(tag) = &self.tag {
+            let (ended, demoted) = crate::os::procs::end_tagged(crate::os::runstate::RUN_ENV, tag);
+            r.ended_processes += ended;
+            r.demoted += demoted;
+        }
         for f in &self.files {
             match crate::os::procs::remove_file(f) {
                 Ok(true) => r.removed_files += 1,
