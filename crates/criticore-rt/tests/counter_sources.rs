@@ -173,6 +173,43 @@ fn overflow_signals_once_after_n_events_and_rearms() {
     drain();
 }
 
+/// The end-to-end reaction's start on a perf counter: the overflow's own
+/// time, from the sample the kernel writes in the event's ring (perf_ring.rs),
+/// on CLOCK_MONOTONIC: after the arming and before the signal is taken, and
+/// the latest of several overflows.
+#[test]
+fn an_overflow_time_is_read_from_the_ring_on_the_monotonic_clock() {
+    let _g = serial();
+    ensure_blocked();
+    let now = || {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    };
+    let mut c = perf::open(&page_faults(), Target::Task(gettid()), true).unwrap();
+    drain();
+    assert_eq!(c.crossed_ns(), None, "no overflow yet");
+    const N: u64 = 16;
+    touch_pages(2);
+    let armed = now();
+    assert!(c.arm(Some(N)).unwrap());
+    touch_pages(N as usize + 4);
+    let got = take_all(Duration::from_secs(5), Duration::from_millis(100));
+    let taken = now();
+    assert_eq!(got.len(), 1);
+    let first = c.crossed_ns().unwrap_or_else(|| panic!("the overflow's time: {}", c.describe()));
+    assert!(armed < first && first < taken, "armed {armed}, overflow {first}, signal taken {taken}");
+    // Three more overflows: the latest is reported.
+    touch_pages(3 * N as usize);
+    let got = take_all(Duration::from_secs(5), Duration::from_millis(100));
+    let later = now();
+    assert!(!got.is_empty());
+    let last = c.crossed_ns().unwrap();
+    assert!(first < last && last < later, "first {first}, last {last}, now {later}");
+    drop(c);
+    drain();
+}
+
 /// A thread started while the counter is armed keeps the period of that
 /// moment (its inherited copy is out of reach of re-arming): armed at 1, its
 /// every fault signals, even after the parent is re-armed far away. `mute`

@@ -6,6 +6,7 @@
 //! `sigtimedwait` and otherwise polls.
 
 pub mod perf;
+pub mod perf_ring;
 pub mod shm;
 
 use std::fmt;
@@ -78,8 +79,8 @@ pub trait Counter: Send {
     }
     /// When the count last crossed the armed threshold, as the counted
     /// program saw it (CLOCK_MONOTONIC ns), if the source records it: the
-    /// start of the end-to-end reaction (counter pages do; a perf event's
-    /// overflow time is not read here).
+    /// start of the end-to-end reaction (counter pages: the program's
+    /// timestamp; perf events: the overflow sample's time, `perf_ring.rs`).
     fn crossed_ns(&self) -> Option<u64> {
         None
     }

@@ -75,6 +75,7 @@
 //! regulator [`Counter::mute`]s a counter that signals before its armed count
 //! several times in one period, and polls it instead.
 
+use super::perf_ring::{Ring, SAMPLE_TID, SAMPLE_TIME};
 use super::{overflow_signal, Counter, CounterError, Counts, Notification};
 use std::fs;
 use std::io;
@@ -105,13 +106,14 @@ const LL_WRITE_MISS: u64 = CACHE_LL | (CACHE_OP_WRITE << 8) | (CACHE_RESULT_MISS
 
 const FORMAT_TOTAL_TIME_ENABLED: u64 = 1;
 const FORMAT_TOTAL_TIME_RUNNING: u64 = 2;
-const SAMPLE_TID: u64 = 1 << 1;
 const SAMPLE_READ: u64 = 1 << 4;
 
 // Bits of the attr flag word.
 const ATTR_INHERIT: u64 = 1 << 1;
 const ATTR_PINNED: u64 = 1 << 2;
 const ATTR_EXCLUDE_KERNEL: u64 = 1 << 5;
+/// Sample times on `clockid` (CLOCK_MONOTONIC here) instead of perf's clock.
+const ATTR_USE_CLOCKID: u64 = 1 << 25;
 
 const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 1 << 3;
 
@@ -131,8 +133,8 @@ struct FOwnerEx {
     pid: libc::pid_t,
 }
 
-/// `struct perf_event_attr` up to `config1` (PERF_ATTR_SIZE_VER0, 64 bytes):
-/// every field used here lives in this part, and every kernel accepts it.
+/// `struct perf_event_attr` up to `clockid` (PERF_ATTR_SIZE_VER3, 96 bytes,
+/// Linux 4.1): every field used here lives in this part.
 #[repr(C)]
 #[derive(Default)]
 struct Attr {
@@ -146,9 +148,14 @@ struct Attr {
     wakeup_events: u32,
     bp_type: u32,
     config1: u64,
+    config2: u64,
+    branch_sample_type: u64,
+    sample_regs_user: u64,
+    sample_stack_user: u32,
+    clockid: i32,
 }
 
-const _: () = assert!(std::mem::size_of::<Attr>() == 64);
+const _: () = assert!(std::mem::size_of::<Attr>() == 96);
 
 /// The overflow period of a disarmed event: never reached (2^62 events or ns).
 /// The kernel clamps it to the PMU's counter width and re-arms silently.
@@ -326,6 +333,47 @@ pub struct PerfCounter {
     multiplexed: bool,
     /// The writes event is a sampling event too (it notifies and is armed).
     writes_notify: bool,
+    /// Per notifying event, its timer: when it overflowed (`perf_ring.rs`).
+    timers: Vec<Timer>,
+}
+
+/// A copy of a notifying event that only records when it overflows: armed
+/// with the same period, not inherited (the kernel maps no ring buffer for
+/// an inherited per-task event), no signal, a sample with the time
+/// (CLOCK_MONOTONIC) in its ring at each overflow. For a per-task counter it
+/// counts the task's first thread only: its overflow is the crossing of a
+/// one-thread program (the loads, the periodic workers), and later than the
+/// group's for a program whose other threads count too.
+struct Timer {
+    fd: OwnedFd,
+    ring: Ring,
+}
+
+fn open_timer(event: &Event, target: Target) -> io::Result<Timer> {
+    let mut attr = Attr {
+        kind: event.kind,
+        size: std::mem::size_of::<Attr>() as u32,
+        config: event.config,
+        sample_period: DISARMED,
+        sample_type: SAMPLE_TIME,
+        flags: ATTR_USE_CLOCKID,
+        clockid: libc::CLOCK_MONOTONIC,
+        ..Attr::default()
+    };
+    if !event.is_software() {
+        attr.flags |= ATTR_EXCLUDE_KERNEL | ATTR_PINNED;
+    }
+    let fd = sys_open(&attr, target).or_else(|e| {
+        // As the counted event: user-mode only where the kernel asks.
+        if event.is_software() && matches!(errno_of(&e), libc::EACCES | libc::EPERM) {
+            attr.flags |= ATTR_EXCLUDE_KERNEL;
+            sys_open(&attr, target)
+        } else {
+            Err(e)
+        }
+    })?;
+    let ring = Ring::map(fd.as_raw_fd(), SAMPLE_TIME)?;
+    Ok(Timer { fd, ring })
 }
 
 fn errno_of(e: &io::Error) -> i32 {
@@ -477,7 +525,20 @@ pub fn open(spec: &EventSpec, target: Target, notify: bool) -> Result<PerfCounte
             Err(e) => return Err(e),
         }
     }
-    let mut counter = PerfCounter { spec: spec.clone(), target, reads, writes, notify, notes, multiplexed: false, writes_notify };
+    let mut counter = PerfCounter { spec: spec.clone(), target, reads, writes, notify, notes, multiplexed: false, writes_notify, timers: Vec::new() };
+    if counter.notify {
+        // The overflows' times (the end-to-end reaction's start), where the kernel gives them.
+        for event in std::iter::once(&spec.reads).chain(spec.writes.as_ref().filter(|_| counter.writes_notify)) {
+            match open_timer(event, target) {
+                Ok(t) => counter.timers.push(t),
+                Err(e) => {
+                    counter.notes.push(format!("overflow times not read ({e}): end-to-end reaction not measured"));
+                    counter.timers.clear();
+                    break;
+                }
+            }
+        }
+    }
     if counter.notify {
         counter.notify_this_thread()?;
         set_async(counter.reads.as_raw_fd())?;
@@ -680,6 +741,12 @@ impl Counter for PerfCounter {
         let writes = self.notifying_writes();
         let per_event = |n: u64| if writes.is_some() { n.div_ceil(2) } else { n };
         let period = after.map_or(DISARMED, |n| per_event(n).clamp(1, DISARMED));
+        // Keep the rings from filling (their latest time is remembered), and
+        // count down from the same moment as the events they time.
+        for t in &self.timers {
+            t.ring.drain();
+            self.set_period(t.fd.as_raw_fd(), period)?;
+        }
         self.set_period(self.reads.as_raw_fd(), period)?;
         if let Some(fd) = writes {
             self.set_period(fd, period)?;
@@ -689,6 +756,10 @@ impl Counter for PerfCounter {
 
     fn notification(&self) -> Option<Notification> {
         self.notify.then(|| Notification::Fd { signal: overflow_signal(), fd: self.reads.as_raw_fd() })
+    }
+
+    fn crossed_ns(&self) -> Option<u64> {
+        self.timers.iter().map(|t| t.ring.drain()).max().filter(|&t| t > 0)
     }
 
     fn mute(&mut self) -> Result<(), CounterError> {
