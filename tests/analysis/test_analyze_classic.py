@@ -225,3 +225,40 @@ def test_cbs_servers_by_hand_on_both_sides(tmp_path):
     # 0.4 + 0.7 = 1.1 > 1: neither reservation is sure; no bounds.
     r = criticore.analyze(cbs(7)).json
     assert set(bounds(r).values()) == {None} and r["schedulable"] is False
+
+
+def test_explain_splits_a_bound_into_terms_that_sum_to_it(tmp_path):
+    # Buttazzo's RM example (1, 4), (2, 6), (3, 10): R3 = 3 + 3·1 + 2·2 = 10 ms.
+    f = tmp_path / "rm.toml"
+    f.write_text(
+        "[platform]\ncores = 1\n"
+        '[[task]]\nname = "a"\ncore = 0\nperiod = "4ms"\npet = "1ms"\n'
+        '[[task]]\nname = "b"\ncore = 0\nperiod = "6ms"\npet = "2ms"\n'
+        '[[task]]\nname = "c"\ncore = 0\nperiod = "10ms"\npet = "3ms"\n'
+    )
+    r = cli("analyze", str(f), "--explain", "c", "--json")
+    assert r.returncode == 0, r.stderr
+    e = json.loads(r.stdout)["explain"]
+    assert (e["bound_ns"], e["terms"]["own_pet_ns"], e["terms"]["higher_pet_ns"]) == (10_000_000, 3_000_000, 7_000_000)
+    assert e["largest_term"] == "higher_pet_ns"
+    r = cli("analyze", str(f), "--explain", "c")
+    assert r.returncode == 0 and "higher-priority PETs" in r.stdout and "= bound" in r.stdout, r.stdout
+    # An unknown task, and the MC² analysis: one line, exit 2.
+    r = cli("analyze", str(f), "--explain", "zz")
+    assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and 'no task named "zz"' in r.stderr, r.stderr
+    r = cli("analyze", str(ROOT / "examples" / "mc2-llc-heavy.toml"), "--explain", "x")
+    assert r.returncode == 2 and "--explain" in r.stderr, r.stderr
+
+
+def test_explain_with_memory_stalls_names_every_term_of_the_example():
+    # examples/memguard-bombs.toml: the real-time task beside three bombs
+    # under MemGuard; its terms sum to its bound and include every memory term.
+    r = cli("analyze", str(ROOT / "examples" / "memguard-bombs.toml"), "--explain", "rt", "--json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    e = report["explain"]
+    t = e["terms"]
+    window = sum(v for k, v in t.items() if k.endswith("_ns") and k != "earlier_releases_ns")
+    assert window - t["earlier_releases_ns"] == e["bound_ns"]
+    assert t["own_pet_ns"] == e["pet_ns"] * t["jobs"]
+    assert t["own_interference_ns"] > 0 and t["own_cold_ns"] > 0 and t["regulation_ns"] > 0

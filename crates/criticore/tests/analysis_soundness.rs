@@ -61,6 +61,10 @@ fn check(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: Schedule
     }
     for (i, t) in system.tasks.iter().enumerate() {
         let row = a.tasks.iter().find(|b| b.task == t.name).expect("a row per task");
+        // `analyze --explain`: the terms fill the window exactly.
+        if let (Some(terms), Some(bound)) = (row.terms, row.bound_ns) {
+            assert_eq!(terms.window_ns() - terms.earlier_releases_ns, bound, "{label} seed {seed}: {}'s terms {terms:?}\n{text}", t.name);
+        }
         let unfinished = r.unfinished.iter().filter(|u| u.task as usize == i).map(|u| HORIZON_NS - u.release_ns).max().unwrap_or(0);
         let observed = r.per_task[i].max_response_ns.max(unfinished);
         if a.schedulable == Some(true) {

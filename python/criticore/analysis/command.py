@@ -10,6 +10,7 @@ from rich.console import Console
 
 from criticore.analysis import analyze as analyze_system
 from criticore.analysis import check_sim as cs
+from criticore.analysis import explain as ex
 from criticore.cli_common import SCHEDULER_HELP, duration_option, fail
 from criticore.errors import InputError
 from criticore.render import render_analysis, render_task_bounds
@@ -22,6 +23,7 @@ def analyze(
     scheduler: str = typer.Option(None, "--scheduler", "-s", help=SCHEDULER_HELP),
     check_sim: bool = typer.Option(False, "--check-sim", help="Also simulate the file under the same scheduler and print each bound beside the simulated maximum response (exit 1 if one is exceeded)."),
     duration: str = typer.Option("10s", "--duration", "-d", help="--check-sim: simulated time."),
+    explain: str = typer.Option(None, "--explain", help="Split TASK's bound into its terms: its PETs, memory interference, cold starts, higher-priority demand, reloads, regulation stalls, blocking."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
 ) -> None:
     """Schedulability analysis: MC² (Levels A, B, C, the four configurations, the Level-A tables) or, for other schedulers, per-task response-time bounds."""
@@ -31,6 +33,7 @@ def analyze(
         if check_sim and report["scheduler"] == "mc2":
             reason = "the MC² analysis gives no per-task response bounds to check; use --scheduler with another test"
             raise InputError(f"{file}: --check-sim: {reason}", str(file), "--check-sim", reason)
+        explained = None if explain is None else ex.explanation(str(file), report, explain)
         if check_sim:
             simulated = run.simulate(file, duration_ns, scheduler=report["scheduler"])
             report["check_sim"] = cs.rows(report, simulated.report)
@@ -38,7 +41,11 @@ def analyze(
     except InputError as e:
         fail(e)
     if as_json:
+        if explained is not None:
+            report["explain"] = explained
         print(json.dumps(report, indent=2))
+    elif explained is not None:
+        ex.render_explain(Console(), str(file), report, explained)
     elif report["scheduler"] == "mc2":
         render_analysis(Console(), str(file), report)
     else:

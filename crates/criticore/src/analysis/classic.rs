@@ -51,6 +51,48 @@ pub struct TaskBound {
     pub schedulable: Option<bool>,
     /// Why there is no bound, or what the bound rests on.
     pub note: Option<String>,
+    /// What the bound is made of (fixed priority on a core or in a server).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terms: Option<BoundTerms>,
+}
+
+/// A fixed-priority bound split by kind (`analyze --explain`): the demand in
+/// the window [0, w) that ends with the worst job, job `jobs − 1` of the
+/// busy period, released `earlier_releases_ns` after it opens. The terms
+/// sum to w, and w − earlier_releases_ns is the bound. PETs include a job's
+/// memory time alone (docs/memory-model.md item 1); what co-runners on other
+/// cores add is interference.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct BoundTerms {
+    /// The task's own jobs in the window.
+    pub jobs: u64,
+    /// Their PETs.
+    pub own_pet_ns: u64,
+    /// What memory interference from the other cores adds to them (fluid model, worst case).
+    pub own_interference_ns: u64,
+    /// Their cold starts: lines of the task others may evict between its jobs.
+    pub own_cold_ns: u64,
+    /// The higher-priority jobs released in the window: their PETs.
+    pub higher_pet_ns: u64,
+    /// Their memory interference and cold starts.
+    pub higher_interference_ns: u64,
+    /// The reloads their preemptions cost the tasks they preempt.
+    pub reload_ns: u64,
+    /// MemGuard's budget stalls in the window.
+    pub regulation_ns: u64,
+    /// Blocking by lower-priority work (none in these models: fully preemptive).
+    pub blocking_ns: u64,
+    /// Time the supply (a server) does not give the task's level in the window.
+    pub supply_wait_ns: u64,
+    /// How long after the window opens the worst job is released (q·T).
+    pub earlier_releases_ns: u64,
+}
+
+impl BoundTerms {
+    /// The window w the terms fill.
+    pub fn window_ns(&self) -> u64 {
+        self.own_pet_ns + self.own_interference_ns + self.own_cold_ns + self.higher_pet_ns + self.higher_interference_ns + self.reload_ns + self.regulation_ns + self.blocking_ns + self.supply_wait_ns
+    }
 }
 
 /// A core's or a server's result.
@@ -95,6 +137,7 @@ fn row(system: &TaskSystem, i: usize, on: String, bound_ns: Option<u64>, note: O
         schedulable: Some(bound_ns.is_some_and(|b| b <= t.deadline_ns)),
         bound_ns,
         note,
+        terms: None,
     }
 }
 
@@ -141,10 +184,24 @@ fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str) -> 
     (0..ordered.len())
         .map(|k| {
             let hp: Vec<FpTask> = ordered[..k].iter().map(|&i| fp(i)).collect();
-            match fp_rta::response_time(fp(ordered[k]), &hp, supply) {
-                Ok(bound) => {
-                    let note = bound.is_none().then(|| unbounded(fp(ordered[k]), &hp, supply, 0.0, Cost::PET));
-                    row(system, ordered[k], on.to_string(), bound, note)
+            let own = fp(ordered[k]);
+            match fp_rta::worst_window(own, &hp, supply, 0.0, |_, _| 0) {
+                Ok(window) => {
+                    let note = window.is_none().then(|| unbounded(own, &hp, supply, 0.0, Cost::PET));
+                    let mut r = row(system, ordered[k], on.to_string(), window.map(|w| w.response_ns), note);
+                    r.terms = window.map(|win| {
+                        let n = |t: &FpTask| win.w.div_ceil(t.period_ns) * t.pet_ns;
+                        let mut terms = BoundTerms {
+                            jobs: win.q + 1,
+                            own_pet_ns: (win.q + 1) * own.pet_ns,
+                            higher_pet_ns: hp.iter().map(n).sum(),
+                            earlier_releases_ns: win.q * own.period_ns,
+                            ..BoundTerms::default()
+                        };
+                        terms.supply_wait_ns = win.w - terms.window_ns();
+                        terms
+                    });
+                    r
                 }
                 Err(why) => not_decided(system, ordered[k], on.to_string(), why),
             }
@@ -264,10 +321,32 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
                 let rate = mem.costs[i].requests / own.period_ns as f64 + hp_requests.iter().map(|&(r, t)| r / t as f64).sum::<f64>();
                 rate * period as f64 / budget.max(1) as f64
             });
-            let bound = match fp_rta::response_time_with(own, &hp, Supply::Dedicated, stalled, stall) {
-                Ok(bound) => bound,
+            let window = match fp_rta::worst_window(own, &hp, Supply::Dedicated, stalled, stall) {
+                Ok(window) => window,
                 Err(why) => return not_decided(system, i, on.to_string(), why),
             };
+            let bound = window.map(|w| w.response_ns);
+            let terms = window.map(|win| {
+                let (q1, cost) = (win.q + 1, &mem.costs[i]);
+                let pet_i = pet(system, i);
+                let mut terms = BoundTerms {
+                    jobs: q1,
+                    own_pet_ns: q1 * pet_i,
+                    own_cold_ns: q1 * cost.cold_ns,
+                    own_interference_ns: q1 * cost.time_ns.saturating_sub(pet_i + cost.cold_ns),
+                    regulation_ns: stall(win.q, win.w),
+                    earlier_releases_ns: win.q * own.period_ns,
+                    ..BoundTerms::default()
+                };
+                for (h, f) in hp.iter().enumerate() {
+                    let (x, jobs) = (ordered[h], win.w.div_ceil(f.period_ns));
+                    let pet_x = pet(system, x);
+                    terms.higher_pet_ns += jobs * pet_x;
+                    terms.higher_interference_ns += jobs * mem.costs[x].time_ns.saturating_sub(pet_x);
+                    terms.reload_ns += jobs * (f.pet_ns - mem.costs[x].time_ns);
+                }
+                terms
+            });
             // What the bound rests on, for this task's own memory; a task without a
             // memory profile gets no memory note.
             let own_memory = system.tasks[i].memory.is_some();
@@ -278,7 +357,7 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
                 Some(_) if memguard.is_some() => Some("with memory stalls (fluid model) and MemGuard's budget stalls".to_string()),
                 Some(_) => Some("with memory stalls (fluid model, unregulated)".to_string()),
             };
-            row(system, i, on.to_string(), bound, note)
+            TaskBound { terms, ..row(system, i, on.to_string(), bound, note) }
         })
         .collect()
 }
@@ -555,6 +634,32 @@ mod tests {
         let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
         let r = analyze(&system, SchedulerKind::Pfp).unwrap();
         r.tasks.into_iter().map(|t| (t.task, t.note)).collect()
+    }
+
+    #[test]
+    fn a_bound_splits_into_its_terms() {
+        // Buttazzo's RM example (1, 4), (2, 6), (3, 10): R3 = 3 + ⌈10/4⌉·1 +
+        // ⌈10/6⌉·2 = 3 + 3 + 4 = 10: its own 3 ms and 7 ms of the others.
+        let text = "[platform]\ncores = 1\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"4ms\"\npet = \"1ms\"\n\
+            [[task]]\nname = \"b\"\ncore = 0\nperiod = \"6ms\"\npet = \"2ms\"\n\
+            [[task]]\nname = \"c\"\ncore = 0\nperiod = \"10ms\"\npet = \"3ms\"\n";
+        let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
+        let r = analyze(&system, SchedulerKind::Pfp).unwrap();
+        let c = r.tasks.iter().find(|t| t.task == "c").unwrap();
+        let ms = 1_000_000;
+        assert_eq!(c.bound_ns, Some(10 * ms));
+        assert_eq!(c.terms, Some(BoundTerms { jobs: 1, own_pet_ns: 3 * ms, higher_pet_ns: 7 * ms, ..BoundTerms::default() }));
+        // Lehoczky's (62, 100) below (26, 70): the worst is job 4 of the busy
+        // period (fp_rta's test): window 518 from 0, released at 400, R = 118
+        // = 5·62 own + 8·26 higher − 400.
+        let text = "[platform]\ncores = 1\n\
+            [[task]]\nname = \"hi\"\ncore = 0\nperiod = \"70ms\"\npet = \"26ms\"\n\
+            [[task]]\nname = \"lo\"\ncore = 0\nperiod = \"100ms\"\npet = \"62ms\"\n";
+        let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
+        let lo = analyze(&system, SchedulerKind::Pfp).unwrap().tasks.into_iter().find(|t| t.task == "lo").unwrap();
+        assert_eq!(lo.bound_ns, Some(118 * ms));
+        assert_eq!(lo.terms, Some(BoundTerms { jobs: 5, own_pet_ns: 310 * ms, higher_pet_ns: 208 * ms, earlier_releases_ns: 400 * ms, ..BoundTerms::default() }));
     }
 
     #[test]

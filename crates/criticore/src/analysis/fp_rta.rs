@@ -57,6 +57,20 @@ pub fn response_time(task: FpTask, higher: &[FpTask], supply: Supply) -> Result<
 /// closes. The CPU utilization is compared exactly; `extra_share` comes from
 /// the fluid model (real-valued) and only ends the search early.
 pub fn response_time_with(task: FpTask, higher: &[FpTask], supply: Supply, extra_share: f64, extra: impl Fn(u64, u64) -> u64) -> Result<Option<u64>, NotDecided> {
+    Ok(worst_window(task, higher, supply, extra_share, extra)?.map(|w| w.response_ns))
+}
+
+/// The window of the worst job: job `q` of the busy period (from 0) ends the
+/// window [0, w), and its response is w − q·T (`analyze --explain` splits w).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub q: u64,
+    pub w: u64,
+    pub response_ns: u64,
+}
+
+/// As [`response_time_with`], with the window its bound comes from.
+pub fn worst_window(task: FpTask, higher: &[FpTask], supply: Supply, extra_share: f64, extra: impl Fn(u64, u64) -> u64) -> Result<Option<Window>, NotDecided> {
     if cmp_rate(task, higher, supply) == Ordering::Greater {
         return Ok(None);
     }
@@ -70,7 +84,7 @@ pub fn response_time_with(task: FpTask, higher: &[FpTask], supply: Supply, extra
             + extra(q, w) as u128
     };
     let not_decided = NotDecided { limit: MAX_JOBS, of: "jobs of the busy period" };
-    let mut worst = 0u64;
+    let mut worst = Window { q: 0, w: 0, response_ns: 0 };
     let mut w = 0u64;
     for q in 0..MAX_JOBS {
         // Start from the previous job's completion: w only grows with q.
@@ -87,7 +101,10 @@ pub fn response_time_with(task: FpTask, higher: &[FpTask], supply: Supply, extra
             w = next;
         }
         let release = q as u128 * task.period_ns as u128;
-        worst = worst.max((w as u128 - release) as u64);
+        let response = (w as u128 - release) as u64;
+        if q == 0 || response > worst.response_ns {
+            worst = Window { q, w, response_ns: response };
+        }
         if w as u128 <= release + task.period_ns as u128 {
             return Ok(Some(worst));
         }

@@ -1,0 +1,76 @@
+"""`criticore analyze --explain TASK`: one task's bound split into its terms
+(`analysis::classic::BoundTerms`: the demand in the window that ends with the
+task's worst job)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from criticore.errors import InputError
+from criticore.render import rule, table
+from criticore.units import duration_text
+
+#: The terms in the order they are printed, with what each is.
+TERMS = [
+    ("own_pet_ns", "its own PETs"),
+    ("own_interference_ns", "memory interference on them (other cores, fluid model)"),
+    ("own_cold_ns", "cold starts (its lines evicted between its jobs)"),
+    ("higher_pet_ns", "higher-priority PETs"),
+    ("higher_interference_ns", "higher-priority memory interference and cold starts"),
+    ("reload_ns", "preemption reloads"),
+    ("regulation_ns", "MemGuard budget stalls"),
+    ("blocking_ns", "blocking by lower-priority work"),
+    ("supply_wait_ns", "time its server does not run"),
+]
+
+
+def explanation(file: str, report: dict, task: str) -> dict:
+    """The row of `task` with its terms, as `--json` adds it; InputError if
+    the task is not in the report or the analysis gives no bounds to split."""
+    if report["scheduler"] == "mc2":
+        reason = "the MC² analysis gives no per-task response bounds to explain; use --scheduler with another test"
+        raise InputError(f"{file}: --explain: {reason}", file, "--explain", reason)
+    row = next((r for r in report["tasks"] if r["task"] == task), None)
+    if row is None:
+        names = ", ".join(r["task"] for r in report["tasks"])
+        reason = f'no task named "{task}" (tasks: {names})'
+        raise InputError(f"{file}: --explain: {reason}", file, "--explain", reason)
+    out = {k: row[k] for k in ("task", "on", "pet_ns", "deadline_ns", "bound_ns", "schedulable", "note")}
+    out["terms"] = row.get("terms")
+    if out["terms"] is not None:
+        t = out["terms"]
+        # The largest term besides the task's own PETs: what to look at first.
+        rest = [(t[k], k) for k, _ in TERMS if k != "own_pet_ns" and t[k] > 0]
+        out["largest_term"] = max(rest)[1] if rest else None
+    return out
+
+
+def render_explain(console: Console, file: str, report: dict, e: dict) -> None:
+    rule(console, f"[bold]{escape(file)}[/] — {report['scheduler']}: {escape(e['task'])} on {escape(e['on'])}")
+    if e["terms"] is None:
+        why = e["note"] or f"the {report['scheduler']} test gives a verdict, not a response split into terms"
+        console.print(f"  no bound to split: {escape(why)}")
+        return
+    t = e["terms"]
+    window = sum(t[k] for k, _ in TERMS)
+    tab = table(f"What the bound is made of: the window that ends with its worst job ({t['jobs']} of its jobs)")
+    tab.add_column("term")
+    tab.add_column("time", justify="right")
+    tab.add_column("share", justify="right")
+    for key, label in TERMS:
+        if t[key] or key in ("own_pet_ns", "higher_pet_ns"):
+            tab.add_row(Text(label), duration_text(t[key]), f"{t[key] / window:.1%}" if window else "—")
+    tab.add_row(Text("window"), duration_text(window), "")
+    if t["earlier_releases_ns"]:
+        tab.add_row(Text("− its worst job's release in the window"), duration_text(t["earlier_releases_ns"]), "")
+    tab.add_row(Text("= bound"), duration_text(e["bound_ns"]), "")
+    console.print(tab)
+    verdict = "within" if e["schedulable"] else "past"
+    console.print(f"  bound {duration_text(e['bound_ns'])}, {verdict} its deadline {duration_text(e['deadline_ns'])}")
+    if e.get("largest_term"):
+        label = dict(TERMS)[e["largest_term"]]
+        console.print(f"  largest term besides its own PETs: {label}, {duration_text(t[e['largest_term']])}")
+    if e["note"]:
+        console.print(f"  note: {escape(e['note'])}")
