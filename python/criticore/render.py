@@ -77,10 +77,11 @@ def render_task_bounds(console: Console, file: str, r: dict) -> None:
         console.print(f"  note: {escape(note)}")
     console.print("  verdict:", _verdict(r["schedulable"], "not decided"))
     if "check_sim" in r:
-        _render_check_sim(console, r)
+        render_check_sim(console, r)
 
 
-def _render_check_sim(console: Console, r: dict) -> None:
+def render_check_sim(console: Console, r: dict) -> None:
+    """Each task's bound beside the simulated worst response (`analyze --check-sim`)."""
     t = table(f"Bound vs simulation ({duration_text(r['check_sim_duration_ns'])} simulated, same scheduler)")
     t.add_column("task")
     t.add_column("bound", justify="right")

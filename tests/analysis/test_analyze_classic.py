@@ -105,7 +105,6 @@ def test_bad_requests_are_one_line(tmp_path):
     f = tmp_path / "p.toml"
     f.write_text(PFP)
     one_line(cli("analyze", f, "--scheduler", "lottery"), "--scheduler", "lottery")
-    one_line(cli("analyze", ROOT / "examples/mc2-llc-heavy.toml", "--check-sim"), "--check-sim", "MC²")
     g = tmp_path / "global.toml"
     g.write_text(PFP.replace("core = 0\n", "", 1))
     one_line(cli("analyze", g, "--scheduler", "pfp"), "task[0].core", "pfp")
@@ -262,3 +261,21 @@ def test_explain_with_memory_stalls_names_every_term_of_the_example():
     assert window - t["earlier_releases_ns"] == e["bound_ns"]
     assert t["own_pet_ns"] == e["pet_ns"] * t["jobs"]
     assert t["own_interference_ns"] > 0 and t["own_cold_ns"] > 0 and t["regulation_ns"] > 0
+
+
+def test_mc2_files_get_per_task_bounds_that_check_sim_holds():
+    # examples/mc2-llc-light.toml, core 3: T1@cpu3 (Level A) has the table's
+    # first slot, [0, 5 ms): bound 5 ms. Level C tasks: deadline + x + e.
+    r = criticore.analyze(ROOT / "examples/mc2-llc-light.toml").json
+    rows = {t["task"]: t for t in r["tasks"]}
+    table = next(t for t in r["level_a_tables"] if t["core"] == 3)
+    slot = next(s for s in table["slots"] if s["task"] == "T1@cpu3" and s["job"] == 1)
+    assert rows["T1@cpu3"]["bound_ns"] == slot["start_ns"] + slot["length_ns"] == 5 * MS
+    c = r["levels"]["C"]
+    for t in c["tardiness_bounds"]:
+        assert rows[t["task"]]["bound_ns"] == rows[t["task"]]["deadline_ns"] + t["bound_ns"], t
+    # Every bound holds in the simulation of the same file (MC² scheduler, Level-C PETs).
+    p = cli("analyze", ROOT / "examples/mc2-llc-light.toml", "--check-sim", "--duration", "3s", "--json")
+    assert p.returncode == 0, p.stderr
+    check = json.loads(p.stdout)["check_sim"]
+    assert len(check) == len(r["tasks"]) and all(x["holds"] for x in check if x["bound_ns"] is not None), check

@@ -19,6 +19,7 @@
 //!   PETs the supply the bound assumes would not be there.
 
 use criticore::analysis::mc2::{analyze, Mc2Result};
+use criticore::analysis::mc2_bounds::task_bounds;
 use criticore::analysis::Provisioning;
 use criticore::generate::{mc2_uniform, Mc2UniformParams};
 use criticore::model::validate::lcm;
@@ -85,14 +86,21 @@ fn run(case: &Case, exec: ExecModel, duration_ns: u64, record_jobs: bool) -> Sim
 /// released on time, finishes, and finishes by its deadline.
 fn assert_no_ab_miss(exec: ExecModel, hyperperiods: u64) {
     let mut jobs = 0u64;
+    let mut bounded = 0u64;
     for case in cases() {
         let end = hyperperiods * case.hyperperiod_ns;
         let result = run(case, exec, end, false);
+        // The per-task bounds `analyze --check-sim` compares (mc2_bounds.rs).
+        let bounds = task_bounds(&case.system, Provisioning::MC2_ISOLATED, &case.analysis);
         for (i, (task, stats)) in case.system.tasks.iter().zip(&result.per_task).enumerate() {
             if !matches!(task.level, Some(Level::A | Level::B)) {
                 continue;
             }
             let what = format!("seed {} ({exec:?}), task[{i}] {} (Level {:?}, core {:?})", case.seed, task.name, task.level, task.core);
+            if let Some(b) = bounds[i].bound_ns {
+                assert!(stats.max_response_ns <= b, "{what}: response {} ns above its bound {b} ns: {stats:?}", stats.max_response_ns);
+                bounded += 1;
+            }
             // Releases at 0, T, …, end − T; every deadline is at or before the end.
             assert_eq!(stats.released, end / task.period_ns, "{what}: {stats:?}");
             assert_eq!(stats.misses, 0, "{what}: deadline misses: {stats:?}");
@@ -104,6 +112,8 @@ fn assert_no_ab_miss(exec: ExecModel, hyperperiods: u64) {
         }
     }
     assert!(jobs > 10 * SYSTEMS as u64, "only {jobs} A/B jobs checked");
+    // Level A always has its table's bound; Level B one where the response fits its period.
+    assert!(bounded > 2 * SYSTEMS as u64, "only {bounded} A/B tasks had a bound");
 }
 
 #[test]
@@ -128,6 +138,7 @@ fn assert_level_c_within_bounds(cases: &[Case], label: &str) -> usize {
         systems += 1;
         let result = run(case, ExecModel::Pet(Level::C), end, true);
         let c = &case.analysis.level_c;
+        let bounds = task_bounds(&case.system, Provisioning::MC2_ISOLATED, &case.analysis);
         // A/B stay hard at Level-C PETs too (the generator's are at most the Level-B ones).
         for (i, task) in case.system.tasks.iter().enumerate() {
             if matches!(task.level, Some(Level::A | Level::B)) {
@@ -146,6 +157,7 @@ fn assert_level_c_within_bounds(cases: &[Case], label: &str) -> usize {
                 task.pet_at(Level::C)
             );
             assert!(stats.max_tardiness_ns <= bound, "{what}: observed tardiness {} ns: {stats:?}", stats.max_tardiness_ns);
+            assert_eq!(bounds[i].bound_ns, Some(task.deadline_ns + bound), "{what}: the per-task bound is deadline + tardiness");
             worst_ratio = worst_ratio.max(stats.max_tardiness_ns as f64 / bound as f64);
             misses += stats.misses;
             // Jobs still unfinished at the end: their tardiness is already at

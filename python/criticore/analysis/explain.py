@@ -29,9 +29,6 @@ TERMS = [
 def explanation(file: str, report: dict, task: str) -> dict:
     """The row of `task` with its terms, as `--json` adds it; InputError if
     the task is not in the report or the analysis gives no bounds to split."""
-    if report["scheduler"] == "mc2":
-        reason = "the MC² analysis gives no per-task response bounds to explain; use --scheduler with another test"
-        raise InputError(f"{file}: --explain: {reason}", file, "--explain", reason)
     row = next((r for r in report["tasks"] if r["task"] == task), None)
     if row is None:
         names = ", ".join(r["task"] for r in report["tasks"])

@@ -16,7 +16,12 @@ fn main() {
                 let lines = r.reads + r.writes;
                 let secs = r.elapsed_ns as f64 / 1e9;
                 let gb_s = if r.elapsed_ns > 0 { (lines * spec.line_bytes as u64) as f64 / r.elapsed_ns as f64 } else { 0.0 };
-                println!("criticore load: {lines} lines of {} B in {secs:.3} s ({gb_s:.3} GB/s), buffer {} MiB", spec.line_bytes, spec.buffer_bytes >> 20);
+                let buffer = match spec.buffer_bytes {
+                    b if b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+                    b if b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+                    b => format!("{b} B"),
+                };
+                println!("criticore load: {lines} lines of {} B in {secs:.3} s ({gb_s:.3} GB/s), buffer {buffer}", spec.line_bytes);
             }
         }
         return;

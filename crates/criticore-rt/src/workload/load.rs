@@ -131,6 +131,9 @@ impl LoadSpec {
     }
 }
 
+/// The highest `--cpu` the front ends take (`MAX_CPU` of python/criticore/cli_common.py).
+pub const MAX_CPU: usize = 8191;
+
 /// The options of `criticore load`'s generator mode, as its two front ends
 /// take them: Python's `criticore load` and the native worker
 /// (`criticore-worker load ...`, which `criticore regulate` runs in its place).
@@ -187,7 +190,8 @@ impl LoadOptions {
     /// The words after `criticore load`, if they are only options the native
     /// worker runs: `--reads/-r`, `--delay`, `--bandwidth/-b`, `--duration/-d`,
     /// `--cpu/-c`, `--buffer`, `--fresh-pages`, `--pattern` (`--opt value` or
-    /// `--opt=value`), with valid values. Anything else is the Python
+    /// `--opt=value`), with values the Python command takes too (a positive
+    /// duration, a CPU up to [`MAX_CPU`]). Anything else is the Python
     /// command's to run (and to report).
     pub fn from_args(args: &[String]) -> Result<LoadOptions, String> {
         use criticore::model::units::{parse_bandwidth_bytes_per_s, parse_duration_ns, parse_size_bytes};
@@ -207,8 +211,14 @@ impl LoadOptions {
                 "--reads" | "-r" => o.reads = value()?.parse().map_err(|e| format!("--reads: {e}"))?,
                 "--delay" => o.delay = value()?.parse().map_err(|e| format!("--delay: {e}"))?,
                 "--bandwidth" | "-b" => o.bandwidth_bytes_per_s = Some(parse_bandwidth_bytes_per_s(&value()?).map_err(|e| format!("--bandwidth: {e}"))? as f64),
-                "--duration" | "-d" => o.duration_ns = Some(parse_duration_ns(&value()?).map_err(|e| format!("--duration: {e}"))?),
-                "--cpu" | "-c" => o.cpu = Some(value()?.parse().map_err(|e| format!("--cpu: {e}"))?),
+                "--duration" | "-d" => match parse_duration_ns(&value()?).map_err(|e| format!("--duration: {e}"))? {
+                    0 => return Err("--duration: must be positive".into()),
+                    d => o.duration_ns = Some(d),
+                },
+                "--cpu" | "-c" => match value()?.parse().map_err(|e| format!("--cpu: {e}"))? {
+                    c if c > MAX_CPU => return Err(format!("--cpu: must be 0 to {MAX_CPU}, got {c}")),
+                    c => o.cpu = Some(c),
+                },
                 "--buffer" => o.buffer_bytes = Some(parse_size_bytes(&value()?).map_err(|e| format!("--buffer: {e}"))? as usize),
                 "--pattern" => o.pattern(&value()?).map_err(|e| format!("--pattern: {e}"))?,
                 other => return Err(format!("{other}: not run natively")),

@@ -146,6 +146,7 @@ mod tests {
             &["-c", "1", "-r", "3", "--delay", "10", "-d", "2s", "--pattern", "random"],
             &["--buffer=1MiB", "--bandwidth=500MB/s", "--duration=1s", "--reads=10", "--pattern=stream"],
             &["-b", "1GB/s"],
+            &["--delay=5", "--cpu=8191", "--fresh-pages", "--pattern", "stream"],
         ] {
             let full = [&["criticore", "load"][..], words].concat();
             assert_eq!(native_command(&argv(&full)), Some(Native::Load(argv(words))), "{words:?}");
@@ -164,6 +165,16 @@ mod tests {
             &["--pattern", "zigzag"],
             &["--pattern", "random", "--fresh-pages"],
             &["--fresh-pages=yes"],
+            // Values Python's command refuses: no zero duration, no CPU past its bound.
+            &["--duration", "0s"],
+            &["--cpu", "8192"],
+            // Short options joined to their value, a flag after `--`, an extra word.
+            &["-r3"],
+            &["-b=1GB/s"],
+            &["--", "--buffer", "1MiB"],
+            &["--buffer", "1MiB", "extra"],
+            &["--buffer", "1MiB", "--unknown"],
+            &["--buf", "1MiB"],
         ] {
             let full = [&["criticore", "load"][..], words].concat();
             assert_eq!(native_command(&argv(&full)), None, "{words:?}");

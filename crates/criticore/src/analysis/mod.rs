@@ -18,6 +18,7 @@ pub mod level_a;
 pub mod level_b;
 pub mod level_c;
 pub mod mc2;
+pub mod mc2_bounds;
 pub mod memory;
 pub mod report;
 pub mod server_memory;

@@ -23,6 +23,9 @@ pub struct AnalysisReport {
     /// Tasks without an MC² level: not analyzed. Empty through
     /// [`super::analyze`], which refuses such a file; kept in the JSON schema.
     pub no_level: Vec<String>,
+    /// Per task, its response bound under configuration (i) (`mc2_bounds.rs`),
+    /// in the classic tests' row layout (`analyze --check-sim`).
+    pub tasks: Vec<super::classic::TaskBound>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -251,5 +254,6 @@ pub fn report(system: &TaskSystem) -> AnalysisReport {
         level_a_tables,
         best_effort: system.tasks.iter().filter(|t| t.level == Some(Level::D)).map(|t| t.name.clone()).collect(),
         no_level: system.tasks.iter().filter(|t| t.level.is_none()).map(|t| t.name.clone()).collect(),
+        tasks: super::mc2_bounds::task_bounds(system, prov, &main),
     }
 }
