@@ -6,6 +6,7 @@
 pub mod chase;
 pub mod load;
 pub mod periodic;
+pub mod phase;
 pub mod profile;
 pub mod sizing_cache;
 pub mod worker;

@@ -27,17 +27,8 @@ use criticore::policy::pet;
 use crate::workload::load::{Walker, LINES_PER_ITERATION};
 use crate::workload::sizing_cache::{PhaseKey, SizingCache};
 
-/// One phase of a job, as the walker runs it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PhaseWork {
-    /// Iterations of 10 lines (0 = compute only).
-    pub iterations: u64,
-    pub read_nb: u32,
-    /// Delay-loop rounds after each iteration (or, compute only, in total).
-    pub delay_nb: u64,
-    /// The work the file gives this phase (ns, alone).
-    pub work_ns: u64,
-}
+// Below both this file and the sizing store that remembers it.
+pub use super::phase::PhaseWork;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PeriodicSpec {

@@ -20,7 +20,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::workload::periodic::PhaseWork;
+use crate::workload::phase::PhaseWork;
 
 /// How long a sizing is reused (seconds).
 pub const VALID_S: u64 = 3_600;
