@@ -30,6 +30,11 @@ use crate::model::{Level, TaskSystem};
 /// One row per task of `system` (file order), from the MC² test `main` under `prov`.
 pub fn task_bounds(system: &TaskSystem, prov: Provisioning, main: &Mc2Result) -> Vec<TaskBound> {
     let tables: Vec<Option<CyclicTable>> = (0..system.platform.cores).map(|p| level_a::table(system, p, prov).ok()).collect();
+    task_bounds_with(system, prov, main, &tables)
+}
+
+/// As [`task_bounds`], with each core's Level-A table already made (the report's).
+pub fn task_bounds_with(system: &TaskSystem, prov: Provisioning, main: &Mc2Result, tables: &[Option<CyclicTable>]) -> Vec<TaskBound> {
     let c_tardiness = |i: usize| main.level_c.tasks.iter().position(|&t| t == i).and_then(|k| main.level_c.tardiness_bounds_ns[k]);
     (0..system.tasks.len())
         .map(|i| {

@@ -207,9 +207,12 @@ fn configuration(system: &TaskSystem, prov: Provisioning, label: &'static str) -
 pub fn report(system: &TaskSystem) -> AnalysisReport {
     let prov = Provisioning::MC2_ISOLATED;
     let main: Mc2Result = mc2::analyze(system, prov).expect("validated files carry every Level-ℓ PET a Level-ℓ test needs");
-    let level_a_tables = (0..system.platform.cores)
-        .map(|core| {
-            let table = level_a::table(system, core, prov);
+    let tables: Vec<_> = (0..system.platform.cores).map(|core| level_a::table(system, core, prov)).collect();
+    let tasks = super::mc2_bounds::task_bounds_with(system, prov, &main, &tables.iter().map(|t| t.as_ref().ok().cloned()).collect::<Vec<_>>());
+    let level_a_tables = tables
+        .into_iter()
+        .enumerate()
+        .map(|(core, table)| {
             let note = table.as_ref().err().map(|why| match why {
                 NoTable::MissingPet => "a Level-A PET is missing".to_string(),
                 NoTable::Overloaded => "Level A does not fit on this core".to_string(),
@@ -254,6 +257,6 @@ pub fn report(system: &TaskSystem) -> AnalysisReport {
         level_a_tables,
         best_effort: system.tasks.iter().filter(|t| t.level == Some(Level::D)).map(|t| t.name.clone()).collect(),
         no_level: system.tasks.iter().filter(|t| t.level.is_none()).map(|t| t.name.clone()).collect(),
-        tasks: super::mc2_bounds::task_bounds(system, prov, &main),
+        tasks,
     }
 }
