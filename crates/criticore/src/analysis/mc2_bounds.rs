@@ -26,6 +26,7 @@ use super::level_b;
 use super::mc2::Mc2Result;
 use super::Provisioning;
 use crate::model::{Level, TaskSystem};
+use crate::policy::provisioning::Charged;
 
 /// One row per task of `system` (file order), from the MC² test `main` under `prov`.
 pub fn task_bounds(system: &TaskSystem, prov: Provisioning, main: &Mc2Result) -> Vec<TaskBound> {
@@ -35,6 +36,17 @@ pub fn task_bounds(system: &TaskSystem, prov: Provisioning, main: &Mc2Result) ->
 
 /// As [`task_bounds`], with each core's Level-A table already made (the report's).
 pub fn task_bounds_with(system: &TaskSystem, prov: Provisioning, main: &Mc2Result, tables: &[Option<CyclicTable>]) -> Vec<TaskBound> {
+    // Per core: its A and B tasks at Level-B PETs, and Level A's busy intervals at them.
+    let per_core: Vec<Option<(Vec<Charged>, Vec<(u64, u64)>)>> = tables
+        .iter()
+        .enumerate()
+        .map(|(core, table)| {
+            let table = table.as_ref()?;
+            let charged = level_b::charged(system, core, prov)?;
+            let busy = a_busy(table, |i| charged.iter().find(|c| c.task == i).map_or(0, |c| c.pet_ns));
+            Some((charged, busy))
+        })
+        .collect();
     let c_tardiness = |i: usize| main.level_c.tasks.iter().position(|&t| t == i).and_then(|k| main.level_c.tardiness_bounds_ns[k]);
     (0..system.tasks.len())
         .map(|i| {
@@ -62,7 +74,7 @@ pub fn task_bounds_with(system: &TaskSystem, prov: Provisioning, main: &Mc2Resul
                     None => row(on(), None, Some(false), Some("Level A: no table for this core".into())),
                 },
                 Level::B => {
-                    let b = tables[core].as_ref().and_then(|table| level_b_bound(system, prov, table, core, i));
+                    let b = tables[core].as_ref().zip(per_core[core].as_ref()).and_then(|(table, (charged, busy))| level_b_bound(system, charged, busy, table.hyperperiod_ns, i));
                     let note = if b.is_some() { "Level B: rate-monotonic below the Level-A table" } else { "Level B: the response passes its period (or Level A has no table): no bound" };
                     row(on(), b, Some(b.is_some_and(|b| b <= t.deadline_ns)), Some(note.into()))
                 }
@@ -91,20 +103,19 @@ fn level_a_bound(table: &CyclicTable, task: usize, period_ns: u64) -> Option<u64
     worst
 }
 
-/// Level B's first-job response (None past its period).
-fn level_b_bound(system: &TaskSystem, prov: Provisioning, table: &CyclicTable, core: usize, task: usize) -> Option<u64> {
-    let charged = level_b::charged(system, core, prov)?;
+/// Level B's first-job response (None past its period), over the core's
+/// A and B tasks `charged` at Level-B PETs and Level A's `busy` intervals
+/// (hyperperiod `h`).
+fn level_b_bound(system: &TaskSystem, charged: &[Charged], busy: &[(u64, u64)], h: u64, task: usize) -> Option<u64> {
     let own = charged.iter().find(|c| c.task == task)?;
     // Rate-monotonic, ties by file order (the simulator's key).
     let higher: Vec<_> = charged
         .iter()
         .filter(|c| system.tasks[c.task].level == Some(Level::B) && (c.period_ns, c.task) < (own.period_ns, own.task))
         .collect();
-    let b_pet = |i: usize| charged.iter().find(|c| c.task == i).map_or(0, |c| c.pet_ns);
-    let busy = a_busy(table, b_pet);
     let mut w = own.pet_ns;
     loop {
-        let next = own.pet_ns + higher.iter().map(|h| w.div_ceil(h.period_ns) * h.pet_ns).sum::<u64>() + max_in_window(&busy, table.hyperperiod_ns, w);
+        let next = own.pet_ns + higher.iter().map(|h| w.div_ceil(h.period_ns) * h.pet_ns).sum::<u64>() + max_in_window(busy, h, w);
         if next > own.period_ns {
             return None;
         }
@@ -118,10 +129,18 @@ fn level_b_bound(system: &TaskSystem, prov: Provisioning, table: &CyclicTable, c
 /// Level A's busy intervals over one hyperperiod: each job's slots from the
 /// first, cut to `pet(task)` (its Level-B PET) in total.
 fn a_busy(table: &CyclicTable, pet: impl Fn(usize) -> u64) -> Vec<(u64, u64)> {
-    let mut left: std::collections::HashMap<(usize, u64), u64> = std::collections::HashMap::new();
+    // (task, job, time left): a job's slots are few and come in order.
+    let mut left: Vec<(usize, u64, u64)> = Vec::new();
     let mut busy = Vec::new();
     for s in &table.slots {
-        let rest = left.entry((s.task, s.job)).or_insert_with(|| pet(s.task));
+        let k = match left.iter().position(|&(t, j, _)| (t, j) == (s.task, s.job)) {
+            Some(k) => k,
+            None => {
+                left.push((s.task, s.job, pet(s.task)));
+                left.len() - 1
+            }
+        };
+        let rest = &mut left[k].2;
         let len = s.length_ns.min(*rest);
         *rest -= len;
         if len > 0 {
