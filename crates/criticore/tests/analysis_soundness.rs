@@ -149,6 +149,12 @@ fn fixed_priority_under_memguard_bounds_hold() {
 }
 
 #[test]
+fn fixed_priority_under_memguard_groups_bounds_hold() {
+    // Groups hold their tasks, not the core (the runtime's rule, the simulator's too).
+    run_with("pfp + memory + MemGuard groups", SchedulerKind::Pfp, 100, classic::system_with_memory_groups);
+}
+
+#[test]
 fn servers_with_memory_stalls_bounds_hold() {
     run_with("servers + memory (fluid, unregulated)", SchedulerKind::Servers, 300, |seed| classic::servers_with_memory(false, seed));
 }

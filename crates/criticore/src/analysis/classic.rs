@@ -23,14 +23,14 @@
 use super::edf_demand;
 use super::fp_rta::{self, FpTask};
 use super::gfp_rta;
-use super::memory::{self, job_costs, JobCost};
+use super::memory::{self, job_costs, task_core, JobCost};
 use super::server_memory::{self, Demand, ServerView};
 use super::exact::{cmp_sum, utilizations, Frac};
 use super::level_c::{restricted_supply_gedf, CoreSupply};
 use super::supply::Supply;
 use super::{Charged, NotDecided, Sporadic};
 use crate::error::FieldError;
-use crate::model::{Level, RegulationKind, ServerKind, TaskSystem};
+use crate::model::{BudgetGroup, Level, RegulationKind, ServerKind, TaskSystem};
 use crate::policy::{fixed_priority_ranks, server_of_tasks, SchedulerKind};
 use serde::Serialize;
 use std::cmp::Ordering;
@@ -263,6 +263,9 @@ struct Memory {
     memguard: Option<(Vec<u64>, u64)>,
     /// MRS memory budgets apply (servers).
     mrs: bool,
+    /// MemGuard budgets per group of tasks and the period (criticore's
+    /// extension: an exhausted group's tasks are held until the period ends).
+    groups: Option<(Vec<BudgetGroup>, u64)>,
 }
 
 /// What the bounds of `kind` must include: None when the simulator would run
@@ -273,13 +276,20 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
     if !system.tasks.iter().any(|t| t.memory.is_some()) {
         return Ok(None);
     }
-    let memory = |memguard, mrs| Ok(Some(Memory { costs: job_costs(system), memguard, mrs }));
+    let memory = |memguard, mrs| Ok(Some(Memory { costs: job_costs(system), memguard, mrs, groups: None }));
     match (kind, &system.regulation) {
         (SchedulerKind::Pfp, None) => memory(None, false),
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && !r.budgets.is_empty() => memory(Some((r.budgets.clone(), r.period_ns)), false),
+        // Reclaim may take a group below its budget: no bound counts on Q then.
+        (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && !r.groups.is_empty() && !r.memguard.reclaim => {
+            Ok(Some(Memory { costs: job_costs(system), memguard: None, mrs: false, groups: Some((r.groups.clone(), r.period_ns)) }))
+        }
         (SchedulerKind::Servers, _) if system.servers.iter().any(|s| s.kind == ServerKind::Cbs) => Err("CPU only: no memory-aware bound for CBS servers yet".into()),
         (SchedulerKind::Servers, None) => memory(None, false),
         (SchedulerKind::Servers, Some(r)) if r.kind == RegulationKind::Mrs => memory(None, true),
+        (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && !r.groups.is_empty() => {
+            Err("CPU only: no memory-aware bound with MemGuard's reclaim (a group may run below its budget)".into())
+        }
         (SchedulerKind::Pfp | SchedulerKind::Servers, Some(r)) => Err(format!("CPU only: no memory-aware bound under {} regulation yet", r.kind.name())),
         _ => Err("CPU only: memory stalls and regulation are not in these bounds".into()),
     }
@@ -294,8 +304,22 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
         Some((budgets, period)) if ordered.iter().any(|&i| mem.costs[i].requests > 0.0) => Some((budgets.get(core).copied().unwrap_or(0), *period)),
         _ => None,
     };
+    // Each task's bound as found, for the tasks below it.
+    let mut found: Vec<Option<u64>> = Vec::with_capacity(ordered.len());
     (0..ordered.len())
         .map(|k| {
+            let row = fp_with_memory_one(system, ordered, core, on, mem, memguard, k, &found);
+            found.push(row.bound_ns);
+            row
+        })
+        .collect()
+}
+
+/// [`fp_with_memory`] for `ordered[k]`, below tasks whose bounds are `found`.
+#[allow(clippy::too_many_arguments)]
+fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &str, mem: &Memory, memguard: Option<(u64, u64)>, k: usize, found: &[Option<u64>]) -> TaskBound {
+    {
+        {
             let i = ordered[k];
             // A release of ordered[h] may preempt any of ordered[h+1..=k]: charge the longest reload.
             let hp: Vec<FpTask> = (0..k)
@@ -311,17 +335,79 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
                 })
                 .collect();
             let own = FpTask { pet_ns: mem.costs[i].time_ns, period_ns: system.tasks[i].period_ns };
+            // MemGuard groups: the task waits only for its own group's stalls
+            // (the others' only free the core). Its group spends its budget
+            // through the task's jobs, its higher-priority group mates here,
+            // and its mates on other cores (one job more than their releases
+            // in the window: one may have begun before it).
+            let group = mem.groups.as_ref().and_then(|(gs, period)| gs.iter().find(|g| g.tasks.contains(&i)).map(|g| (g, *period)));
+            let group = group.filter(|(g, _)| g.tasks.iter().any(|&j| mem.costs[j].requests > 0.0));
+            // Every resumption of a group's job reloads (requests too): at each
+            // period boundary after a hold, and after each preemption on its core.
+            let group_requests = |q: u64, w: u64| -> f64 {
+                let Some((g, period)) = group else { return 0.0 };
+                let held_resumes = (w.div_ceil(period) + 1) as f64;
+                let mates_here: f64 = (0..k)
+                    .filter(|&h| g.tasks.contains(&ordered[h]))
+                    .map(|h| (w.div_ceil(hp_requests[h].1) + 1) as f64 * hp_requests[h].0 + held_resumes * (mem.costs[ordered[h]].reload_requests + ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max)))
+                    .sum();
+                let elsewhere: f64 = g
+                    .tasks
+                    .iter()
+                    .filter(|&&j| task_core(system, j) != Some(core))
+                    .map(|&j| {
+                        let preemptions: u64 = (0..system.tasks.len()).filter(|&x| x != j && task_core(system, x) == task_core(system, j)).map(|x| w.div_ceil(system.tasks[x].period_ns) + 1).sum();
+                        (w.div_ceil(system.tasks[j].period_ns) + 1) as f64 * mem.costs[j].requests + (held_resumes + preemptions as f64) * mem.costs[j].reload_requests
+                    })
+                    .sum();
+                (q + 1) as f64 * mem.costs[i].requests + held_resumes * mem.costs[i].reload_requests + mates_here + elsewhere
+            };
             let stall = |q: u64, w: u64| -> u64 {
+                if let Some((g, period)) = group {
+                    return memory::memguard_stall_ns(group_requests(q, w), g.budget, period);
+                }
                 let Some((budget, period)) = memguard else { return 0 };
                 let n = (q + 1) as f64 * mem.costs[i].requests + hp_requests.iter().map(|&(r, t)| w.div_ceil(t) as f64 * r).sum::<f64>();
                 memory::memguard_stall_ns(n, budget, period)
             };
-            // In the long run each Q requests stall the core at most P.
-            let stalled = memguard.map_or(0.0, |(budget, period)| {
-                let rate = mem.costs[i].requests / own.period_ns as f64 + hp_requests.iter().map(|&(r, t)| r / t as f64).sum::<f64>();
-                rate * period as f64 / budget.max(1) as f64
-            });
-            let window = match fp_rta::worst_window(own, &hp, Supply::Dedicated, stalled, stall) {
+            // In the long run each Q requests stall the core (the group) at most P.
+            let stalled = match group {
+                Some((g, period)) => {
+                    let rate: f64 = g.tasks.iter().map(|&j| mem.costs[j].requests / system.tasks[j].period_ns as f64).sum();
+                    rate * period as f64 / g.budget.max(1) as f64
+                }
+                None => memguard.map_or(0.0, |(budget, period)| {
+                    let rate = mem.costs[i].requests / own.period_ns as f64 + hp_requests.iter().map(|&(r, t)| r / t as f64).sum::<f64>();
+                    rate * period as f64 / budget.max(1) as f64
+                }),
+            };
+            // Under groups a held job resumes at a period boundary and reloads,
+            // and preempts the job below it, which reloads too: per grouped
+            // higher-priority task one resumption a period (and one more for
+            // a period begun before the window); per stall of the task's own group, its own.
+            let resume_reload = |h: usize| mem.costs[ordered[h]].reload_ns + ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_ns).max().unwrap_or(0);
+            let grouped_hp: Vec<usize> = match &mem.groups {
+                Some((gs, _)) => (0..k).filter(|&h| gs.iter().any(|g| g.tasks.contains(&ordered[h]))).collect(),
+                None => Vec::new(),
+            };
+            // A held job may still be pending when the window opens (a hold
+            // idles the core with work left): one job of carry-in per grouped
+            // higher-priority task, which holds only while each such task
+            // finishes within its period (never two jobs pending).
+            if let Some(&h) = grouped_hp.iter().find(|&&h| found[h].is_none_or(|b| b > system.tasks[ordered[h]].period_ns)) {
+                let why = format!("higher-priority task {} of a MemGuard group has no bound within its period, so the work it carries over is not bounded here", system.tasks[ordered[h]].name);
+                return row(system, i, on.to_string(), None, Some(why));
+            }
+            let carry_in: u64 = grouped_hp.iter().map(|&h| hp[h].pet_ns).sum();
+            let held_reloads = |q: u64, w: u64| -> u64 {
+                let Some((_, period)) = &mem.groups else { return 0 };
+                let resumes = w.div_ceil(*period) + 1;
+                let own_stalls = if group.is_some() { stall(q, w) / period } else { 0 };
+                grouped_hp.iter().map(|&h| resumes * resume_reload(h)).sum::<u64>() + own_stalls * mem.costs[i].reload_ns
+            };
+            let stalled = stalled + mem.groups.as_ref().map_or(0.0, |(_, period)| grouped_hp.iter().map(|&h| resume_reload(h) as f64).sum::<f64>() / *period as f64);
+            let extra = |q: u64, w: u64| stall(q, w) + held_reloads(q, w) + carry_in;
+            let window = match fp_rta::worst_window(own, &hp, Supply::Dedicated, stalled, extra) {
                 Ok(window) => window,
                 Err(why) => return not_decided(system, i, on.to_string(), why),
             };
@@ -335,11 +421,12 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
                     own_cold_ns: q1 * cost.cold_ns,
                     own_interference_ns: q1 * cost.time_ns.saturating_sub(pet_i + cost.cold_ns),
                     regulation_ns: stall(win.q, win.w),
+                    reload_ns: held_reloads(win.q, win.w),
                     earlier_releases_ns: win.q * own.period_ns,
                     ..BoundTerms::default()
                 };
                 for (h, f) in hp.iter().enumerate() {
-                    let (x, jobs) = (ordered[h], win.w.div_ceil(f.period_ns));
+                    let (x, jobs) = (ordered[h], win.w.div_ceil(f.period_ns) + grouped_hp.contains(&h) as u64);
                     let pet_x = pet(system, x);
                     terms.higher_pet_ns += jobs * pet_x;
                     terms.higher_interference_ns += jobs * mem.costs[x].time_ns.saturating_sub(pet_x);
@@ -354,12 +441,13 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
             let note = match bound {
                 None => Some(unbounded(own, &hp, Supply::Dedicated, stalled, cost)),
                 Some(_) if !own_memory => None,
+                Some(_) if group.is_some() => Some("with memory stalls (fluid model) and its MemGuard group's budget stalls".to_string()),
                 Some(_) if memguard.is_some() => Some("with memory stalls (fluid model) and MemGuard's budget stalls".to_string()),
                 Some(_) => Some("with memory stalls (fluid model, unregulated)".to_string()),
             };
             TaskBound { terms, ..row(system, i, on.to_string(), bound, note) }
-        })
-        .collect()
+        }
+    }
 }
 
 fn require_cores(system: &TaskSystem, scheduler: &str) -> Result<(), FieldError> {

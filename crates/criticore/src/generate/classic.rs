@@ -162,6 +162,32 @@ pub fn partitioned_memory(rng: &mut Rng, memguard: bool) -> String {
     text
 }
 
+/// As [`partitioned_memory`], under MemGuard budgets per group of tasks:
+/// 1-3 groups, each task in one of them at random or in none (unregulated),
+/// a group's tasks on either core, budgets of 20-2,000 requests per 1 ms.
+pub fn partitioned_memory_groups(rng: &mut Rng) -> String {
+    let text = partitioned_memory(rng, false);
+    let names: Vec<String> = text.lines().filter_map(|l| l.strip_prefix("name = ")).map(|n| n.trim_matches('"').to_string()).collect();
+    let groups = rng.range(1, 3) as usize;
+    let mut members = vec![Vec::new(); groups];
+    for n in &names {
+        let g = rng.range(0, groups as u64) as usize;
+        if g < groups {
+            members[g].push(format!("\"{n}\""));
+        }
+    }
+    if members.iter().all(Vec::is_empty) {
+        // A regulation needs a group: the first task's.
+        members[0].push(format!("\"{}\"", names[0]));
+    }
+    let mut out = text;
+    let _ = write!(out, "[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\n");
+    for (g, m) in members.iter().enumerate().filter(|(_, m)| !m.is_empty()) {
+        let _ = write!(out, "[[regulation.group]]\nname = \"g{g}\"\ntasks = [{}]\nbudget = {}\n", m.join(", "), rng.pick(&[20u64, 200, 2_000]));
+    }
+    out
+}
+
 /// Memory profiles for a task (the distributions of `partitioned_memory`), or none.
 fn memory_profile(rng: &mut Rng, text: &mut String) {
     if rng.next() % 4 != 0 {
@@ -175,6 +201,11 @@ fn memory_profile(rng: &mut Rng, text: &mut String) {
 /// A server system with memory profiles, unregulated or under MRS.
 pub fn servers_with_memory(mrs: bool, seed: u64) -> (String, TaskSystem) {
     generated(seed, 0x5e5 ^ mrs as u64, |rng| servers_memory(rng, mrs))
+}
+
+/// A pfp system with memory profiles under MemGuard group budgets.
+pub fn system_with_memory_groups(seed: u64) -> (String, TaskSystem) {
+    generated(seed, 0x6a6, partitioned_memory_groups)
 }
 
 /// A pfp system with memory profiles, unregulated or under MemGuard.
