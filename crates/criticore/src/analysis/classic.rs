@@ -403,10 +403,11 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                 let Some((_, period)) = &mem.groups else { return 0 };
                 let resumes = w.div_ceil(*period) + 1;
                 let own_stalls = if group.is_some() { stall(q, w) / period } else { 0 };
-                grouped_hp.iter().map(|&h| resumes * resume_reload(h)).sum::<u64>() + own_stalls * mem.costs[i].reload_ns
+                let others = grouped_hp.iter().fold(0u64, |a, &h| a.saturating_add(resumes.saturating_mul(resume_reload(h))));
+                others.saturating_add(own_stalls.saturating_mul(mem.costs[i].reload_ns))
             };
             let stalled = stalled + mem.groups.as_ref().map_or(0.0, |(_, period)| grouped_hp.iter().map(|&h| resume_reload(h) as f64).sum::<f64>() / *period as f64);
-            let extra = |q: u64, w: u64| stall(q, w) + held_reloads(q, w) + carry_in;
+            let extra = |q: u64, w: u64| stall(q, w).saturating_add(held_reloads(q, w)).saturating_add(carry_in);
             let window = match fp_rta::worst_window(own, &hp, Supply::Dedicated, stalled, extra) {
                 Ok(window) => window,
                 Err(why) => return not_decided(system, i, on.to_string(), why),
