@@ -741,15 +741,16 @@ impl Counter for PerfCounter {
         let writes = self.notifying_writes();
         let per_event = |n: u64| if writes.is_some() { n.div_ceil(2) } else { n };
         let period = after.map_or(DISARMED, |n| per_event(n).clamp(1, DISARMED));
-        // Keep the rings from filling (their latest time is remembered), and
-        // count down from the same moment as the events they time.
-        for t in &self.timers {
-            t.ring.drain();
-            self.set_period(t.fd.as_raw_fd(), period)?;
-        }
         self.set_period(self.reads.as_raw_fd(), period)?;
         if let Some(fd) = writes {
             self.set_period(fd, period)?;
+        }
+        // Then the timers, so they never delay the arming the budget rests on
+        // (a software event's disable/enable window; its overflow time may be
+        // a few events late); their rings drained so they never fill.
+        for t in &self.timers {
+            t.ring.drain();
+            self.set_period(t.fd.as_raw_fd(), period)?;
         }
         Ok(true)
     }
