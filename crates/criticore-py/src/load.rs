@@ -39,17 +39,8 @@ pub fn load_run<'py>(py: Python<'py>, options: &Bound<'py, PyDict>, on_progress:
     if let Some(p) = get("pattern").map(|v| v.extract::<String>()).transpose()? {
         o.pattern(&p).map_err(|e| option_error("criticore load", "--pattern", e))?;
     }
-    let spec = o.spec().map_err(|(field, reason)| option_error("criticore load", &field, reason))?;
-    if let Some(cpu) = get("cpu") {
-        let cpu: usize = cpu.extract()?;
-        pin_current_thread(&[cpu]).map_err(|e| option_error("criticore load", "--cpu", e))?;
-    }
-    // Set-up (buffer, calibration) comes before a held common start.
-    let page = match CounterPage::from_env_waiting() {
-        None => None,
-        Some(Ok(p)) => Some(p),
-        Some(Err(e)) => return Err(option_error("criticore load", "CRITICORE_COUNTER", format!("cannot attach the counter page: {e}"))),
-    };
+    o.cpu = get("cpu").map(|v| v.extract()).transpose()?;
+    let (spec, page) = o.prepare().map_err(|(field, reason)| option_error("criticore load", &field, reason))?;
     let count: String = get("count").map(|v| v.extract()).transpose()?.unwrap_or_else(|| "auto".into());
     let event = match count.as_str() {
         "none" => None,
@@ -152,11 +143,7 @@ pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, 
         pin_current_thread(&[cpu]).map_err(|e| option_error(file, "--cpu", e))?;
     }
     // Set-up (buffer, calibration) comes before a held common start.
-    let page = match CounterPage::from_env_waiting() {
-        None => None,
-        Some(Ok(p)) => Some(p),
-        Some(Err(e)) => return Err(option_error(file, "CRITICORE_COUNTER", format!("cannot attach the counter page: {e}"))),
-    };
+    let page = CounterPage::from_env_waiting().transpose().map_err(|e| option_error(file, "CRITICORE_COUNTER", format!("cannot attach the counter page: {e}")))?;
     let jobs: Option<u64> = get("jobs").map(|v| v.extract()).transpose()?;
     let duration_ns: Option<u64> = get("duration_ns").map(|v| v.extract()).transpose()?;
     let result = py.allow_threads(|| -> std::io::Result<(Vec<String>, Vec<periodic::JobRecord>)> {

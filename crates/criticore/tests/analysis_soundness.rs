@@ -11,8 +11,9 @@
 //! one cold start and its preemptions × one reload each, as the analysis
 //! charges them (`JobCost::cold_ns`, `JobCost::reload_ns`).
 //!
-//! `make test` runs 1,000 systems per analysis (100 under MemGuard, whose
-//! 1 ms periods make each simulation slower; about 20 s unoptimized); the full sample is
+//! `make test` runs 1,000 systems per analysis (100 under per-core MemGuard,
+//! whose 1 ms periods make each simulation slower, about 20 s unoptimized; 8
+//! under MemGuard groups, whose holds make it slower still); the full sample is
 //!   CRITICORE_SOUNDNESS_SYSTEMS=10000 cargo test --release -p criticore \
 //!     --test analysis_soundness -- --nocapture
 //! which also prints the distribution of simulated / bound (how tight).

@@ -89,13 +89,18 @@ pub fn group_is_ours(pgid: i32, start: u64) -> bool {
     }
 }
 
+/// The thread ids of `pid` (none if it is gone).
+pub fn threads(pid: i32) -> Vec<i32> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|rd| rd.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect())
+        .unwrap_or_default()
+}
+
 /// Put every thread of `pid` that runs SCHED_FIFO, SCHED_RR or
 /// SCHED_DEADLINE back to SCHED_OTHER; how many were.
 pub fn demote_realtime(pid: i32) -> usize {
     let mut n = 0;
-    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return 0 };
-    for e in dir.flatten() {
-        let Some(tid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+    for tid in threads(pid) {
         // SAFETY: plain queries and a policy change of one thread.
         let policy = unsafe { libc::sched_getscheduler(tid) };
         if policy >= 0 && is_realtime(policy & !libc::SCHED_RESET_ON_FORK) {
@@ -116,8 +121,7 @@ fn is_realtime(policy: i32) -> bool {
 
 /// Whether any thread of `pid` runs a real-time policy.
 pub fn is_realtime_process(pid: i32) -> bool {
-    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return false };
-    dir.flatten().filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<i32>().ok())).any(|tid| {
+    threads(pid).into_iter().any(|tid| {
         // SAFETY: a plain query.
         let p = unsafe { libc::sched_getscheduler(tid) };
         p >= 0 && is_realtime(p & !libc::SCHED_RESET_ON_FORK)

@@ -92,7 +92,7 @@ impl Classes {
             // resctrl takes one thread id per write.
             let mut tasks = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("tasks"))?;
             for &pid in pids {
-                for tid in threads(pid) {
+                for tid in crate::os::procs::threads(pid) {
                     tasks.write_all(format!("{tid}\n").as_bytes())?;
                 }
             }
@@ -130,14 +130,6 @@ impl Drop for Classes {
 /// Remove a class: its threads go back to the default class.
 pub fn remove(dir: &Path) -> bool {
     std::fs::remove_dir(dir).is_ok()
-}
-
-/// Thread ids of a process (itself if /proc has none).
-fn threads(pid: i32) -> Vec<i32> {
-    let tids: Vec<i32> = std::fs::read_dir(format!("/proc/{pid}/task"))
-        .map(|rd| rd.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect())
-        .unwrap_or_default();
-    if tids.is_empty() { vec![pid] } else { tids }
 }
 
 #[cfg(test)]

@@ -177,6 +177,18 @@ impl LoadOptions {
         Ok(spec)
     }
 
+    /// What both front ends do before the loop: the spec, this thread pinned
+    /// to `cpu`, and the counter page attached for a held common start (set-up
+    /// comes first). Errors as (option, reason).
+    pub fn prepare(&self) -> Result<(LoadSpec, Option<CounterPage>), (String, String)> {
+        let spec = self.spec()?;
+        if let Some(cpu) = self.cpu {
+            crate::os::launch::pin_current_thread(&[cpu]).map_err(|e| ("--cpu".to_string(), e.to_string()))?;
+        }
+        let page = CounterPage::from_env_waiting().transpose().map_err(|e| (crate::os::counter_page::ENV.to_string(), format!("cannot attach the counter page: {e}")))?;
+        Ok((spec, page))
+    }
+
     /// `--pattern`'s value.
     pub fn pattern(&mut self, value: &str) -> Result<(), String> {
         self.random = match value {

@@ -67,15 +67,7 @@ pub fn native_argv(argv: &[String], program: &Path) -> Option<Vec<String>> {
 /// counter page, until its duration or SIGINT/SIGTERM); its totals. Errors are one line.
 pub fn run_load(args: &[String]) -> Result<(LoadReport, LoadSpec), String> {
     let options = LoadOptions::from_args(args).map_err(|e| format!("criticore load: {e}"))?;
-    let spec = options.spec().map_err(|(field, reason)| format!("criticore load: {field}: {reason}"))?;
-    if let Some(cpu) = options.cpu {
-        crate::os::launch::pin_current_thread(&[cpu]).map_err(|e| format!("criticore load: --cpu: {e}"))?;
-    }
-    let page = match CounterPage::from_env_waiting() {
-        None => None,
-        Some(Ok(p)) => Some(p),
-        Some(Err(e)) => return Err(format!("criticore load: CRITICORE_COUNTER: cannot attach the counter page: {e}")),
-    };
+    let (spec, page) = options.prepare().map_err(|(field, reason)| format!("criticore load: {field}: {reason}"))?;
     let _guard = StopOnSignals::install();
     let report = super::load::run(&spec, page.as_ref(), &STOP, |_| {}).map_err(|e| format!("criticore load: --buffer: {e}"))?;
     Ok((report, spec))
@@ -95,11 +87,7 @@ pub fn run(file: &str, task: &str) -> Result<(Vec<JobRecord>, Vec<u64>), String>
     let system = read_system(file)?;
     let index = system.tasks.iter().position(|t| t.name == task).ok_or_else(|| format!("{file}: --task: no task named \"{task}\""))?;
     let plan = JobPlan::of(&system, index).map_err(|e| format!("{file}: {}: {}", e.field, e.reason))?;
-    let page = match CounterPage::from_env_waiting() {
-        None => None,
-        Some(Ok(p)) => Some(p),
-        Some(Err(e)) => return Err(format!("{file}: CRITICORE_COUNTER: cannot attach the counter page: {e}")),
-    };
+    let page = CounterPage::from_env_waiting().transpose().map_err(|e| format!("{file}: CRITICORE_COUNTER: cannot attach the counter page: {e}"))?;
     let _guard = StopOnSignals::install();
     let mut walker = plan.walker().map_err(|e| format!("{file}: task \"{task}\": {e}"))?;
     let (spec, notes) = plan.prepare(&mut walker, None, None, &mut SizingCache::open());

@@ -318,137 +318,141 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
 /// [`fp_with_memory`] for `ordered[k]`, below tasks whose bounds are `found`.
 #[allow(clippy::too_many_arguments)]
 fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &str, mem: &Memory, memguard: Option<(u64, u64)>, k: usize, found: &[Option<u64>]) -> TaskBound {
-    {
-        {
-            let i = ordered[k];
-            // A release of ordered[h] may preempt any of ordered[h+1..=k]: charge the longest reload.
-            let hp: Vec<FpTask> = (0..k)
-                .map(|h| {
-                    let reload = ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_ns).max().unwrap_or(0);
-                    FpTask { pet_ns: mem.costs[ordered[h]].time_ns + reload, period_ns: system.tasks[ordered[h]].period_ns }
+    let i = ordered[k];
+    // A release of ordered[h] may preempt any of ordered[h+1..=k]: charge the longest reload.
+    let hp: Vec<FpTask> = (0..k)
+        .map(|h| {
+            let reload = ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_ns).max().unwrap_or(0);
+            FpTask { pet_ns: mem.costs[ordered[h]].time_ns + reload, period_ns: system.tasks[ordered[h]].period_ns }
+        })
+        .collect();
+    let hp_requests: Vec<(f64, u64)> = (0..k)
+        .map(|h| {
+            let reload = ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max);
+            (mem.costs[ordered[h]].requests + reload, system.tasks[ordered[h]].period_ns)
+        })
+        .collect();
+    let own = FpTask { pet_ns: mem.costs[i].time_ns, period_ns: system.tasks[i].period_ns };
+    // MemGuard groups: the task waits only for its own group's stalls
+    // (the others' only free the core). Its group spends its budget
+    // through the task's jobs, its higher-priority group mates here,
+    // and its mates on other cores (one job more than their releases
+    // in the window: one may have begun before it).
+    let group = mem.groups.as_ref().and_then(|(gs, period)| gs.iter().find(|g| g.tasks.contains(&i)).map(|g| (g, *period)));
+    let group = group.filter(|(g, _)| g.tasks.iter().any(|&j| mem.costs[j].requests > 0.0));
+    // Every resumption of a group's job reloads (requests too): at each
+    // period boundary after a hold, and after each preemption on its core.
+    // Per mate: (period, requests a job, reload requests a resumption; on
+    // another core, the periods of the tasks that may preempt it there).
+    let (mates_here, mates_elsewhere): (Vec<(u64, f64, f64)>, Vec<(u64, f64, f64, Vec<u64>)>) = match group {
+        None => (Vec::new(), Vec::new()),
+        Some((g, _)) => (
+            (0..k)
+                .filter(|&h| g.tasks.contains(&ordered[h]))
+                .map(|h| (hp_requests[h].1, hp_requests[h].0, mem.costs[ordered[h]].reload_requests + ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max)))
+                .collect(),
+            g.tasks
+                .iter()
+                .filter(|&&j| task_core(system, j) != Some(core))
+                .map(|&j| {
+                    let preemptors = (0..system.tasks.len()).filter(|&x| x != j && task_core(system, x) == task_core(system, j)).map(|x| system.tasks[x].period_ns).collect();
+                    (system.tasks[j].period_ns, mem.costs[j].requests, mem.costs[j].reload_requests, preemptors)
                 })
-                .collect();
-            let hp_requests: Vec<(f64, u64)> = (0..k)
-                .map(|h| {
-                    let reload = ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max);
-                    (mem.costs[ordered[h]].requests + reload, system.tasks[ordered[h]].period_ns)
-                })
-                .collect();
-            let own = FpTask { pet_ns: mem.costs[i].time_ns, period_ns: system.tasks[i].period_ns };
-            // MemGuard groups: the task waits only for its own group's stalls
-            // (the others' only free the core). Its group spends its budget
-            // through the task's jobs, its higher-priority group mates here,
-            // and its mates on other cores (one job more than their releases
-            // in the window: one may have begun before it).
-            let group = mem.groups.as_ref().and_then(|(gs, period)| gs.iter().find(|g| g.tasks.contains(&i)).map(|g| (g, *period)));
-            let group = group.filter(|(g, _)| g.tasks.iter().any(|&j| mem.costs[j].requests > 0.0));
-            // Every resumption of a group's job reloads (requests too): at each
-            // period boundary after a hold, and after each preemption on its core.
-            let group_requests = |q: u64, w: u64| -> f64 {
-                let Some((g, period)) = group else { return 0.0 };
-                let held_resumes = (w.div_ceil(period) + 1) as f64;
-                let mates_here: f64 = (0..k)
-                    .filter(|&h| g.tasks.contains(&ordered[h]))
-                    .map(|h| (w.div_ceil(hp_requests[h].1) + 1) as f64 * hp_requests[h].0 + held_resumes * (mem.costs[ordered[h]].reload_requests + ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max)))
-                    .sum();
-                let elsewhere: f64 = g
-                    .tasks
-                    .iter()
-                    .filter(|&&j| task_core(system, j) != Some(core))
-                    .map(|&j| {
-                        let preemptions: u64 = (0..system.tasks.len()).filter(|&x| x != j && task_core(system, x) == task_core(system, j)).map(|x| w.div_ceil(system.tasks[x].period_ns) + 1).sum();
-                        (w.div_ceil(system.tasks[j].period_ns) + 1) as f64 * mem.costs[j].requests + (held_resumes + preemptions as f64) * mem.costs[j].reload_requests
-                    })
-                    .sum();
-                (q + 1) as f64 * mem.costs[i].requests + held_resumes * mem.costs[i].reload_requests + mates_here + elsewhere
-            };
-            let stall = |q: u64, w: u64| -> u64 {
-                if let Some((g, period)) = group {
-                    return memory::memguard_stall_ns(group_requests(q, w), g.budget, period);
-                }
-                let Some((budget, period)) = memguard else { return 0 };
-                let n = (q + 1) as f64 * mem.costs[i].requests + hp_requests.iter().map(|&(r, t)| w.div_ceil(t) as f64 * r).sum::<f64>();
-                memory::memguard_stall_ns(n, budget, period)
-            };
-            // In the long run each Q requests stall the core (the group) at most P.
-            let stalled = match group {
-                Some((g, period)) => {
-                    let rate: f64 = g.tasks.iter().map(|&j| mem.costs[j].requests / system.tasks[j].period_ns as f64).sum();
-                    rate * period as f64 / g.budget.max(1) as f64
-                }
-                None => memguard.map_or(0.0, |(budget, period)| {
-                    let rate = mem.costs[i].requests / own.period_ns as f64 + hp_requests.iter().map(|&(r, t)| r / t as f64).sum::<f64>();
-                    rate * period as f64 / budget.max(1) as f64
-                }),
-            };
-            // Under groups a held job resumes at a period boundary and reloads,
-            // and preempts the job below it, which reloads too: per grouped
-            // higher-priority task one resumption a period (and one more for
-            // a period begun before the window); per stall of the task's own group, its own.
-            let resume_reload = |h: usize| mem.costs[ordered[h]].reload_ns + ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_ns).max().unwrap_or(0);
-            let grouped_hp: Vec<usize> = match &mem.groups {
-                Some((gs, _)) => (0..k).filter(|&h| gs.iter().any(|g| g.tasks.contains(&ordered[h]))).collect(),
-                None => Vec::new(),
-            };
-            // A held job may still be pending when the window opens (a hold
-            // idles the core with work left): one job of carry-in per grouped
-            // higher-priority task, which holds only while each such task
-            // finishes within its period (never two jobs pending).
-            if let Some(&h) = grouped_hp.iter().find(|&&h| found[h].is_none_or(|b| b > system.tasks[ordered[h]].period_ns)) {
-                let why = format!("higher-priority task {} of a MemGuard group has no bound within its period, so the work it carries over is not bounded here", system.tasks[ordered[h]].name);
-                return row(system, i, on.to_string(), None, Some(why));
-            }
-            let carry_in: u64 = grouped_hp.iter().map(|&h| hp[h].pet_ns).sum();
-            let held_reloads = |q: u64, w: u64| -> u64 {
-                let Some((_, period)) = &mem.groups else { return 0 };
-                let resumes = w.div_ceil(*period) + 1;
-                let own_stalls = if group.is_some() { stall(q, w) / period } else { 0 };
-                let others = grouped_hp.iter().fold(0u64, |a, &h| a.saturating_add(resumes.saturating_mul(resume_reload(h))));
-                others.saturating_add(own_stalls.saturating_mul(mem.costs[i].reload_ns))
-            };
-            let stalled = stalled + mem.groups.as_ref().map_or(0.0, |(_, period)| grouped_hp.iter().map(|&h| resume_reload(h) as f64).sum::<f64>() / *period as f64);
-            let extra = |q: u64, w: u64| stall(q, w).saturating_add(held_reloads(q, w)).saturating_add(carry_in);
-            let window = match fp_rta::worst_window(own, &hp, Supply::Dedicated, stalled, extra) {
-                Ok(window) => window,
-                Err(why) => return not_decided(system, i, on.to_string(), why),
-            };
-            let bound = window.map(|w| w.response_ns);
-            let terms = window.map(|win| {
-                let (q1, cost) = (win.q + 1, &mem.costs[i]);
-                let pet_i = pet(system, i);
-                let mut terms = BoundTerms {
-                    jobs: q1,
-                    own_pet_ns: q1 * pet_i,
-                    own_cold_ns: q1 * cost.cold_ns,
-                    own_interference_ns: q1 * cost.time_ns.saturating_sub(pet_i + cost.cold_ns),
-                    regulation_ns: stall(win.q, win.w),
-                    reload_ns: held_reloads(win.q, win.w),
-                    earlier_releases_ns: win.q * own.period_ns,
-                    ..BoundTerms::default()
-                };
-                for (h, f) in hp.iter().enumerate() {
-                    let (x, jobs) = (ordered[h], win.w.div_ceil(f.period_ns) + grouped_hp.contains(&h) as u64);
-                    let pet_x = pet(system, x);
-                    terms.higher_pet_ns += jobs * pet_x;
-                    terms.higher_interference_ns += jobs * mem.costs[x].time_ns.saturating_sub(pet_x);
-                    terms.reload_ns += jobs * (f.pet_ns - mem.costs[x].time_ns);
-                }
-                terms
-            });
-            // What the bound rests on, for this task's own memory; a task without a
-            // memory profile gets no memory note.
-            let own_memory = system.tasks[i].memory.is_some();
-            let cost = Cost { own_memory, any_memory: (0..=k).any(|h| system.tasks[ordered[h]].memory.is_some()) };
-            let note = match bound {
-                None => Some(unbounded(own, &hp, Supply::Dedicated, stalled, cost)),
-                Some(_) if !own_memory => None,
-                Some(_) if group.is_some() => Some("with memory stalls (fluid model) and its MemGuard group's budget stalls".to_string()),
-                Some(_) if memguard.is_some() => Some("with memory stalls (fluid model) and MemGuard's budget stalls".to_string()),
-                Some(_) => Some("with memory stalls (fluid model, unregulated)".to_string()),
-            };
-            TaskBound { terms, ..row(system, i, on.to_string(), bound, note) }
+                .collect(),
+        ),
+    };
+    let group_requests = |q: u64, w: u64| -> f64 {
+        let Some((_, period)) = group else { return 0.0 };
+        let held_resumes = (w.div_ceil(period) + 1) as f64;
+        let jobs = |t: u64| (w.div_ceil(t) + 1) as f64;
+        let here: f64 = mates_here.iter().map(|&(t, r, reload)| jobs(t) * r + held_resumes * reload).sum();
+        let elsewhere: f64 = mates_elsewhere.iter().map(|(t, r, reload, by)| jobs(*t) * r + (held_resumes + by.iter().map(|&t| jobs(t)).sum::<f64>()) * reload).sum();
+        (q + 1) as f64 * mem.costs[i].requests + held_resumes * mem.costs[i].reload_requests + here + elsewhere
+    };
+    let stall = |q: u64, w: u64| -> u64 {
+        if let Some((g, period)) = group {
+            return memory::memguard_stall_ns(group_requests(q, w), g.budget, period);
         }
+        let Some((budget, period)) = memguard else { return 0 };
+        let n = (q + 1) as f64 * mem.costs[i].requests + hp_requests.iter().map(|&(r, t)| w.div_ceil(t) as f64 * r).sum::<f64>();
+        memory::memguard_stall_ns(n, budget, period)
+    };
+    // In the long run each Q requests stall the core (the group) at most P.
+    let stalled = match group {
+        Some((g, period)) => {
+            let rate: f64 = g.tasks.iter().map(|&j| mem.costs[j].requests / system.tasks[j].period_ns as f64).sum();
+            rate * period as f64 / g.budget.max(1) as f64
+        }
+        None => memguard.map_or(0.0, |(budget, period)| {
+            let rate = mem.costs[i].requests / own.period_ns as f64 + hp_requests.iter().map(|&(r, t)| r / t as f64).sum::<f64>();
+            rate * period as f64 / budget.max(1) as f64
+        }),
+    };
+    // Under groups a held job resumes at a period boundary and reloads,
+    // and preempts the job below it, which reloads too: per grouped
+    // higher-priority task one resumption a period (and one more for
+    // a period begun before the window); per stall of the task's own group, its own.
+    let grouped_hp: Vec<usize> = match &mem.groups {
+        Some((gs, _)) => (0..k).filter(|&h| gs.iter().any(|g| g.tasks.contains(&ordered[h]))).collect(),
+        None => Vec::new(),
+    };
+    let resume_reloads: u64 = grouped_hp.iter().map(|&h| mem.costs[ordered[h]].reload_ns + ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_ns).max().unwrap_or(0)).sum();
+    // A held job may still be pending when the window opens (a hold
+    // idles the core with work left): one job of carry-in per grouped
+    // higher-priority task, which holds only while each such task
+    // finishes within its period (never two jobs pending).
+    if let Some(&h) = grouped_hp.iter().find(|&&h| found[h].is_none_or(|b| b > system.tasks[ordered[h]].period_ns)) {
+        let why = format!("higher-priority task {} of a MemGuard group has no bound within its period, so the work it carries over is not bounded here", system.tasks[ordered[h]].name);
+        return row(system, i, on.to_string(), None, Some(why));
     }
+    let carry_in: u64 = grouped_hp.iter().map(|&h| hp[h].pet_ns).sum();
+    let held_reloads = |q: u64, w: u64| -> u64 {
+        let Some((_, period)) = &mem.groups else { return 0 };
+        let resumes = w.div_ceil(*period) + 1;
+        let own_stalls = if group.is_some() { stall(q, w) / period } else { 0 };
+        resumes.saturating_mul(resume_reloads).saturating_add(own_stalls.saturating_mul(mem.costs[i].reload_ns))
+    };
+    let stalled = stalled + mem.groups.as_ref().map_or(0.0, |(_, period)| resume_reloads as f64 / *period as f64);
+    let extra = |q: u64, w: u64| stall(q, w).saturating_add(held_reloads(q, w)).saturating_add(carry_in);
+    let window = match fp_rta::worst_window(own, &hp, Supply::Dedicated, stalled, extra) {
+        Ok(window) => window,
+        Err(why) => return not_decided(system, i, on.to_string(), why),
+    };
+    let bound = window.map(|w| w.response_ns);
+    let terms = window.map(|win| {
+        let (q1, cost) = (win.q + 1, &mem.costs[i]);
+        let pet_i = pet(system, i);
+        let mut terms = BoundTerms {
+            jobs: q1,
+            own_pet_ns: q1 * pet_i,
+            own_cold_ns: q1 * cost.cold_ns,
+            own_interference_ns: q1 * cost.time_ns.saturating_sub(pet_i + cost.cold_ns),
+            regulation_ns: stall(win.q, win.w),
+            reload_ns: held_reloads(win.q, win.w),
+            earlier_releases_ns: win.q * own.period_ns,
+            ..BoundTerms::default()
+        };
+        for (h, f) in hp.iter().enumerate() {
+            let (x, jobs) = (ordered[h], win.w.div_ceil(f.period_ns) + grouped_hp.contains(&h) as u64);
+            let pet_x = pet(system, x);
+            terms.higher_pet_ns += jobs * pet_x;
+            terms.higher_interference_ns += jobs * mem.costs[x].time_ns.saturating_sub(pet_x);
+            terms.reload_ns += jobs * (f.pet_ns - mem.costs[x].time_ns);
+        }
+        terms
+    });
+    // What the bound rests on, for this task's own memory; a task without a
+    // memory profile gets no memory note.
+    let own_memory = system.tasks[i].memory.is_some();
+    let cost = Cost { own_memory, any_memory: (0..=k).any(|h| system.tasks[ordered[h]].memory.is_some()) };
+    let note = match bound {
+        None => Some(unbounded(own, &hp, Supply::Dedicated, stalled, cost)),
+        Some(_) if !own_memory => None,
+        Some(_) if group.is_some() => Some("with memory stalls (fluid model) and its MemGuard group's budget stalls".to_string()),
+        Some(_) if memguard.is_some() => Some("with memory stalls (fluid model) and MemGuard's budget stalls".to_string()),
+        Some(_) => Some("with memory stalls (fluid model, unregulated)".to_string()),
+    };
+    TaskBound { terms, ..row(system, i, on.to_string(), bound, note) }
 }
 
 fn require_cores(system: &TaskSystem, scheduler: &str) -> Result<(), FieldError> {

@@ -80,7 +80,8 @@ impl Memguard {
     /// runtime stops its processes) and let go the rest.
     fn hold_groups(&mut self, now: u64) {
         for k in 0..self.holding.len() {
-            let hold = self.rules.exhausted(k) && !self.rules.released() && !self.tasks_of[k].is_empty();
+            // Rule 4 itself (a held group has work: `map_cores` keeps it active).
+            let hold = !self.tasks_of[k].is_empty() && self.rules.must_stall(k, &self.active);
             if hold != self.holding[k] {
                 self.holding[k] = hold;
                 self.pending.extend(self.tasks_of[k].iter().map(|&t| (t, hold)));
