@@ -126,12 +126,12 @@ def test_regulate_tables_fit_80_columns():
     }
     run = SimpleNamespace(summary=summary, per_group=lambda: per_group, monitor_summary=lambda: None)
     compare = [
-        {"kind": kind, "name": name, "what": what, "measured": m, "simulated": s, "bound": b}
+        {"kind": kind, "name": name, "what": what, "measured": m, "simulated": s, "replayed": s, "bound": b}
         for kind, name in (("task", "rt-matrix"), ("group", "core1-bombs"))
         for what, m, s, b in (
             ("jobs", 1_230, 1_230, None), ("deadline_misses", 0, 0, None), ("response_ms_mean", 7.123, 6.987, None),
-            ("response_ms_max", 9.876, 9.001, 12.345), ("used_of_budget", 0.998, 1.0, None),
-            ("exhausted_share", 0.975, 1.0, None), ("throttled_share", 0.35, 0.33, None),
+            ("response_ms_max", 9.876, 9.001, 12.345), ("used_of_budget", 1.063, 1.0, None),
+            ("exec_ms_median", 4.567, 4.491, None), ("exhausted_share", 0.975, 1.0, None), ("throttled_share", 0.35, 0.33, None),
         )
     ]
 

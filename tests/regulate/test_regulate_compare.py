@@ -26,10 +26,12 @@ def test_task_stats_by_hand():
         "release_ns": np.array([0, 10, 20, 30]) * MS,
         "finish_ns": np.array([4, 16, 31, 0]) * MS,
         "deadline_ns": np.array([10, 20, 30, 40]) * MS,
+        "exec_ns": np.array([3, 5, 4, 2]) * MS,
     }
-    assert compare.task_stats(jobs) == {"jobs": 3, "deadline_misses": 1, "response_ms_mean": (4 + 6 + 11) / 3, "response_ms_max": 11.0}
+    # Job times of the finished three: 3, 5 and 4 ms, median 4.
+    assert compare.task_stats(jobs) == {"jobs": 3, "deadline_misses": 1, "response_ms_mean": (4 + 6 + 11) / 3, "response_ms_max": 11.0, "exec_ms_median": 4.0}
     none = compare.task_stats({k: v[3:] for k, v in jobs.items()})
-    assert none["jobs"] == 0 and math.isnan(none["response_ms_mean"])
+    assert none["jobs"] == 0 and math.isnan(none["response_ms_mean"]) and math.isnan(none["exec_ms_median"])
 
 
 def test_jobs_finished_after_the_run_are_left_out():
@@ -41,7 +43,9 @@ def test_jobs_finished_after_the_run_are_left_out():
         "deadline_ns": np.array([10, 20, 30, 40]) * MS,
         "finish_clock_ns": np.array([1004, 1016, 1031, 0]) * MS,
     }
-    assert compare.task_stats(jobs, 1020 * MS) == {"jobs": 2, "deadline_misses": 0, "response_ms_mean": 5.0, "response_ms_max": 6.0}
+    stats = compare.task_stats(jobs, 1020 * MS)
+    assert {k: stats[k] for k in ("jobs", "deadline_misses", "response_ms_mean", "response_ms_max")} == {"jobs": 2, "deadline_misses": 0, "response_ms_mean": 5.0, "response_ms_max": 6.0}
+    assert math.isnan(stats["exec_ms_median"])  # no job times written
     assert compare.task_stats(jobs)["jobs"] == 3  # no end: every finished job
 
 
@@ -67,7 +71,7 @@ def test_the_periodic_load_writes_where_the_regulator_says_unless_told_otherwise
 
 def test_simulated_task_stats_by_hand():
     per_task = {"task": "t", "completed": 5, "deadline_misses": 2, "mean_response_ns": 2_500_000, "max_response_ns": 7_000_000}
-    assert compare.simulated_task_stats(per_task) == {"jobs": 5, "deadline_misses": 2, "response_ms_mean": 2.5, "response_ms_max": 7.0}
+    assert compare.simulated_task_stats(per_task, np.array([1, 2, 6, 4]) * MS) == {"jobs": 5, "deadline_misses": 2, "response_ms_mean": 2.5, "response_ms_max": 7.0, "exec_ms_median": 3.0}
     assert math.isnan(compare.simulated_task_stats({**per_task, "completed": 0})["response_ms_max"])
 
 
@@ -119,26 +123,76 @@ def test_simulated_group_stats_from_the_entities():
     assert compare.simulated_group_stats(None, [25], 100 * MS) == [None]
 
 
-def test_rows_merge_both_sides():
-    m = {"t": {"jobs": 3, "deadline_misses": 1, "response_ms_mean": 7.0, "response_ms_max": 11.0}}
-    s = {"t": {"jobs": 4, "deadline_misses": 0, "response_ms_mean": math.nan, "response_ms_max": 4.0}}
+def test_rows_merge_the_sides():
+    m = {"t": {"jobs": 3, "deadline_misses": 1, "response_ms_mean": 7.0, "response_ms_max": 11.0, "exec_ms_median": 2.5}}
+    s = {"t": {"jobs": 4, "deadline_misses": 0, "response_ms_mean": math.nan, "response_ms_max": 4.0, "exec_ms_median": 2.0}}
+    r = {"t": {"jobs": 3, "deadline_misses": 1, "response_ms_mean": 6.5, "response_ms_max": 10.0, "exec_ms_median": 2.5}}
+    shorter = {"t": {**r["t"], "response_ms_mean": 5.0, "exec_ms_median": 2.4}}
+    longer = {"t": {**r["t"], "response_ms_mean": 9.0, "exec_ms_median": 2.6}}
     mg = [{"used_of_budget": 1.0, "exhausted_share": 0.5, "throttled_share": 0.25}]
-    rows = compare.rows(m, s, ["g"], mg, [None], {"t": 12.5})
+    rows = compare.rows(m, s, ["g"], mg, [None], {"t": 12.5}, [(r, [None]), (shorter, [None]), (longer, [None])])
     assert [(r["kind"], r["name"], r["what"]) for r in rows] == [
         ("task", "t", "jobs"),
         ("task", "t", "deadline_misses"),
         ("task", "t", "response_ms_mean"),
         ("task", "t", "response_ms_max"),
+        ("task", "t", "exec_ms_median"),
         ("group", "g", "used_of_budget"),
         ("group", "g", "exhausted_share"),
         ("group", "g", "throttled_share"),
     ]
     assert all(set(r) == set(compare.ROW_KEYS) for r in rows)
-    assert (rows[0]["measured"], rows[0]["simulated"]) == (3, 4)
-    assert rows[2]["simulated"] is None  # NaN is not JSON
-    assert (rows[-1]["measured"], rows[-1]["simulated"]) == (0.25, None)
+    assert (rows[0]["measured"], rows[0]["simulated"], rows[0]["replayed"]) == (3, 4, 3)
+    assert rows[2]["simulated"] is None and rows[2]["replayed"] == 6.5  # NaN is not JSON
+    assert rows[2]["replay_band"] == [5.0, 9.0] and rows[0]["replay_band"] == [3, 3]
+    assert rows[-1]["replay_band"] is None  # no simulated group
+    assert (rows[-1]["measured"], rows[-1]["simulated"], rows[-1]["replayed"]) == (0.25, None, None)
     # The analysis' bound sits on the task's response max row only.
-    assert [r["bound"] for r in rows] == [None, None, None, 12.5, None, None, None]
+    assert [r["bound"] for r in rows] == [None, None, None, 12.5, None, None, None, None]
+    # Nothing replayed: the replay column repeats the simulation.
+    plain = compare.rows(m, s, ["g"], mg, [None])
+    assert [(r["simulated"], r["replayed"]) for r in plain] == [(r["simulated"], r["simulated"]) for r in plain]
+
+
+def test_the_replay_divides_each_measured_job_by_the_simulators_own_stretch():
+    # t ran jobs of 4.2, 5.0 and 3.9 ms on the machine; the simulator's median
+    # job of t used 1.25 × its PET (reloads and stalls): replayed 3.36, 4.0
+    # and 3.12 ms. u's job of 1 ns at a stretch of 2: 1 ns at least. v has no
+    # stretch known (no PET from the analysis): not replayed.
+    measured = {"t": np.array([4_200_000, 5_000_000, 3_900_000]), "u": np.array([1]), "v": np.array([1_000_000])}
+    given = compare.replayed_exec_ns(measured, {"t": 1.25, "u": 2.0})
+    assert given == {"t": [3_360_000, 4_000_000, 3_120_000], "u": [1]}
+
+
+def test_the_simulator_runs_given_job_times_then_the_pet(tmp_path: Path):
+    # CPU-only, one core, t's PET 2 ms: its jobs run 3, 1 and 2.5 ms as given,
+    # then 2 ms; u (PET 1 ms, lower priority) as its PET.
+    from criticore.simulation.run import simulate
+
+    f = tmp_path / "g.toml"
+    f.write_text('[platform]\ncores = 1\n[[task]]\nname = "t"\ncore = 0\nperiod = "10ms"\npet = "2ms"\n[[task]]\nname = "u"\ncore = 0\nperiod = "10ms"\npet = "1ms"\n')
+    run = simulate(f, "40ms", jobs=True, exec_ns={"t": [3 * MS, MS, 2_500_000]})
+    task, exec_ns, finish = (np.asarray(run.jobs[k]) for k in ("task", "exec_ns", "finish_ns"))
+    assert list(exec_ns[task == 0]) == [3 * MS, MS, 2_500_000, 2 * MS]
+    assert list(exec_ns[task == 1]) == [MS] * 4
+    # u waits for t: finishes at 4, 12, 23.5 and 33 ms.
+    assert list(finish[task == 1]) == [4 * MS, 12 * MS, 23_500_000, 33 * MS]
+
+
+def test_given_job_times_for_an_unknown_task_or_of_the_wrong_kind_are_one_line(tmp_path: Path):
+    import pytest
+
+    from criticore.errors import InputError
+    from criticore.simulation.run import simulate
+
+    f = tmp_path / "g.toml"
+    f.write_text('[platform]\ncores = 1\n[[task]]\nname = "t"\ncore = 0\nperiod = "10ms"\npet = "2ms"\n')
+    with pytest.raises(InputError, match=r'exec_ns: no task named "x"'):
+        simulate(f, "40ms", exec_ns={"x": [MS]})
+    with pytest.raises(InputError, match=r"exec_ns\.t: expected a list of integer ns, each 0 or more"):
+        simulate(f, "40ms", exec_ns={"t": [-1]})
+    with pytest.raises(InputError, match=r"exec_ns\.t: expected a list of integer ns"):
+        simulate(f, "40ms", exec_ns={"t": [1.5]})
 
 
 def periodic_system(file: Path, tasks: dict[str, tuple[int, int, str]]) -> str:
@@ -193,6 +247,12 @@ def test_a_real_run_beside_its_simulation(tmp_path: Path):
         # 20 ms of 20,000 lines per ms every 500 ms: 0.0256 of the budget on average.
         assert rows[("group", "g0", "used_of_budget")][side] < 0.5
     assert rows[("group", "g0", "exhausted_share")]["simulated"] == 0.0
+    # The replay ran every job the machine finished (the platform here is
+    # the default bus, not this machine's, so its memory-bound t1 replays
+    # with the simulator's own stretch: no closer check of its throttling).
+    for name in periods:
+        assert rows[("task", name, "jobs")]["replayed"] == rows[("task", name, "jobs")]["simulated"]
+        assert rows[("task", name, "exec_ms_median")]["measured"] > 0
     t0 = rows[("task", "t0", "jobs")]["measured"] * rows[("task", "t0", "response_ms_max")]["measured"]
     assert rows[("group", "g0", "exhausted_share")]["measured"] <= t0 / duration_ms, rows[("group", "g0", "exhausted_share")]
     # The analysis' bound beside them (pfp under MemGuard group budgets,

@@ -332,6 +332,17 @@ pub(crate) struct SimOptions {
     jobs: bool,
     segments: bool,
     trace: bool,
+    exec_ns: Option<std::collections::HashMap<String, Vec<u64>>>,
+}
+
+/// `exec_ns` by task index (SimConfig::given_exec_ns), or an error naming an unknown task.
+fn given_exec(system: &TaskSystem, file: &str, given: &Option<std::collections::HashMap<String, Vec<u64>>>) -> PyResult<Vec<Vec<u64>>> {
+    let mut out = vec![Vec::new(); system.tasks.len()];
+    for (name, times) in given.iter().flatten() {
+        let i = system.tasks.iter().position(|t| &t.name == name).ok_or_else(|| option_error(file, "exec_ns", format!("no task named \"{name}\"")))?;
+        out[i] = times.clone();
+    }
+    Ok(out)
 }
 
 /// Options shared by one run and a batch, checked once.
@@ -410,6 +421,7 @@ pub(crate) fn simulate(
 ) -> PyResult<(String, bool)> {
     let system = parse_conditioned(&data, file, format)?;
     let RunOptions { scheduler, mut config } = run_options(file, &options)?;
+    config.given_exec_ns = given_exec(&system, file, &options.exec_ns)?;
     let (jobs, trace, segments, bandwidth_bin_ns) = (options.jobs, options.trace, options.segments, options.bin_ns);
     let kind = scheduler_kind(&system, file, scheduler.as_deref())?;
     config.overhead_table = match overhead_table {
@@ -489,6 +501,9 @@ pub(crate) fn simulate_many(
 ) -> PyResult<(Vec<String>, bool)> {
     let first = files.first().map_or("(no files)", |f| f.1.as_str());
     let RunOptions { scheduler, config } = run_options(first, &options)?;
+    if options.exec_ns.is_some() {
+        return Err(option_error(first, "exec_ns", "given execution times are for one system, not a batch"));
+    }
     let level = match config.exec {
         ExecModel::Pet(l) | ExecModel::Uniform { level: l, .. } => l,
     };

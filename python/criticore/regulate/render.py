@@ -75,6 +75,7 @@ COMPARE_LABELS = {
     "deadline_misses": ("deadline misses", False),
     "response_ms_mean": ("response mean (ms)", False),
     "response_ms_max": ("response max (ms)", False),
+    "exec_ms_median": ("job time median (ms)", False),
     "used_of_budget": ("used / budget per period", True),
     "exhausted_share": ("periods exhausted", True),
     "throttled_share": ("time stopped", True),
@@ -89,17 +90,25 @@ def _cell(what: str, v) -> str:
     return f"{v:,.3f}" if isinstance(v, float) else f"{v:,}"
 
 
+def _replay_cell(r: dict) -> str:
+    """The replay, and its band (job times ±5%) where that is wider."""
+    band = r.get("replay_band")
+    if band is None or band[0] == band[1]:
+        return _cell(r["what"], r["replayed"])
+    return f"{_cell(r['what'], r['replayed'])} ({_cell(r['what'], band[0])}–{_cell(r['what'], band[1])})"
+
+
 def render_compare(console: Console, rows: list[dict]) -> None:
     """`--compare-sim`: measured vs simulated, one line per task or group and quantity."""
-    t = table("Measured vs simulated (and the analysis' response bound)")
-    for col in ("task / group", "", "measured", "simulated", "bound"):
+    t = table("Measured vs simulated, also replaying the run's job times (±5%) (and the analysis' response bound)")
+    for col in ("task / group", "", "measured", "simulated", "replayed", "bound"):
         t.add_column(col, justify="left" if col in ("task / group", "") else "right")
     for i, r in enumerate(rows):
         first = i == 0 or (rows[i - 1]["kind"], rows[i - 1]["name"]) != (r["kind"], r["name"])
         last = i == len(rows) - 1 or (rows[i + 1]["kind"], rows[i + 1]["name"]) != (r["kind"], r["name"])
         name = (f"group {r['name']}" if r["kind"] == "group" else r["name"]) if first else ""
         bound = _cell(r["what"], r["bound"]) if r["what"] == "response_ms_max" else ""
-        t.add_row(name, COMPARE_LABELS[r["what"]][0], _cell(r["what"], r["measured"]), _cell(r["what"], r["simulated"]), bound, end_section=last)
+        t.add_row(name, COMPARE_LABELS[r["what"]][0], _cell(r["what"], r["measured"]), _cell(r["what"], r["simulated"]), _replay_cell(r), bound, end_section=last)
     console.print(t)
     if not any(r["kind"] == "task" for r in rows):
         console.print("  no task wrote job records: run tasks as `criticore load --file F --task T` to compare jobs")

@@ -5,7 +5,8 @@ its fields into the engine's ``SimConfig`` (crates/criticore/src/sim/mod.rs)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Real
+from collections.abc import Mapping, Sequence
+from numbers import Integral, Real
 
 import criticore.units as units
 from criticore.errors import input_error
@@ -56,6 +57,9 @@ class SimOptions:
     segments: bool = False
     #: Write the Perfetto trace.
     trace: bool = False
+    #: Given execution times (ns) by task name, job by job from the first
+    #: (a replay of measured jobs); later jobs as the options above say.
+    exec_ns: dict[str, list[int]] | None = None
 
     @classmethod
     def of(
@@ -75,6 +79,7 @@ class SimOptions:
         jobs: bool = False,
         segments: bool = False,
         trace: bool = False,
+        exec_ns: Mapping[str, Sequence[int]] | None = None,
     ) -> SimOptions:
         """Options from the library's arguments: durations as ns or strings with
         a unit ("10ms"), like the file; an InputError naming the argument (in
@@ -85,6 +90,8 @@ class SimOptions:
         for name, value in (("memory", memory), ("jobs", jobs), ("segments", segments), ("trace", trace)):
             if not isinstance(value, bool):
                 raise input_error(file, name, f"expected True or False, got {type(value).__name__}")
+        if exec_ns is not None:
+            exec_ns = _given_exec(file, exec_ns)
         if best_case_fraction is not None and (isinstance(best_case_fraction, bool) or not isinstance(best_case_fraction, Real)):
             raise input_error(file, "best_case_fraction", f"expected a number, got {type(best_case_fraction).__name__}")
         options = cls(
@@ -101,7 +108,23 @@ class SimOptions:
             jobs=jobs,
             segments=segments,
             trace=trace,
+            exec_ns=exec_ns,
         )
         if options.bin_ns is not None:
             check_bins(options.duration_ns, options.bin_ns, file)
         return options
+
+
+def _given_exec(file: str, exec_ns: Mapping[str, Sequence[int]]) -> dict[str, list[int]]:
+    """`exec_ns` checked: task names to lists of non-negative ns that fit in 64 bits."""
+    if not isinstance(exec_ns, Mapping):
+        raise input_error(file, "exec_ns", f"expected a mapping of task names to lists of ns, got {type(exec_ns).__name__}")
+    out = {}
+    for name, times in exec_ns.items():
+        if not isinstance(name, str):
+            raise input_error(file, "exec_ns", f"expected task names (strings) as keys, got {type(name).__name__}")
+        values = [int(t) for t in times] if all(isinstance(t, Integral) and not isinstance(t, bool) for t in times) else None
+        if values is None or any(not 0 <= t < 2**64 for t in values):
+            raise input_error(file, f"exec_ns.{name}", "expected a list of integer ns, each 0 or more")
+        out[name] = values
+    return out

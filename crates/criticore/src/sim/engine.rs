@@ -45,7 +45,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     let mem_active = memory.interferes();
     let reg_active = regulator.is_active();
     let criticality: Vec<u32> = system.tasks.iter().map(|t| t.criticality).collect();
-    let mut releases = Releases::new(system, config.exec, config.seed, end);
+    let mut releases = Releases::new(system, config.exec, config.seed, end).with_given(&config.given_exec_ns);
     let mut jobs = Jobs::default();
     let mut running: Vec<Option<JobId>> = vec![None; m];
     let mut previous: Vec<Option<JobId>> = vec![None; m];

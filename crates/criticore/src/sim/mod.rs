@@ -64,6 +64,9 @@ pub struct SimConfig {
     pub regulation: Option<Option<crate::model::RegulationKind>>,
     /// The bandwidth monitor's overhead table (read by the front end).
     pub overhead_table: Option<crate::model::overhead::OverheadTable>,
+    /// Given execution times: job n of task i runs `given_exec_ns[i][n - 1]`
+    /// where that exists (a replay of measured jobs), else as `exec` says.
+    pub given_exec_ns: Vec<Vec<u64>>,
 }
 
 impl SimConfig {
@@ -79,6 +82,7 @@ impl SimConfig {
             memory_kind: MemoryKind::Fluid,
             regulation: None,
             overhead_table: None,
+            given_exec_ns: Vec::new(),
         }
     }
 }

@@ -28,6 +28,8 @@ struct TaskArrivals {
     parked: bool,
     /// Boxed: 300-odd bytes inline would make the hot fields of many tasks miss the cache.
     rng: Option<Box<ChaCha8Rng>>,
+    /// Given execution times by job number (SimConfig::given_exec_ns).
+    given: Box<[u64]>,
 }
 
 /// Pending releases as time << shift | task: one integer compare per heap step.
@@ -134,6 +136,7 @@ impl Releases {
                         rng.set_stream(i as u64);
                         Box::new(rng)
                     }),
+                    given: Box::default(),
                 }
             })
             .collect();
@@ -143,6 +146,15 @@ impl Releases {
         }
         let next = heap.peek().unwrap_or((u64::MAX, u32::MAX));
         Releases { tasks, heap, next, best_case_fraction }
+    }
+
+    /// Jobs run the execution times `given[task][number - 1]` where given
+    /// (at least 1 ns); the others as the ExecModel says, drawn as before.
+    pub fn with_given(mut self, given: &[Vec<u64>]) -> Self {
+        for (a, g) in self.tasks.iter_mut().zip(given) {
+            a.given = g.clone().into_boxed_slice();
+        }
+        self
     }
 
     /// Time of the next release.
@@ -226,6 +238,7 @@ impl Releases {
             }
             _ => a.pet_ns,
         };
+        let exec_ns = a.given.get(a.next_number as usize - 1).map_or(exec_ns, |&g| g.max(1));
         let jitter = match a.rng.as_mut() {
             Some(rng) if a.max_jitter_ns > 0 => rng.random_range(0..=a.max_jitter_ns),
             _ => 0,
@@ -277,6 +290,22 @@ mod tests {
             }
             assert_eq!(wide.pop_due(now), None);
         }
+    }
+
+    #[test]
+    fn given_execution_times_replace_the_pet_job_by_job_then_the_pet_again() {
+        let text = "[platform]\ncores = 1\n[[task]]\nname = \"a\"\nperiod = \"10us\"\npet = \"2us\"\n[[task]]\nname = \"b\"\nperiod = \"10us\"\npet = \"3us\"\n";
+        let system = parse_task_system(text, Format::Toml, "two.toml").unwrap();
+        let given = vec![vec![5_000, 0, 1_500]];
+        let mut r = Releases::new(&system, ExecModel::Pet(crate::model::Level::C), 0, 50_000).with_given(&given);
+        let mut exec = [Vec::new(), Vec::new()];
+        for now in (0..40_000u64).step_by(10_000) {
+            while let Some(job) = r.pop_due(now) {
+                exec[job.task as usize].push(job.exec_ns);
+            }
+        }
+        // a: its three given jobs (0 ns runs as 1 ns), then its PET; b: none given.
+        assert_eq!(exec, [vec![5_000, 1, 1_500, 2_000], vec![3_000; 4]]);
     }
 
     #[test]
