@@ -1,7 +1,8 @@
 //! Soundness of the classic tests against the simulator (issue 12): for random
 //! systems per analysis (CPU-only: pfp, pedf, gedf, gfp, periodic servers, CBS
 //! servers; with memory profiles under the fluid model: pfp unregulated and
-//! under MemGuard, periodic servers unregulated and under MRS budgets), no simulated response time exceeds the task's bound, and a
+//! under MemGuard, pedf, gedf and gfp unregulated, periodic servers
+//! unregulated and under MRS budgets), no simulated response time exceeds the task's bound, and a
 //! system the test calls schedulable misses no deadline in simulation.
 //! Jobs run for exactly their PET (what every bound charges), synchronously
 //! released; each system is simulated for 400 ms, two of its hyperperiods
@@ -19,7 +20,7 @@
 //! which also prints the distribution of simulated / bound (how tight).
 
 use criticore::analysis::classic::{analyze, TaskAnalysis};
-use criticore::analysis::memory::job_costs;
+use criticore::analysis::memory::{job_costs, job_costs_global};
 use criticore::model::Level;
 use criticore::sim::sched::SchedulerKind;
 use criticore::sim::{simulate, ExecModel, SimConfig};
@@ -43,7 +44,7 @@ fn check(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: Schedule
     tally.systems += 1;
     // Each charged reload (docs/memory-model.md item 6) is at most the
     // analysis's: one at the job's start, one per preemption.
-    let costs = job_costs(system);
+    let costs = if matches!(kind, SchedulerKind::Gedf | SchedulerKind::Gfp) { job_costs_global(system) } else { job_costs(system) };
     for j in &r.records {
         let c = &costs[j.task as usize];
         let (pet, reload) = (system.tasks[j.task as usize].pet_at(Level::C), c.reload_ns);
@@ -155,6 +156,21 @@ fn fixed_priority_under_memguard_groups_bounds_hold() {
     // 8 in `make test` (unoptimized, about 4 s a system, 0.5 s optimized: long
     // holds under 20-request budgets); 1,000 and more with CRITICORE_SOUNDNESS_SYSTEMS.
     run_with("pfp + memory + MemGuard groups", SchedulerKind::Pfp, 8, classic::system_with_memory_groups);
+}
+
+#[test]
+fn partitioned_edf_with_memory_stalls_bounds_hold() {
+    run_with("pedf + memory (fluid, unregulated)", SchedulerKind::Pedf, 1_000, |seed| classic::system_with_memory_for(SchedulerKind::Pedf, seed));
+}
+
+#[test]
+fn global_edf_with_memory_stalls_bounds_hold() {
+    run_with("gedf + memory (fluid, unregulated)", SchedulerKind::Gedf, 1_000, |seed| classic::system_with_memory_for(SchedulerKind::Gedf, seed));
+}
+
+#[test]
+fn global_fixed_priority_with_memory_stalls_bounds_hold() {
+    run_with("gfp + memory (fluid, unregulated)", SchedulerKind::Gfp, 1_000, |seed| classic::system_with_memory_for(SchedulerKind::Gfp, seed));
 }
 
 #[test]

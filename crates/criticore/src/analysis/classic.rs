@@ -122,8 +122,23 @@ fn pet(system: &TaskSystem, i: usize) -> u64 {
     system.tasks[i].pet_at(Level::C)
 }
 
-fn sporadic(system: &TaskSystem, i: usize) -> Sporadic {
-    Sporadic { pet_ns: pet(system, i), period_ns: system.tasks[i].period_ns, deadline_ns: system.tasks[i].deadline_ns }
+fn sporadic(system: &TaskSystem, i: usize, cost_ns: u64) -> Sporadic {
+    Sporadic { pet_ns: cost_ns, period_ns: system.tasks[i].period_ns, deadline_ns: system.tasks[i].deadline_ns }
+}
+
+/// What each job of a task is charged (ns): its PET CPU-only; with memory,
+/// its worst case under the fluid model plus the largest reload among the
+/// tasks `preempts(j, i)` says its release can preempt (`memory::charged_costs`).
+fn charged(system: &TaskSystem, mem: Option<&Memory>, preempts: impl Fn(usize, usize) -> bool) -> Vec<u64> {
+    match mem {
+        Some(m) => memory::charged_costs(&m.costs, preempts),
+        None => (0..system.tasks.len()).map(|i| pet(system, i)).collect(),
+    }
+}
+
+/// The note on a bounded row with memory: what it rests on, for a task with a profile.
+fn memory_note(system: &TaskSystem, i: usize, mem: Option<&Memory>) -> Option<String> {
+    (mem.is_some() && system.tasks[i].memory.is_some()).then(|| "with memory stalls (fluid model, unregulated)".to_string())
 }
 
 fn row(system: &TaskSystem, i: usize, on: String, bound_ns: Option<u64>, note: Option<String>) -> TaskBound {
@@ -270,8 +285,8 @@ struct Memory {
 
 /// What the bounds of `kind` must include: None when the simulator would run
 /// CPU-only; Err(reason) where no memory-aware bound is derived yet (pfp
-/// unregulated or under per-core MemGuard budgets, periodic servers
-/// unregulated or under MRS are).
+/// unregulated or under MemGuard budgets, pedf, gedf and gfp unregulated,
+/// periodic servers unregulated or under MRS are).
 fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>, String> {
     if !system.tasks.iter().any(|t| t.memory.is_some()) {
         return Ok(None);
@@ -290,8 +305,10 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && !r.groups.is_empty() => {
             Err("CPU only: no memory-aware bound with MemGuard's reclaim (a group may run below its budget)".into())
         }
-        (SchedulerKind::Pfp | SchedulerKind::Servers, Some(r)) => Err(format!("CPU only: no memory-aware bound under {} regulation yet", r.kind.name())),
-        _ => Err("CPU only: memory stalls and regulation are not in these bounds".into()),
+        (SchedulerKind::Pedf, None) => memory(None, false),
+        (SchedulerKind::Gedf | SchedulerKind::Gfp, None) => Ok(Some(Memory { costs: memory::job_costs_global(system), memguard: None, mrs: false, groups: None })),
+        (_, Some(r)) => Err(format!("CPU only: no memory-aware bound under {} regulation for {} yet", r.kind.name(), kind.name())),
+        (SchedulerKind::Mc2, None) => Err("CPU only: memory stalls are not in these bounds".into()),
     }
 }
 
@@ -473,12 +490,15 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Resul
         }
         let name = format!("core {core}");
         let core_rows = if edf {
-            let tasks: Vec<Sporadic> = on.iter().map(|&i| sporadic(system, i)).collect();
+            // A release preempts only a job with a later absolute deadline: one of a longer relative deadline.
+            let cost = charged(system, memory, |j, i| system.tasks[i].core == system.tasks[j].core && system.tasks[i].deadline_ns > system.tasks[j].deadline_ns);
+            let tasks: Vec<Sporadic> = on.iter().map(|&i| sporadic(system, i, cost[i])).collect();
             let verdict = edf_demand::schedulable(&tasks);
+            let fails = if memory.is_some() { "the core fails the processor demand test with memory stalls (fluid model)" } else { "the core fails the processor demand test" };
             on.iter()
                 .map(|&i| match verdict {
                     Ok(ok) => {
-                        let note = (!ok).then(|| "the core fails the processor demand test".to_string());
+                        let note = if ok { memory_note(system, i, memory) } else { Some(fails.to_string()) };
                         row(system, i, name.clone(), ok.then_some(system.tasks[i].deadline_ns), note)
                     }
                     Err(why) => not_decided(system, i, name.clone(), why),
@@ -496,10 +516,13 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Resul
     Ok((rows, groups))
 }
 
-fn global_edf(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>, &'static str) {
+fn global_edf(system: &TaskSystem, mem: Option<&Memory>) -> (Vec<TaskBound>, Vec<GroupResult>, &'static str) {
     let m = system.platform.cores;
     let all: Vec<usize> = (0..system.tasks.len()).collect();
     let implicit = system.tasks.iter().all(|t| t.deadline_ns == t.period_ns);
+    // A release preempts only a job with a later absolute deadline: one of a longer relative deadline.
+    let cost = charged(system, mem, |j, i| system.tasks[i].deadline_ns > system.tasks[j].deadline_ns);
+    let pet = |_: &TaskSystem, i: usize| cost[i];
     // Goossens, Funk & Baruah (2003): Σδ ≤ m − (m−1)·δ_max meets every deadline
     // (δ = C/min(D, T); utilization for implicit deadlines).
     // Decided exactly: Σδ + (m−1)·δ_max ≤ m over rationals.
@@ -515,7 +538,7 @@ fn global_edf(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>, &'stati
     let test;
     if gfb {
         test = "Goossens-Funk-Baruah density test";
-        rows = all.iter().map(|&i| row(system, i, "global".into(), Some(system.tasks[i].deadline_ns), None)).collect();
+        rows = all.iter().map(|&i| row(system, i, "global".into(), Some(system.tasks[i].deadline_ns), memory_note(system, i, mem))).collect();
     } else if implicit {
         // Bounded tardiness (Devi & Anderson 2005, the Level-C bound with σ = 0):
         // a job responds within T + x + C.
@@ -528,6 +551,7 @@ fn global_edf(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>, &'stati
             .zip(&t.tardiness_bounds_ns)
             .map(|(&i, tard)| {
                 let note = match tard {
+                    Some(_) if memory_note(system, i, mem).is_some() => Some("deadline + bounded tardiness, with memory stalls (fluid model, unregulated)".to_string()),
                     Some(_) => Some("deadline + bounded tardiness".to_string()),
                     None if over => Some(format!("utilization {u:.4} exceeds the {m} cores: tardiness grows without bound")),
                     None => Some("fails the bounded-tardiness condition".to_string()),
@@ -543,17 +567,19 @@ fn global_edf(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>, &'stati
     (rows, vec![GroupResult { name: format!("{m} cores"), utilization: u, schedulable: ok, note: None }], test)
 }
 
-fn global_fp(system: &TaskSystem) -> (Vec<TaskBound>, Vec<GroupResult>) {
+fn global_fp(system: &TaskSystem, mem: Option<&Memory>) -> (Vec<TaskBound>, Vec<GroupResult>) {
     let m = system.platform.cores;
     let all: Vec<usize> = (0..system.tasks.len()).collect();
     let ordered = by_rank(system, &all);
-    let tasks: Vec<Sporadic> = ordered.iter().map(|&i| sporadic(system, i)).collect();
+    let rank = fixed_priority_ranks(system, &all);
+    let cost = charged(system, mem, |j, i| rank[j] < rank[i]);
+    let tasks: Vec<Sporadic> = ordered.iter().map(|&i| sporadic(system, i, cost[i])).collect();
     let bounds = gfp_rta::response_times(&tasks, m);
     let rows = ordered
         .iter()
         .zip(bounds)
         .map(|(&i, b)| {
-            let note = b.is_none().then(|| "no fixed point within the deadline (here or above)".to_string());
+            let note = if b.is_none() { Some("no fixed point within the deadline (here or above)".to_string()) } else { memory_note(system, i, mem) };
             row(system, i, "global".into(), b, note)
         })
         .collect();
@@ -695,13 +721,13 @@ pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis,
             (t, g, if mem.is_some() { "response-time analysis per core with memory stalls" } else { "exact response-time analysis per core" })
         }
         SchedulerKind::Pedf => {
-            let (t, g) = partitioned(system, true, None)?;
-            (t, g, "processor demand test per core")
+            let (t, g) = partitioned(system, true, mem)?;
+            (t, g, if mem.is_some() { "processor demand test per core with memory stalls" } else { "processor demand test per core" })
         }
-        SchedulerKind::Gedf => global_edf(system),
+        SchedulerKind::Gedf => global_edf(system, mem),
         SchedulerKind::Gfp => {
-            let (t, g) = global_fp(system);
-            (t, g, "Bertogna-Cirinei response-time test")
+            let (t, g) = global_fp(system, mem);
+            (t, g, if mem.is_some() { "Bertogna-Cirinei response-time test with memory stalls" } else { "Bertogna-Cirinei response-time test" })
         }
         SchedulerKind::Servers => {
             let (t, g) = servers(system, mem)?;
@@ -753,6 +779,46 @@ mod tests {
         let lo = analyze(&system, SchedulerKind::Pfp).unwrap().tasks.into_iter().find(|t| t.task == "lo").unwrap();
         assert_eq!(lo.bound_ns, Some(118 * ms));
         assert_eq!(lo.terms, Some(BoundTerms { jobs: 5, own_pet_ns: 310 * ms, higher_pet_ns: 208 * ms, earlier_releases_ns: 400 * ms, ..BoundTerms::default() }));
+    }
+
+    #[test]
+    fn pedf_with_memory_is_the_edf_utilization_test_on_the_charged_costs() {
+        // Implicit deadlines on one core: the demand test accepts exactly when
+        // Σ C/T ≤ 1 (Liu & Layland), here over each task's charged cost (its
+        // worst job under the fluid model, plus the largest reload of a task
+        // with a longer period it can preempt). Task b (4 MiB streamed on core
+        // 1) evicts a's and c's lines between their jobs, so each job on core 0
+        // pays a cold start. PETs of 1-4 ms every 10 and 12 ms load the core
+        // at most 0.733 CPU-only; charged, it crosses 1 between 3 ms (0.98)
+        // and 4 ms (1.27), and the verdict flips there.
+        let mut verdicts = Vec::new();
+        for pet_ms in [1u64, 2, 3, 4] {
+            let text = format!(
+                "[platform]\ncores = 2\n\
+                 [[task]]\nname = \"a\"\ncore = 0\nperiod = \"10ms\"\npet = \"{pet_ms}ms\"\n\
+                 memory = {{ wss = \"512KiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 2000 }}\n\
+                 [[task]]\nname = \"c\"\ncore = 0\nperiod = \"12ms\"\npet = \"{pet_ms}ms\"\n\
+                 memory = {{ wss = \"256KiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 2000 }}\n\
+                 [[task]]\nname = \"b\"\ncore = 1\nperiod = \"10ms\"\npet = \"5ms\"\n\
+                 memory = {{ wss = \"4MiB\", pattern = \"stream\", read_fraction = 1.0, accesses_per_ms = 5000 }}\n"
+            );
+            let system = parse_task_system(&text, Format::Toml, "t.toml").unwrap();
+            let costs = memory::job_costs(&system);
+            assert!(costs[0].cold_ns > 0 && costs[0].time_ns > pet_ms * 1_000_000);
+            // a (10 ms) preempts c (12 ms): a is charged c's reload; c preempts nothing.
+            let (ca, cc) = (costs[0].time_ns + costs[1].reload_ns, costs[1].time_ns);
+            let fits = ca as u128 * 12 + cc as u128 * 10 <= 120_000_000;
+            let r = analyze(&system, SchedulerKind::Pedf).unwrap();
+            assert_eq!(r.test, "processor demand test per core with memory stalls");
+            let a = r.tasks.iter().find(|t| t.task == "a").unwrap();
+            assert_eq!(a.schedulable, Some(fits), "PET {pet_ms} ms: charged {ca} and {cc} ns");
+            assert_eq!(a.note.as_deref(), Some(if fits { "with memory stalls (fluid model, unregulated)" } else { "the core fails the processor demand test with memory stalls (fluid model)" }));
+            // CPU-only the core is at most 0.733 loaded: the memory decides.
+            assert!(pet_ms * 12 + pet_ms * 10 <= 88);
+            verdicts.push(fits);
+        }
+        // Both sides of the boundary are exercised.
+        assert!(verdicts.contains(&true) && verdicts.contains(&false), "{verdicts:?}");
     }
 
     #[test]

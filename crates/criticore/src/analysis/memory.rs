@@ -9,6 +9,11 @@
 //!   at its longest time per ns of work (and requests); and every job one
 //!   more at its start, where its partition may evict its task's lines
 //!   between jobs (docs/memory-model.md item 6).
+//! - Under EDF and global scheduling (`charged_costs`) each preemption is
+//!   charged to the job whose release caused it: a release preempts at most
+//!   one job, of a task it can preempt, so a job's cost plus the largest
+//!   reload among the tasks it can preempt covers every reload
+//!   (docs/analysis.md, "EDF and global schedulers").
 //! - MemGuard, per-core budgets Q per synchronous period P: a core stalls
 //!   only after issuing its budget within a period, until that period ends,
 //!   so a window in which the core's jobs issue N requests holds at most
@@ -51,9 +56,29 @@ pub fn job_costs(system: &TaskSystem) -> Vec<JobCost> {
 
 /// As [`job_costs`], with only the tasks j that `also(i, j)` admits as co-runners of i.
 pub fn job_costs_beside(system: &TaskSystem, also: impl Fn(usize, usize) -> bool) -> Vec<JobCost> {
-    let pets: Vec<u64> = system.tasks.iter().map(|t| t.pet_at(Level::C)).collect();
     let cores: Vec<Option<usize>> = (0..system.tasks.len()).map(|i| task_core(system, i)).collect();
-    let corunner = |i: usize, j: usize| (cores[i].is_none() || cores[j].is_none() || cores[i] != cores[j]) && also(i, j);
+    costs_with(system, |i, j| (cores[i].is_none() || cores[j].is_none() || cores[i] != cores[j]) && also(i, j))
+}
+
+/// As [`job_costs`] under a global scheduler: any other task may run beside
+/// a job, whatever core the file names (a task's own jobs run one at a time).
+pub fn job_costs_global(system: &TaskSystem) -> Vec<JobCost> {
+    costs_with(system, |i, j| i != j)
+}
+
+/// Per task j, its job's cost plus the largest reload among the tasks
+/// `preempts(j, i)` says its release can preempt (module doc).
+pub fn charged_costs(costs: &[JobCost], preempts: impl Fn(usize, usize) -> bool) -> Vec<u64> {
+    (0..costs.len())
+        .map(|j| {
+            let reload = (0..costs.len()).filter(|&i| i != j && preempts(j, i)).map(|i| costs[i].reload_ns).max().unwrap_or(0);
+            costs[j].time_ns.saturating_add(reload)
+        })
+        .collect()
+}
+
+fn costs_with(system: &TaskSystem, corunner: impl Fn(usize, usize) -> bool) -> Vec<JobCost> {
+    let pets: Vec<u64> = system.tasks.iter().map(|t| t.pet_at(Level::C)).collect();
     FluidRules::new(system)
         .worst_case(&pets, system.platform.cores, corunner)
         .iter()
@@ -120,6 +145,17 @@ mod tests {
         let alone = text.replace("wss = \"4MiB\", pattern = \"random\"", "wss = \"512KiB\", pattern = \"random\"").replace("wss = \"4MiB\", pattern = \"stream\"", "wss = \"512KiB\", pattern = \"stream\"");
         let a = job_costs(&crate::model::parse_task_system(&alone, crate::model::Format::Toml, "t.toml").unwrap())[0];
         assert_eq!(a.cold_ns, 0);
+    }
+
+    #[test]
+    fn each_job_is_charged_the_largest_reload_it_can_cause() {
+        let cost = |time_ns, reload_ns| JobCost { time_ns, requests: 0.0, reload_ns, reload_requests: 0.0, cold_ns: 0, min_request_rate: 0.0 };
+        let costs = [cost(100, 7), cost(200, 30), cost(300, 5)];
+        // Task 0 preempts 1 and 2 (reloads 30 and 5): 100 + 30; task 1 preempts
+        // only 2: 200 + 5; task 2 none: 300.
+        assert_eq!(charged_costs(&costs, |j, i| j < i), vec![130, 205, 300]);
+        // Nothing preempts anything: the costs as they are.
+        assert_eq!(charged_costs(&costs, |_, _| false), vec![100, 200, 300]);
     }
 
     #[test]

@@ -145,6 +145,13 @@ fn server_system(rng: &mut Rng, cbs: bool, memory: bool, mrs: bool) -> String {
 /// references per ms; with `memguard`, per-core budgets of 20-2,000 requests
 /// per 1 ms (pfp with memory stalls).
 pub fn partitioned_memory(rng: &mut Rng, memguard: bool) -> String {
+    partitioned_memory_deadlines(rng, memguard, false)
+}
+
+/// As [`partitioned_memory`]; with `constrained`, half the systems have
+/// deadlines between the PET and the period (pedf with memory stalls).
+fn partitioned_memory_deadlines(rng: &mut Rng, memguard: bool, constrained: bool) -> String {
+    let constrained = constrained && rng.next() % 2 == 0;
     let mut text = String::from("[platform]\ncores = 2\n");
     if memguard {
         let _ = write!(text, "[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [{}, {}]\n", rng.pick(&[20u64, 200, 2_000]), rng.pick(&[20u64, 200, 2_000]));
@@ -155,7 +162,7 @@ pub fn partitioned_memory(rng: &mut Rng, memguard: bool) -> String {
         for (k, u) in rng.uunifast(n, total).into_iter().enumerate() {
             let p = rng.pick(&PERIODS_MS);
             let priority = rng.next() % 3 == 0;
-            task(rng, &mut text, &format!("c{core}t{k}"), u, p, &format!("core = {core}\n"), false, priority);
+            task(rng, &mut text, &format!("c{core}t{k}"), u, p, &format!("core = {core}\n"), constrained, priority);
             memory_profile(rng, &mut text);
         }
     }
@@ -197,6 +204,30 @@ fn memory_profile(rng: &mut Rng, text: &mut String) {
     }
 }
 
+
+/// Two cores, 3-6 global tasks with memory profiles, utilization 0.2-1.4 in
+/// all; with `constrained`, deadlines between the PET and the period (gfp).
+fn global_memory(rng: &mut Rng, constrained: bool) -> String {
+    let mut text = String::from("[platform]\ncores = 2\n");
+    let n = rng.range(3, 6) as usize;
+    let total = 0.2 + 1.2 * rng.unit();
+    let priority = rng.next() % 3 == 0;
+    for (k, u) in rng.uunifast(n, total).into_iter().enumerate() {
+        let p = rng.pick(&PERIODS_MS);
+        task(rng, &mut text, &format!("t{k}"), u.min(1.0), p, "", constrained, priority);
+        memory_profile(rng, &mut text);
+    }
+    text
+}
+
+/// A pedf, gedf or gfp system with memory profiles, unregulated.
+pub fn system_with_memory_for(kind: SchedulerKind, seed: u64) -> (String, TaskSystem) {
+    generated(seed, 0x7e7 ^ kind as u64, |rng| match kind {
+        SchedulerKind::Gedf => global_memory(rng, false),
+        SchedulerKind::Gfp => global_memory(rng, true),
+        _ => partitioned_memory_deadlines(rng, false, true),
+    })
+}
 
 /// A server system with memory profiles, unregulated or under MRS.
 pub fn servers_with_memory(mrs: bool, seed: u64) -> (String, TaskSystem) {
