@@ -179,6 +179,11 @@ fn servers_with_memory_stalls_bounds_hold() {
 }
 
 #[test]
+fn cbs_servers_with_memory_stalls_bounds_hold() {
+    run_with("CBS servers + memory (fluid, unregulated)", SchedulerKind::Servers, 300, classic::cbs_servers_with_memory);
+}
+
+#[test]
 fn servers_under_mrs_memory_budgets_bounds_hold() {
     run_with("servers + memory + MRS budgets", SchedulerKind::Servers, 300, |seed| classic::servers_with_memory(true, seed));
 }

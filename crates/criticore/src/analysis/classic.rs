@@ -299,8 +299,8 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && !r.groups.is_empty() && !r.memguard.reclaim => {
             Ok(Some(Memory { costs: job_costs(system), memguard: None, mrs: false, groups: Some((r.groups.clone(), r.period_ns)) }))
         }
-        (SchedulerKind::Servers, _) if system.servers.iter().any(|s| s.kind == ServerKind::Cbs) => Err("CPU only: no memory-aware bound for CBS servers yet".into()),
         (SchedulerKind::Servers, None) => memory(None, false),
+        (SchedulerKind::Servers, Some(r)) if system.servers.iter().any(|s| s.kind == ServerKind::Cbs) => Err(format!("CPU only: no memory-aware bound for CBS servers under {} regulation yet", r.kind.name())),
         (SchedulerKind::Servers, Some(r)) if r.kind == RegulationKind::Mrs => memory(None, true),
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && !r.groups.is_empty() => {
             Err("CPU only: no memory-aware bound with MemGuard's reclaim (a group may run below its budget)".into())
@@ -619,6 +619,9 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                 if !sure[s] {
                     notes[s] = Some(format!("the CBS bandwidth of core {core} is {bw:.3} > 1"));
                 }
+                // Under EDF any other reservation may take the core: at each of its
+                // replenishments, and at each wake-up (a release of one of its tasks).
+                above[s] = on.iter().filter(|&&h| h != s).flat_map(|&h| std::iter::once(system.servers[h].period_ns).chain(members[h].iter().map(|&i| system.tasks[i].period_ns))).collect();
             }
         } else {
             // Fixed priority among idling servers (rule 2: higher number first, ties

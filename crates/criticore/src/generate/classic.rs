@@ -229,6 +229,11 @@ pub fn system_with_memory_for(kind: SchedulerKind, seed: u64) -> (String, TaskSy
     })
 }
 
+/// A CBS server system with memory profiles, unregulated.
+pub fn cbs_servers_with_memory(seed: u64) -> (String, TaskSystem) {
+    generated(seed, 0xcb5, |rng| server_system(rng, true, true, false))
+}
+
 /// A server system with memory profiles, unregulated or under MRS.
 pub fn servers_with_memory(mrs: bool, seed: u64) -> (String, TaskSystem) {
     generated(seed, 0x5e5 ^ mrs as u64, |rng| servers_memory(rng, mrs))
