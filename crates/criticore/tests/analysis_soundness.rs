@@ -151,6 +151,12 @@ fn fixed_priority_under_memguard_bounds_hold() {
 }
 
 #[test]
+fn fixed_priority_under_mcti_bounds_hold() {
+    // As MemGuard per core (1 ms periods), plus overload and the fixed-priority bus.
+    run_with("pfp + memory + MCTI", SchedulerKind::Pfp, 100, classic::system_with_memory_mcti);
+}
+
+#[test]
 fn fixed_priority_under_memguard_groups_bounds_hold() {
     // Groups hold their tasks, not the core (the runtime's rule, the simulator's too).
     // 8 in `make test` (unoptimized, about 4 s a system, 0.5 s optimized: long

@@ -281,6 +281,9 @@ struct Memory {
     /// MemGuard budgets per group of tasks and the period (criticore's
     /// extension: an exhausted group's tasks are held until the period ends).
     groups: Option<(Vec<BudgetGroup>, u64)>,
+    /// MCTI on `memguard`'s per-core budgets: a core stalls only while it
+    /// runs a non-critical task (rule 4); a critical one overloads (rule 5).
+    mcti: bool,
 }
 
 /// What the bounds of `kind` must include: None when the simulator would run
@@ -291,13 +294,16 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
     if !system.tasks.iter().any(|t| t.memory.is_some()) {
         return Ok(None);
     }
-    let memory = |memguard, mrs| Ok(Some(Memory { costs: job_costs(system), memguard, mrs, groups: None }));
+    let memory = |memguard, mrs| Ok(Some(Memory { costs: job_costs(system), memguard, mrs, groups: None, mcti: false }));
     match (kind, &system.regulation) {
         (SchedulerKind::Pfp, None) => memory(None, false),
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && !r.budgets.is_empty() => memory(Some((r.budgets.clone(), r.period_ns)), false),
         // Reclaim may take a group below its budget: no bound counts on Q then.
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && !r.groups.is_empty() && !r.memguard.reclaim => {
-            Ok(Some(Memory { costs: job_costs(system), memguard: None, mrs: false, groups: Some((r.groups.clone(), r.period_ns)) }))
+            Ok(Some(Memory { costs: job_costs(system), memguard: None, mrs: false, groups: Some((r.groups.clone(), r.period_ns)), mcti: false }))
+        }
+        (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Mcti && r.groups.is_empty() && !r.budgets.is_empty() => {
+            Ok(Some(Memory { costs: memory::job_costs_mcti(system), memguard: Some((r.budgets.clone(), r.period_ns)), mrs: false, groups: None, mcti: true }))
         }
         (SchedulerKind::Servers, None) => memory(None, false),
         (SchedulerKind::Servers, Some(r)) if system.servers.iter().any(|s| s.kind == ServerKind::Cbs) => Err(format!("CPU only: no memory-aware bound for CBS servers under {} regulation yet", r.kind.name())),
@@ -306,7 +312,7 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
             Err("CPU only: no memory-aware bound with MemGuard's reclaim (a group may run below its budget)".into())
         }
         (SchedulerKind::Pedf, None) => memory(None, false),
-        (SchedulerKind::Gedf | SchedulerKind::Gfp, None) => Ok(Some(Memory { costs: memory::job_costs_global(system), memguard: None, mrs: false, groups: None })),
+        (SchedulerKind::Gedf | SchedulerKind::Gfp, None) => Ok(Some(Memory { costs: memory::job_costs_global(system), memguard: None, mrs: false, groups: None, mcti: false })),
         (_, Some(r)) => Err(format!("CPU only: no memory-aware bound under {} regulation for {} yet", r.kind.name(), kind.name())),
         (SchedulerKind::Mc2, None) => Err("CPU only: memory stalls are not in these bounds".into()),
     }
@@ -336,6 +342,10 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
 #[allow(clippy::too_many_arguments)]
 fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &str, mem: &Memory, memguard: Option<(u64, u64)>, k: usize, found: &[Option<u64>]) -> TaskBound {
     let i = ordered[k];
+    // MCTI rules 4-5: the core stalls only while it runs a non-critical job;
+    // if this task and every one above it are critical, it never waits for a stall.
+    let never_stalled = mem.mcti && (0..=k).all(|h| system.tasks[ordered[h]].criticality > 0);
+    let memguard = if never_stalled { None } else { memguard };
     // A release of ordered[h] may preempt any of ordered[h+1..=k]: charge the longest reload.
     let hp: Vec<FpTask> = (0..k)
         .map(|h| {
@@ -466,6 +476,8 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         None => Some(unbounded(own, &hp, Supply::Dedicated, stalled, cost)),
         Some(_) if !own_memory => None,
         Some(_) if group.is_some() => Some("with memory stalls (fluid model) and its MemGuard group's budget stalls".to_string()),
+        Some(_) if never_stalled => Some("with memory stalls (fluid model, MCTI's fixed-priority bus); never stalled: it and every task above it are critical".to_string()),
+        Some(_) if mem.mcti => Some("with memory stalls (fluid model, MCTI's fixed-priority bus) and MCTI's budget stalls".to_string()),
         Some(_) if memguard.is_some() => Some("with memory stalls (fluid model) and MemGuard's budget stalls".to_string()),
         Some(_) => Some("with memory stalls (fluid model, unregulated)".to_string()),
     };

@@ -77,10 +77,22 @@ pub fn charged_costs(costs: &[JobCost], preempts: impl Fn(usize, usize) -> bool)
         .collect()
 }
 
+/// As [`job_costs`] under MCTI: the bus may switch to fixed priority while
+/// a core overloads (`FluidRules::worst_case_mcti`).
+pub fn job_costs_mcti(system: &TaskSystem) -> Vec<JobCost> {
+    let cores: Vec<Option<usize>> = (0..system.tasks.len()).map(|i| task_core(system, i)).collect();
+    let corunner = |i: usize, j: usize| cores[i].is_none() || cores[j].is_none() || cores[i] != cores[j];
+    let pets: Vec<u64> = system.tasks.iter().map(|t| t.pet_at(Level::C)).collect();
+    costs_of(&FluidRules::new(system).worst_case_mcti(&pets, system.platform.cores, corunner, &cores))
+}
+
 fn costs_with(system: &TaskSystem, corunner: impl Fn(usize, usize) -> bool) -> Vec<JobCost> {
     let pets: Vec<u64> = system.tasks.iter().map(|t| t.pet_at(Level::C)).collect();
-    FluidRules::new(system)
-        .worst_case(&pets, system.platform.cores, corunner)
+    costs_of(&FluidRules::new(system).worst_case(&pets, system.platform.cores, corunner))
+}
+
+fn costs_of(worst: &[crate::interference::fluid::WorstCase]) -> Vec<JobCost> {
+    worst
         .iter()
         .map(|w| {
             let time: f64 = w.phases.iter().map(|p| p.work_ns as f64 * p.time_per_work).sum();
@@ -145,6 +157,35 @@ mod tests {
         let alone = text.replace("wss = \"4MiB\", pattern = \"random\"", "wss = \"512KiB\", pattern = \"random\"").replace("wss = \"4MiB\", pattern = \"stream\"", "wss = \"512KiB\", pattern = \"stream\"");
         let a = job_costs(&crate::model::parse_task_system(&alone, crate::model::Format::Toml, "t.toml").unwrap())[0];
         assert_eq!(a.cold_ns, 0);
+    }
+
+    #[test]
+    fn mcti_fixed_priority_bus_wait_by_hand() {
+        // Default platform: S = 32 B / 2.02 GB/s = 1600/101 ns, L = 120, R = 30,
+        // round robin on 2 cores: a fair wait of at most S. Task b on core 1
+        // streams 4 MiB (misses everything, more than the 1 MiB LLC) writing,
+        // 0.04 references per ns: alone its compute share is 1 − 0.04·S, so at
+        // most 0.04 requests per ns of wall time, ρ = 0.04·S = 64/101. While a
+        // core overloads the bus is fixed priority and a's requests may wait
+        // S·ρ/(1 − ρ) + S/2 = S·(64/37 + 1/2) = S·165/74 ≈ 35.32 ns > S. Task a
+        // on core 0 streams 4 MiB reading, 0.001 references per ns: compute
+        // share 1 − 0.001·120 = 0.88, each miss at worst 120 + W + 30, so
+        // 10 ms of work take 10⁷·(0.88 + 0.001·(150 + W)) ns, + 1 ns of
+        // rounding. No cold start: its stream outgrows the LLC.
+        let text = "[platform]\ncores = 2\n[regulation]\nkind = \"mcti\"\nperiod = \"1ms\"\nbudgets = [100, 100]\n\
+            [[task]]\nname = \"a\"\ncore = 0\nlevel = 1\nperiod = \"20ms\"\npet = \"10ms\"\n\
+            memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
+            [[task]]\nname = \"b\"\ncore = 1\nperiod = \"20ms\"\npet = \"10ms\"\n\
+            memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 40000 }\n";
+        let system = crate::model::parse_task_system(text, crate::model::Format::Toml, "t.toml").unwrap();
+        let s: f64 = 1600.0 / 101.0;
+        let wait = s * 165.0 / 74.0;
+        let expected = (1e7 * (0.88 + 0.001 * (150.0 + wait))).ceil() as u64 + 1;
+        let a = job_costs_mcti(&system)[0];
+        assert!(a.time_ns.abs_diff(expected) <= 1, "{} vs {expected}", a.time_ns);
+        // Without MCTI the round-robin wait S: 10⁷·(0.88 + 0.001·(150 + S)) + 1.
+        let fair = (1e7 * (0.88 + 0.001 * (150.0 + s))).ceil() as u64 + 1;
+        assert!(job_costs(&system)[0].time_ns.abs_diff(fair) <= 1);
     }
 
     #[test]

@@ -220,6 +220,27 @@ fn global_memory(rng: &mut Rng, constrained: bool) -> String {
     text
 }
 
+/// A pfp system with memory profiles under MCTI (per-core budgets of
+/// 20-2,000 requests per 1 ms), each task critical (criticality 1 or 2) or
+/// not at random.
+pub fn system_with_memory_mcti(seed: u64) -> (String, TaskSystem) {
+    generated(seed, 0x3c7, |rng| {
+        let text = partitioned_memory(rng, true).replace("kind = \"memguard\"", "kind = \"mcti\"");
+        let mut out = String::new();
+        for line in text.lines() {
+            out.push_str(line);
+            out.push('\n');
+            if line.starts_with("name = ") {
+                let c = rng.range(0, 2);
+                if c > 0 {
+                    let _ = writeln!(out, "level = {c}");
+                }
+            }
+        }
+        out
+    })
+}
+
 /// A pedf, gedf or gfp system with memory profiles, unregulated.
 pub fn system_with_memory_for(kind: SchedulerKind, seed: u64) -> (String, TaskSystem) {
     generated(seed, 0x7e7 ^ kind as u64, |rng| match kind {

@@ -361,18 +361,82 @@ impl FluidRules {
     /// `corunner(i, j)`: task j may run while task i does (on another core),
     /// so only those press on i's LLC share.
     pub fn worst_case(&self, pet_ns: &[u64], cores: usize, corunner: impl Fn(usize, usize) -> bool) -> Vec<WorstCase> {
+        let wait = self.worst_wait_ns(cores);
+        self.worst_case_waiting(pet_ns, cores, &corunner, |_| wait)
+    }
+
+    /// The arbiter's longest wait per request (see [`FluidRules::worst_case`]).
+    fn worst_wait_ns(&self, cores: usize) -> f64 {
         let s = self.service_ns;
-        let n = cores + self.devices.len();
-        let wait = match self.arbiter {
+        match self.arbiter {
             Arbiter::FixedPriority => s * 0.999 / 0.001 + 0.5 * s,
             Arbiter::Tdma => 0.5 * cores as f64 * s,
-            _ => n.saturating_sub(1) as f64 * s,
-        };
-        let irq = (1.0 - self.devices.iter().map(|d| d.irq_share).sum::<f64>()).max(1e-9);
+            _ => (cores + self.devices.len()).saturating_sub(1) as f64 * s,
+        }
+    }
+
+    /// As [`FluidRules::worst_case`] under MCTI (mcti-task-isolation §4 rule
+    /// 5, §5.2.2): the interconnect may be the platform's arbiter or, while a
+    /// core overloads, fixed priority, where a request waits behind the
+    /// traffic of cores ranked at or above its own (any other core, at worst)
+    /// plus half a line. That traffic is bounded by what the other cores can
+    /// issue: per core, the fastest request rate of a task placed there,
+    /// (a·m + e)/(c + a·m·t₀ + e·L) at its worst miss ratio m and its
+    /// isolated miss cost t₀ (no wait, no conflict, no interrupt share), so
+    /// ρ = Σ those rates × S; at ρ ≥ 0.999 (or with DMA devices, which go
+    /// ahead of every core) the model's cap. `core_of[i]`: task i's core.
+    pub fn worst_case_mcti(&self, pet_ns: &[u64], cores: usize, corunner: impl Fn(usize, usize) -> bool, core_of: &[Option<usize>]) -> Vec<WorstCase> {
+        let s = self.service_ns;
+        let fastest: Vec<f64> = (0..self.tasks.len())
+            .map(|i| {
+                let tm = &self.tasks[i];
+                let (miss, m0) = self.worst_miss(i, cores, &corunner);
+                tm.phases
+                    .iter()
+                    .map(|ph| {
+                        let compute = (1.0 - ph.refs_per_ns * m0 * self.isolated_miss_ns(ph.read_fraction) - tm.extra_refs_per_ns * self.read_latency_ns).max(0.0);
+                        let issued = ph.refs_per_ns * miss + tm.extra_refs_per_ns;
+                        let time = compute + ph.refs_per_ns * miss * self.isolated_miss_ns(ph.read_fraction) + tm.extra_refs_per_ns * self.read_latency_ns;
+                        if issued > 0.0 { issued / time.max(1e-12) } else { 0.0 }
+                    })
+                    .fold(0.0, f64::max)
+            })
+            .collect();
+        let per_core: Vec<f64> = (0..cores).map(|k| (0..self.tasks.len()).filter(|&j| core_of[j] == Some(k)).map(|j| fastest[j]).fold(0.0, f64::max) * s).collect();
+        let fair = self.worst_wait_ns(cores);
+        self.worst_case_waiting(pet_ns, cores, &corunner, |i| {
+            let rho: f64 = match core_of[i] {
+                Some(c) if self.devices.is_empty() && core_of.iter().all(Option::is_some) => (0..cores).filter(|&k| k != c).map(|k| per_core[k]).sum(),
+                _ => 1.0,
+            };
+            let fixed = if rho < 0.999 { s * rho / (1.0 - rho) } else { s * 0.999 / 0.001 } + 0.5 * s;
+            fair.max(fixed)
+        })
+    }
+
+    /// Task i's miss ratio at its smallest LLC share beside its co-runners,
+    /// and alone in its partition.
+    fn worst_miss(&self, i: usize, cores: usize, corunner: &impl Fn(usize, usize) -> bool) -> (f64, f64) {
+        let tm = &self.tasks[i];
         let largest = |mut v: Vec<f64>, k: usize| -> f64 {
             v.sort_by(|a, b| b.total_cmp(a));
             v.iter().take(k).sum()
         };
+        let beside = |j: usize| j != i && corunner(i, j);
+        let others: Vec<f64> = self.tasks.iter().enumerate().filter(|&(j, o)| beside(j) && o.part == tm.part).map(|(_, o)| o.wss).collect();
+        let os = if self.os_isolation {
+            0.0
+        } else {
+            tm.os_footprint + largest(self.tasks.iter().enumerate().filter(|&(j, _)| beside(j)).map(|(_, o)| o.os_footprint).collect(), cores.saturating_sub(1))
+        };
+        let pressure = tm.wss + largest(others, cores.saturating_sub(1)) + os;
+        let share = if pressure <= tm.capacity { tm.wss } else { tm.capacity * tm.wss / pressure };
+        (miss_ratio(tm.pattern, share, tm.wss), miss_ratio(tm.pattern, tm.capacity, tm.wss))
+    }
+
+    fn worst_case_waiting(&self, pet_ns: &[u64], cores: usize, corunner: &impl Fn(usize, usize) -> bool, wait_of: impl Fn(usize) -> f64) -> Vec<WorstCase> {
+        let s = self.service_ns;
+        let irq = (1.0 - self.devices.iter().map(|d| d.irq_share).sum::<f64>()).max(1e-9);
         self.tasks
             .iter()
             .enumerate()
@@ -380,17 +444,8 @@ impl FluidRules {
                 if tm.phases.is_empty() {
                     return WorstCase { phases: vec![WorstPhase { work_ns: pet_ns[i], time_per_work: 1.0 / irq, requests_per_work: 0.0, min_request_rate: 0.0 }], reload_work_ns: 0, cold_work_ns: 0 };
                 }
-                let beside = |j: usize| j != i && corunner(i, j);
-                let others: Vec<f64> = self.tasks.iter().enumerate().filter(|&(j, o)| beside(j) && o.part == tm.part).map(|(_, o)| o.wss).collect();
-                let os = if self.os_isolation {
-                    0.0
-                } else {
-                    tm.os_footprint + largest(self.tasks.iter().enumerate().filter(|&(j, _)| beside(j)).map(|(_, o)| o.os_footprint).collect(), cores.saturating_sub(1))
-                };
-                let pressure = tm.wss + largest(others, cores.saturating_sub(1)) + os;
-                let share = if pressure <= tm.capacity { tm.wss } else { tm.capacity * tm.wss / pressure };
-                let miss = miss_ratio(tm.pattern, share, tm.wss);
-                let m0 = miss_ratio(tm.pattern, tm.capacity, tm.wss);
+                let (miss, m0) = self.worst_miss(i, cores, corunner);
+                let wait = wait_of(i);
                 let mut start = 0u64;
                 let phases = tm
                     .phases
