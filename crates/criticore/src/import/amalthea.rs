@@ -44,7 +44,7 @@ pub fn read(bytes: &[u8]) -> FieldResult<Model> {
     let stimuli: HashMap<&str, &Element> = part("stimuliModel").all("stimuli").filter_map(|s| Some((s.attr("name")?, s))).collect();
     let weights: HashMap<&str, u64> = runnables.iter().map(|r| (r.name.as_str(), weight(&r.needs))).collect();
     let runnable_index = index(runnables.iter().map(|r| r.name.as_str()));
-    let cx = TaskContext { stimuli: &stimuli, runnables: &runnable_index, weights: &weights, allocation: &allocation, hw: &hw, deadlines: &deadlines };
+    let cx = TaskContext { stimuli: &stimuli, runnables: &runnable_index, labels: &label_index, weights: &weights, allocation: &allocation, hw: &hw, deadlines: &deadlines };
     let mut tasks = Vec::new();
     for (i, el) in part("swModel").all("tasks").enumerate() {
         tasks.push(read_task(el, &format!("swModel.tasks[{}]", name_key(el, i)), &cx, &mut unread)?);
@@ -544,6 +544,7 @@ fn read_deadlines(constraints: &Element) -> FieldResult<HashMap<String, u64>> {
 struct TaskContext<'a> {
     stimuli: &'a HashMap<&'a str, &'a Element>,
     runnables: &'a HashMap<String, usize>,
+    labels: &'a HashMap<String, usize>,
     weights: &'a HashMap<&'a str, u64>,
     allocation: &'a Allocation<'a>,
     hw: &'a Hardware,
@@ -572,7 +573,7 @@ fn read_task(el: &Element, path: &str, cx: &TaskContext, unread: &mut Unread) ->
     let weigh = |items: &[Item]| {
         items.iter().map(|i| if let Item::Call(r) = i { cx.weights.get(r.as_str()).copied().unwrap_or(0) } else { 0 }).fold(0u64, u64::saturating_add)
     };
-    let mut graph = Graph { labels: &HashMap::new(), weigh: &weigh, switches: 0 };
+    let mut graph = Graph { labels: cx.labels, weigh: &weigh, switches: 0 };
     let mut items = Vec::new();
     for g in el.children.iter().filter(|c| c.name == "callGraph" || c.name == "activityGraph") {
         graph.items(g, &field(path, &g.name), unread, &mut items)?;
