@@ -202,3 +202,20 @@ fn import_bad_input_is_one_line_naming_file_field_and_reason() {
     let xml = error_after("<labels name=\"L1\">", "<labels name=\"L1\" <");
     assert!(xml.starts_with("m.amxmi: line 78: invalid XML attribute"), "{xml}");
 }
+
+#[test]
+fn import_never_panics_on_a_cut_or_altered_model() {
+    // Every cut and every one-byte deletion at a stride: an import or a one-line error, never a panic.
+    for name in ["v07-small.amxmi", "v2-small.amxmi"] {
+        let bytes = fixture(name);
+        for at in (0..bytes.len()).step_by(7) {
+            let mut deleted = bytes.clone();
+            deleted.remove(at);
+            for input in [&bytes[..at], &deleted[..]] {
+                if let Err(e) = import_amalthea(input, "m.amxmi", None) {
+                    assert!(!e.to_string().contains('\n'), "{e}");
+                }
+            }
+        }
+    }
+}

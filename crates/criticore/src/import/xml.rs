@@ -73,8 +73,13 @@ fn parse(text: &str) -> FieldResult<Element> {
     // Lines are counted incrementally: the reader's position only grows.
     let (mut line, mut counted) = (1usize, 0usize);
     let mut line_at = |pos: usize| {
-        line += text.as_bytes()[counted..pos.min(text.len())].iter().filter(|&&b| b == b'\n').count();
-        counted = pos.min(text.len()).max(counted);
+        let pos = pos.min(text.len());
+        if pos < counted {
+            // An error reported behind the last element: count from the start.
+            (line, counted) = (1, 0);
+        }
+        line += text.as_bytes()[counted..pos].iter().filter(|&&b| b == b'\n').count();
+        counted = pos;
         line
     };
     loop {
