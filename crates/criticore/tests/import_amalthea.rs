@@ -25,10 +25,6 @@ fn pet(t: &Task) -> u64 {
     t.pet_ns.highest().unwrap()
 }
 
-fn count(imp: &Imported, kind: &str) -> usize {
-    imp.summary.not_represented.iter().find(|(k, _)| k == kind).map_or(0, |(_, n)| *n)
-}
-
 #[test]
 fn import_v07_maps_every_element() {
     let imp = import("v07-small.amxmi", None);

@@ -24,9 +24,12 @@ fn model_path() -> PathBuf {
     root.join("..").join("shared").join("data").join("waters2017-challenge.amxmi.gz")
 }
 
+/// A check of the imported model, given the file's bytes.
+type Check = fn(&[u8], &Imported);
+
 fn main() {
     let args = Arguments::from_args();
-    let tests: [(&str, fn(&[u8], &Imported)); 5] = [
+    let tests: [(&str, Check); 5] = [
         ("import_waters_utilization_at_the_upper_bounds", upper_bounds),
         ("import_waters_utilization_at_the_means", means),
         ("import_waters_summary_counts_match_the_xml", summary_counts),
