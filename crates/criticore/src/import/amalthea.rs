@@ -86,7 +86,7 @@ fn url_decode(text: &str) -> String {
     while i < bytes.len() {
         match bytes[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => match std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok()) {
+            b'%' if i + 2 < bytes.len() => match std::str::from_utf8(&bytes[i + 1..i + 3]).ok().filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit())).and_then(|h| u8::from_str_radix(h, 16).ok()) {
                 Some(b) => {
                     out.push(b);
                     i += 2;
@@ -719,5 +719,6 @@ mod tests {
         assert_eq!(references("Generic+Core?type=CoreType"), ["Generic Core"]);
         assert_eq!(references("A%20B?type=Task C?type=Task"), ["A B", "C"]);
         assert_eq!(references("50%?type=X"), ["50%"]);
+        assert_eq!(references("a%+1b"), ["a%+1b"]);
     }
 }
