@@ -719,6 +719,6 @@ mod tests {
         assert_eq!(references("Generic+Core?type=CoreType"), ["Generic Core"]);
         assert_eq!(references("A%20B?type=Task C?type=Task"), ["A B", "C"]);
         assert_eq!(references("50%?type=X"), ["50%"]);
-        assert_eq!(references("a%+1b"), ["a%+1b"]);
+        assert_eq!(references("a%+1b"), ["a% 1b"]);
     }
 }
