@@ -64,6 +64,6 @@ def test_top_level_help_lists_exactly_the_registered_commands():
     assert names == registered()
     # The commands the CLI has today (issue 14: the help promised ones it did not have).
     assert set(names) == {"analyze", "check", "calibrate", "simulate", "report", "optimize", "load", "regulate", "profile",
-                          "version", "plot", "tables", "experiment", "study"}
+                          "version", "plot", "tables", "experiment", "study", "import"}
     for name in names:  # and each one runs
         help_of(name)

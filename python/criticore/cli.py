@@ -13,6 +13,7 @@ from criticore.analysis import command as analyze
 from criticore.calibrate import command as calibrate
 from criticore.calibrate import mc2_ub
 from criticore.cli_common import EXIT_BAD_INPUT, click_errors, usage_error_line
+from criticore.imports.command import import_app
 from criticore.load import command as load
 from criticore.monitor import command as profile
 from criticore.monitor.experiment import experiment_app
@@ -66,6 +67,7 @@ plot_app.command("gantt")(simulate.plot_gantt)
 app.command()(report.report)
 app.command()(optimize.optimize)
 app.add_typer(study_app, name="study")
+app.add_typer(import_app, name="import")
 app.command()(load.load)
 app.command(context_settings=EXTRA_ARGS)(regulate.regulate)
 app.command("profile", context_settings=EXTRA_ARGS)(profile.profile_command)

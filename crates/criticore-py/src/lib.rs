@@ -234,6 +234,23 @@ fn solve_llc_ways(py: Python<'_>, problem: &Bound<'_, PyAny>) -> PyResult<Option
         .transpose()
 }
 
+/// Import an Amalthea model's bytes (`.amxmi`, gzip or not) with execution
+/// needs times `scale` (decimal text, exact): the task-system file text, the
+/// summary and the intermediate model, both as JSON (docs/amalthea.md).
+#[pyfunction]
+#[pyo3(signature = (data, file, scale=None))]
+fn import_amalthea(py: Python<'_>, data: &[u8], file: &str, scale: Option<&str>) -> PyResult<(String, String, String)> {
+    use criticore::import::decimal::Exact;
+    let scale = scale
+        .map(|s| Exact::parse(s).filter(Exact::is_positive).ok_or_else(|| option_error(file, "--scale", format!("must be a positive number, got {s:?}"))))
+        .transpose()?;
+    let imported = py.allow_threads(|| criticore::import::import_amalthea(data, file, scale.as_ref())).map_err(to_py)?;
+    let s = &imported.summary;
+    let summary = serde_json::json!({ "tasks": s.tasks, "cores": s.cores, "not_represented": s.not_represented, "line": s.line() });
+    let model = serde_json::to_string(&imported.model).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((imported.toml, summary.to_string(), model))
+}
+
 /// The extension is `criticore._core._native`; the package `criticore._core`
 /// (python/criticore/_core/__init__.py) re-exports it, a leaf of the import graph.
 #[pymodule]
@@ -250,6 +267,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<system::System>()?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(solve_llc_ways, m)?)?;
+    m.add_function(wrap_pyfunction!(import_amalthea, m)?)?;
     m.add_function(wrap_pyfunction!(transaction::mc2_ub, m)?)?;
     m.add_function(wrap_pyfunction!(transaction::mc2_os, m)?)?;
     m.add_function(wrap_pyfunction!(transaction::dram_replay, m)?)?;

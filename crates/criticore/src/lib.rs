@@ -4,11 +4,13 @@
 //! Imports run one way: [`model`] ← the rules ([`regulate`]: regulators,
 //! [`policy`]: scheduling policies, [`interference`]: the memory model's
 //! equations) ← [`analysis`] and [`sim`], siblings that share only what lies
-//! below them ← [`optimize`] ← [`generate`] ← [`study`].
+//! below them ← [`optimize`] ← [`generate`] ← [`study`]. [`import`] reads
+//! other tools' models into the [`model`] and names nothing else.
 
 pub mod analysis;
 pub mod error;
 pub mod generate;
+pub mod import;
 pub mod model;
 pub mod interference;
 pub mod optimize;

@@ -1,14 +1,16 @@
 //! The engine's imports run one way (docs/architecture.md): model <- the rules
 //! (regulate, policy, interference) <- analysis and sim, siblings <- optimize
-//! <- generate <- study. A module naming a layer above its own (or its
-//! sibling) by path fails here, so a back-edge cannot come back unnoticed.
+//! <- generate <- study; import (other tools' models) names only model. A
+//! module naming a layer above its own (or its sibling) by path fails here,
+//! so a back-edge cannot come back unnoticed.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Each layer and the modules it must never name.
 const RULES: &[(&str, &[&str])] = &[
-    ("model", &["regulate", "policy", "interference", "analysis", "sim", "optimize", "generate", "study"]),
+    ("model", &["regulate", "policy", "interference", "analysis", "sim", "optimize", "generate", "study", "import"]),
+    ("import", &["regulate", "policy", "interference", "analysis", "sim", "optimize", "generate", "study"]),
     ("regulate", &["analysis", "sim", "optimize", "generate", "study"]),
     ("policy", &["analysis", "sim", "optimize", "generate", "study"]),
     ("interference", &["analysis", "sim", "optimize", "generate", "study"]),

@@ -30,6 +30,7 @@ __all__ = [
     "System",
     "analyze",
     "solve_llc_ways",
+    "import_amalthea",
     "mc2_ub",
     "mc2_os",
     "dram_replay",
@@ -120,6 +121,15 @@ def check(data: bytes, file: str, format: str | None = None) -> str:
     ``format`` is None, the format: "toml" or "json"). The outline also
     carries ``line_bytes`` (LLC line size in bytes), ``implied_scheduler``
     and ``regulation``. Raises InputError if the file is malformed.
+    """
+
+def import_amalthea(data: bytes, file: str, scale: str | None = None) -> tuple[str, str, str]:
+    """Import an Amalthea model's bytes (``.amxmi``, gzip-compressed or not),
+    execution needs times ``scale`` (decimal text, exact; None: 1): the
+    task-system file text, the summary (JSON: ``tasks``, ``cores``,
+    ``not_represented`` as [kind, count] pairs, ``line``) and the intermediate
+    model (JSON). Raises InputError naming the file, the field and the reason.
+    docs/amalthea.md.
     """
 
 def analyze(data: System | bytes, file: str, format: str | None = None, scheduler: str | None = None) -> str:

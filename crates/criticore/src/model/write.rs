@@ -66,6 +66,21 @@ fn llc_ways(allocation: &super::Allocation) -> Value {
     Value::Object(allocation.llc_ways.iter().map(|(p, w)| (p.to_string(), json!(w))).collect())
 }
 
+/// The fields a written task starts with: name, level and core where it has
+/// them, and period (the study's files and imported ones).
+pub fn task_head(t: &super::Task) -> Map<String, Value> {
+    let mut o = Map::new();
+    o.insert("name".into(), json!(t.name));
+    if let Some(l) = t.level {
+        o.insert("level".into(), json!(l.to_string()));
+    }
+    if let Some(c) = t.core {
+        o.insert("core".into(), json!(c));
+    }
+    o.insert("period".into(), json!(super::units::format_duration_ns(t.period_ns)));
+    o
+}
+
 /// A new file for a system made by the study generator: platform, tasks (name,
 /// level, core, period, PETs, cost curve, IPC, I/O) and `allocation.llc_ways`.
 /// Servers, regulation, devices and memory profiles are not written (the
@@ -88,15 +103,7 @@ pub fn study_system_toml(system: &TaskSystem) -> String {
         .tasks
         .iter()
         .map(|t| {
-            let mut o = Map::new();
-            o.insert("name".into(), json!(t.name));
-            if let Some(l) = t.level {
-                o.insert("level".into(), json!(l.to_string()));
-            }
-            if let Some(c) = t.core {
-                o.insert("core".into(), json!(c));
-            }
-            o.insert("period".into(), json!(format_duration_ns(t.period_ns)));
+            let mut o = task_head(t);
             let pets: Map<String, Value> = Level::ANALYZED
                 .iter()
                 .chain([Level::D].iter())

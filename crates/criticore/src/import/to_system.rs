@@ -1,0 +1,140 @@
+//! The intermediate Amalthea [`Model`] as criticore's task system today: one
+//! `[[task]]` per task with its period, deadline, offset, arrival, core,
+//! priority and one PET, and `platform.cores`. What the task system cannot
+//! hold yet is counted by kind in the [`Summary`] (docs/amalthea.md).
+
+use super::decimal::Exact;
+use super::*;
+use crate::error::{key, quote, FieldError, FieldResult};
+use crate::model::{Arrival, Level, LevelPets, Platform, Task as SystemTask};
+
+/// The task system of `model`, execution needs multiplied by `scale` (1 when None).
+pub fn task_system(model: &Model, scale: Option<&Exact>) -> FieldResult<(TaskSystem, Summary)> {
+    let one = Exact::one();
+    let scale = scale.unwrap_or(&one);
+    if !scale.is_positive() {
+        return Err(FieldError::new("--scale", "must be a positive number"));
+    }
+    if model.cores.is_empty() {
+        return Err(FieldError::new("hwModel", "no processing unit of type CPU with a clock: criticore needs at least one core"));
+    }
+    let mut no_need = 0;
+    let mut tasks = Vec::with_capacity(model.tasks.len());
+    for (i, t) in model.tasks.iter().enumerate() {
+        let path = format!("swModel.tasks[{}]", if t.name.is_empty() { i.to_string() } else { key(&t.name) });
+        if t.name.trim().is_empty() {
+            return Err(FieldError::new(format!("{path}.name"), "a task needs a name"));
+        }
+        let (period_ns, offset_ns, arrival) = release(model, i, &path)?;
+        let pet_ns = match pet_ns(model, t, scale, &path)? {
+            0 => {
+                no_need += 1;
+                1
+            }
+            ns => ns,
+        };
+        // A task outside MC² (no level): one PET for every level (docs/format.md).
+        tasks.push(SystemTask {
+            level: None,
+            criticality: 0,
+            core: t.core,
+            deadline_ns: t.deadline_ns.unwrap_or(period_ns),
+            offset_ns,
+            arrival,
+            priority: t.priority,
+            ..SystemTask::mc2(t.name.clone(), Level::D, None, period_ns, LevelPets([Some(pet_ns); 4]))
+        });
+    }
+    let platform = Platform { cores: model.cores.len(), ..Platform::preset("imx6").expect("the default preset exists") };
+    let system = TaskSystem { platform, tasks, servers: Vec::new(), allocation: None, regulation: None, devices: Vec::new() };
+    Ok((system, summary(model, no_need)))
+}
+
+/// Period, offset and arrival of task `i`: its stimulus, or for an
+/// inter-process activation the release of the task that triggers it.
+fn release(model: &Model, i: usize, path: &str) -> FieldResult<(u64, u64, Arrival)> {
+    let mut at = i;
+    // Each step moves to an activating task; more steps than tasks is a loop.
+    for _ in 0..=model.tasks.len() {
+        match &model.tasks[at].stimulus {
+            Stimulus::Periodic { period_ns, offset_ns, .. } => return Ok((*period_ns, if at == i { *offset_ns } else { 0 }, Arrival::Periodic)),
+            Stimulus::Sporadic { min_ns, max_ns, .. } => return Ok((*min_ns, 0, Arrival::Sporadic { max_jitter_ns: max_ns - min_ns })),
+            Stimulus::RelativePeriodic { min_ns, max_ns, offset_ns, .. } => {
+                return Ok((*min_ns, if at == i { *offset_ns } else { 0 }, Arrival::Sporadic { max_jitter_ns: max_ns - min_ns }))
+            }
+            Stimulus::InterProcess { name } => {
+                at = model.tasks.iter().position(|t| t.triggers.contains(name)).ok_or_else(|| {
+                    FieldError::new(format!("{path}.stimuli"), format!("the inter-process stimulus {} is triggered by no task, so the task has no release rate", quote(name)))
+                })?;
+            }
+        }
+    }
+    Err(FieldError::new(format!("{path}.stimuli"), "inter-process activations form a loop: no task of the loop has its own release rate"))
+}
+
+/// The task's PET in ns: the upper bounds of its runnables' needs, in cycles
+/// of its core, summed, times `scale`, converted once and rounded up. A task
+/// on no single core takes its largest PET over the cores.
+fn pet_ns(model: &Model, task: &Task, scale: &Exact, path: &str) -> FieldResult<u64> {
+    let cores: Vec<usize> = match task.core {
+        Some(c) => vec![c],
+        None => (0..model.cores.len()).collect(),
+    };
+    let mut worst = 0;
+    for c in cores {
+        let core = &model.cores[c];
+        let mut cycles = Exact::integer(0);
+        for &r in &task.steps {
+            let runnable = &model.runnables[r];
+            for need in &runnable.needs {
+                let amount = need.for_type(&core.pu_type).ok_or_else(|| {
+                    FieldError::new(
+                        format!("swModel.runnables[{}]", key(&runnable.name)),
+                        format!("no execution need for the core type {} of {} (and no default), where task {} runs", quote(&core.pu_type), quote(&core.name), quote(&task.name)),
+                    )
+                })?;
+                let mut c = Exact::integer(amount.upper);
+                if need.unit == NeedUnit::Instructions {
+                    c = c.div(&core.instructions_per_cycle);
+                }
+                cycles = Exact(&cycles.0 + &c.0);
+            }
+        }
+        let ns = cycles.mul(&Exact::integer(1_000_000_000)).mul(scale).div(&core.clock_hz);
+        let ns = ns.ceil().filter(|&n| n <= i64::MAX as u64).ok_or_else(|| FieldError::new(path, "its execution time does not fit in 64-bit nanoseconds"))?;
+        worst = worst.max(ns);
+    }
+    Ok(worst)
+}
+
+/// Counts, by element kind, of what the task system cannot hold yet.
+fn summary(model: &Model, no_need: usize) -> Summary {
+    let count = |f: &dyn Fn(&Task) -> bool| model.tasks.iter().filter(|t| f(t)).count();
+    let amounts = model.runnables.iter().flat_map(|r| &r.needs).flat_map(|n| n.default.iter().chain(n.per_type.iter().map(|(_, a)| a)));
+    let non_uniform = |d: &Option<String>| d.as_deref().is_some_and(|d| !d.contains("Uniform"));
+    let mut kinds: Vec<(String, usize)> = vec![
+        ("runnables as steps".into(), model.tasks.iter().map(|t| t.steps.len()).sum()),
+        ("label accesses".into(), model.runnables.iter().map(|r| r.accesses.len()).sum()),
+        ("labels".into(), model.labels.len()),
+        ("label placements".into(), model.labels.iter().filter(|l| l.memory.is_some()).count()),
+        ("memories".into(), model.memories.len()),
+        ("access paths".into(), model.access_paths.len()),
+        ("event chains".into(), model.chains.len()),
+        ("cooperative tasks".into(), count(&|t| t.preemption == Preemption::Cooperative)),
+        ("non-preemptive tasks".into(), count(&|t| t.preemption == Preemption::NonPreemptive)),
+        ("activation limits".into(), count(&|t| t.activation_limit.is_some())),
+        ("inter-process activations (at the activating task's rate)".into(), count(&|t| matches!(t.stimulus, Stimulus::InterProcess { .. }))),
+        ("periodic jitters".into(), count(&|t| matches!(t.stimulus, Stimulus::Periodic { jitter_ns, .. } if jitter_ns > 0))),
+        (
+            "non-uniform inter-arrival distributions (drawn uniform)".into(),
+            count(&|t| matches!(&t.stimulus, Stimulus::Sporadic { distribution, .. } | Stimulus::RelativePeriodic { distribution, .. } if non_uniform(distribution))),
+        ),
+        ("execution-need distributions (upper bound used)".into(), amounts.filter(|a| a.distribution != "Constant").count()),
+        ("switches (largest branch kept)".into(), model.switches),
+        ("non-CPU processing units".into(), model.other_units.len()),
+        ("tasks with no execution need (1 ns PET)".into(), no_need),
+    ];
+    kinds.extend(model.unread.iter().cloned());
+    kinds.retain(|(_, n)| *n > 0);
+    Summary { tasks: model.tasks.len(), cores: model.cores.len(), not_represented: kinds }
+}

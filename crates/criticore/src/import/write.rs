@@ -1,0 +1,43 @@
+//! An imported task system as a task-system file (TOML, docs/format.md):
+//! `platform.cores` and each task's fields, headed by comments that say where
+//! it came from and what it does not represent yet.
+
+use super::Summary;
+use crate::model::units::format_duration_ns;
+use crate::model::write::{document_text, task_head};
+use crate::model::{Arrival, Format, TaskSystem};
+use serde_json::{json, Value};
+
+/// The file text of `system`, imported from `source`. Only the fields an
+/// import sets are written; every other field keeps its default.
+pub fn system_toml(system: &TaskSystem, summary: &Summary, source: &str) -> String {
+    let d = format_duration_ns;
+    let tasks: Vec<Value> = system
+        .tasks
+        .iter()
+        .map(|t| {
+            let mut o = task_head(t);
+            o.insert("deadline".into(), json!(d(t.deadline_ns)));
+            if t.offset_ns > 0 {
+                o.insert("offset".into(), json!(d(t.offset_ns)));
+            }
+            if let Arrival::Sporadic { max_jitter_ns } = t.arrival {
+                o.insert("arrival".into(), json!("sporadic"));
+                o.insert("jitter".into(), json!(d(max_jitter_ns)));
+            }
+            if let Some(p) = t.priority {
+                o.insert("priority".into(), json!(p));
+            }
+            o.insert("pet".into(), json!(d(t.pet_ns.highest().expect("imported tasks have a PET"))));
+            Value::Object(o)
+        })
+        .collect();
+    let doc = json!({ "platform": { "cores": system.platform.cores }, "task": tasks });
+    let body = document_text(&doc, Format::Toml, source).expect("names, integers and unit strings serialize as TOML");
+    let one_line = |s: &str| s.chars().map(|c| if crate::error::breaks_line(c) { ' ' } else { c }).collect::<String>();
+    format!(
+        "# Imported from {} by `criticore import amalthea` (docs/amalthea.md).\n# {}\n\n{body}",
+        one_line(source),
+        one_line(&summary.line())
+    )
+}

@@ -1,0 +1,139 @@
+//! Acceptance of the Amalthea import on the Bosch WATERS 2017 challenge model
+//! (issue 27; docs/amalthea.md): the per-core utilizations at the execution
+//! needs' upper bounds and means, each worked out by two routes (the written
+//! file's PETs, and the intermediate model's cycles and clocks), the summary
+//! counted against the XML text itself, and the file's round trip.
+//!
+//! The model lives in the shared data folder beside the repository, which a
+//! clone may not have: then every test here is counted as ignored, with the
+//! reason (`skipped NAME: REASON` on stderr).
+
+use criticore::import::decimal::Exact;
+use criticore::import::{import_amalthea, Imported, Stimulus};
+use criticore::model::{parse_task_system, Arrival, Format};
+use libtest_mimic::{Arguments, Completion, Trial};
+use std::io::Read;
+use std::path::PathBuf;
+
+const UPPER: [f64; 4] = [0.970, 1.336, 1.069, 1.179];
+const MEAN: [f64; 4] = [0.715, 0.884, 0.714, 0.772];
+
+/// The model's path: the folder `shared/data` beside the repository root.
+fn model_path() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.join("..").join("shared").join("data").join("waters2017-challenge.amxmi.gz")
+}
+
+/// A check of the imported model, given the file's bytes.
+type Check = fn(&[u8], &Imported);
+
+fn main() {
+    let args = Arguments::from_args();
+    let tests: [(&str, Check); 5] = [
+        ("import_waters_utilization_at_the_upper_bounds", upper_bounds),
+        ("import_waters_utilization_at_the_means", means),
+        ("import_waters_summary_counts_match_the_xml", summary_counts),
+        ("import_waters_file_round_trips", round_trip),
+        ("import_waters_scale_multiplies_before_rounding", scaled),
+    ];
+    let trials = tests
+        .into_iter()
+        .map(|(name, body)| {
+            Trial::ignorable_test(name, move || {
+                let path = model_path();
+                let Ok(bytes) = std::fs::read(&path) else {
+                    let reason = format!("the WATERS 2017 model is not at {}", path.display());
+                    eprintln!("skipped {name}: {reason}");
+                    return Ok(Completion::ignored_with(reason));
+                };
+                let imported = import_amalthea(&bytes, "waters.amxmi.gz", None).map_err(|e| e.to_string())?;
+                body(&bytes, &imported);
+                Ok(Completion::Completed)
+            })
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit()
+}
+
+fn close(got: &[f64], want: &[f64], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: {got:?}");
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() <= 0.001, "{what}: {got:?} against {want:?}");
+    }
+}
+
+/// Per-core utilization from the intermediate model: cycles (instructions
+/// over instructions per cycle) over the clock, over the period, with
+/// `amount` picking the bound or the mean of each need (floating point).
+fn from_model(imp: &Imported, amount: impl Fn(&criticore::import::Amount) -> f64) -> Vec<f64> {
+    let m = &imp.model;
+    let mut u = vec![0.0; m.cores.len()];
+    for t in &m.tasks {
+        let core = &m.cores[t.core.expect("every WATERS task is allocated")];
+        let instructions: f64 = t.steps.iter().flat_map(|&r| &m.runnables[r].needs).map(|n| amount(n.for_type(&core.pu_type).unwrap())).sum();
+        let seconds = instructions / core.instructions_per_cycle.to_f64() / core.clock_hz.to_f64();
+        let period_s = match t.stimulus {
+            Stimulus::Periodic { period_ns, .. } => period_ns,
+            Stimulus::Sporadic { min_ns, .. } | Stimulus::RelativePeriodic { min_ns, .. } => min_ns,
+            Stimulus::InterProcess { .. } => panic!("WATERS 2017 has no inter-process activation"),
+        } as f64
+            / 1e9;
+        u[t.core.unwrap()] += seconds / period_s;
+    }
+    u
+}
+
+fn upper_bounds(_: &[u8], imp: &Imported) {
+    let mut from_file = vec![0.0; imp.system.platform.cores];
+    for t in &imp.system.tasks {
+        from_file[t.core.unwrap()] += t.pet_ns.highest().unwrap() as f64 / t.period_ns as f64;
+    }
+    close(&from_file, &UPPER, "from the written file's PETs");
+    close(&from_model(imp, |a| a.upper as f64), &UPPER, "from the model's cycles");
+}
+
+fn means(_: &[u8], imp: &Imported) {
+    close(&from_model(imp, |a| a.mean.expect("WATERS gives every need a mean")), &MEAN, "from the model's means");
+}
+
+/// Each count of the summary line against the XML text itself.
+fn summary_counts(bytes: &[u8], imp: &Imported) {
+    let mut xml = String::new();
+    flate2::read::GzDecoder::new(bytes).read_to_string(&mut xml).unwrap();
+    let n = |needle: &str| xml.matches(needle).count();
+    let s = &imp.summary;
+    assert_eq!((s.tasks, s.cores), (n("<tasks "), n("<cores ")));
+    let kind = |k: &str| s.not_represented.iter().find(|(name, _)| name == k).map(|(_, c)| *c);
+    assert_eq!(kind("runnables as steps"), Some(n("am:TaskRunnableCall")));
+    assert_eq!(kind("label accesses"), Some(n("am:LabelAccess")));
+    assert_eq!(kind("labels"), Some(n("<labels ")));
+    assert_eq!(kind("label placements"), Some(n("am:AbstractElementMapping")));
+    assert_eq!(kind("memories"), Some(n("<memories ")));
+    assert_eq!(kind("event chains"), Some(n("<eventChains ")));
+    assert_eq!(kind("cooperative tasks"), Some(n("preemption=\"cooperative\"")));
+    assert_eq!(kind("activation limits"), Some(n("multipleTaskActivationLimit=")));
+    assert_eq!(kind("execution-need distributions (upper bound used)"), Some(n("am:WeibullEstimators")));
+    assert!(s.line().starts_with(&format!("imported {} tasks on {} cores; not represented yet: ", s.tasks, s.cores)), "{}", s.line());
+    assert_eq!(imp.model.chains.iter().map(|c| c.segments.len()).sum::<usize>(), n("am:SubEventChain"));
+}
+
+fn round_trip(_: &[u8], imp: &Imported) {
+    let again = parse_task_system(&imp.toml, Format::Toml, "again.toml").unwrap();
+    assert_eq!(again, imp.system);
+    // ISR_10: sporadic, 700-800 us apart, uniform; deadline 700 us; OSEK priority 40.
+    let isr = imp.system.tasks.iter().find(|t| t.name == "ISR_10").unwrap();
+    assert_eq!((isr.period_ns, isr.deadline_ns, isr.arrival, isr.priority), (700_000, 700_000, Arrival::Sporadic { max_jitter_ns: 100_000 }, Some(40)));
+}
+
+fn scaled(bytes: &[u8], imp: &Imported) {
+    let scale = Exact::parse("0.7").unwrap();
+    let scaled = import_amalthea(bytes, "waters.amxmi.gz", Some(&scale)).unwrap();
+    let m = &imp.model;
+    for (t, s) in m.tasks.iter().zip(&scaled.system.tasks) {
+        let core = &m.cores[t.core.unwrap()];
+        let instructions: u64 = t.steps.iter().flat_map(|&r| &m.runnables[r].needs).map(|n| n.for_type(&core.pu_type).unwrap().upper).sum();
+        // 200 MHz and one instruction per cycle: 5 ns per instruction, times 0.7 = 7/2 ns, rounded up once.
+        assert_eq!(core.clock_hz.whole(), Some(200_000_000));
+        assert_eq!(s.pet_ns.highest().unwrap(), (instructions * 7).div_ceil(2), "{}", t.name);
+    }
+}
