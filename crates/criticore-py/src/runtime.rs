@@ -100,6 +100,9 @@ pub fn regulate<'py>(
             }
         },
     };
+    // A Ctrl-C that came before the session took the signals over.
+    py.check_signals()?;
+    let mut ctrl_c = false;
     let result = py.allow_threads(|| {
         session::run(&system, &opts, |s| match &on_snapshot {
             None => true,
@@ -108,12 +111,19 @@ pub fn regulate<'py>(
                 // A failing view must not end the run; a Ctrl-C in Python does.
                 match keep {
                     Ok(k) => k,
-                    Err(e) => !e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py),
+                    Err(e) => {
+                        ctrl_c |= e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py);
+                        !ctrl_c
+                    }
                 }
             }),
         })
     });
-    let r = result.map_err(|e| option_error(file, &e.field, e.reason))?;
+    let mut r = result.map_err(|e| option_error(file, &e.field, e.reason))?;
+    // Stopped by a Ctrl-C that reached the interpreter: interrupted, as any other.
+    if ctrl_c && r.report.end == EndReason::Stopped {
+        r.report.end = EndReason::Interrupted;
+    }
     let summary = PyDict::new(py);
     summary.set_item("mode", r.mode)?;
     summary.set_item("counter", &r.counter)?;

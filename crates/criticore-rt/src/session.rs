@@ -349,9 +349,10 @@ fn stop_signals() -> libc::sigset_t {
     signals
 }
 
-/// Whether a signal of `set` (blocked) is pending; takes it.
+/// Whether a signal of `set` (blocked) is pending, or was caught in another
+/// thread (`StopHandlers`); takes it.
 fn stop_pending(set: &libc::sigset_t) -> bool {
-    let mut pending = false;
+    let mut pending = crate::os::signals::take_stop();
     while matches!(crate::os::signals::wait(set, 0), libc::SIGINT | libc::SIGTERM) {
         pending = true;
     }
@@ -429,7 +430,7 @@ impl CommonStart {
                 return;
             }
             let got = crate::os::signals::wait(&self.signals, now + 2_000_000);
-            if got == libc::SIGINT || got == libc::SIGTERM {
+            if got == libc::SIGINT || got == libc::SIGTERM || crate::os::signals::take_stop() {
                 self.interrupted = true;
             }
         }
@@ -500,6 +501,11 @@ pub fn run(system: &TaskSystem, options: &Options, on_snapshot: impl FnMut(&Snap
     })?;
     let mut notices = Vec::new();
     let plan = plan(system, options, &mut notices)?;
+    // A Ctrl-C from here on is the session's, in whatever thread of the
+    // process it lands (an interpreter's handler would see it only once the
+    // run is over); blocked in this thread below, once the watchdog (which
+    // must not inherit a blocked SIGTERM) is started.
+    let _stop_handlers = crate::os::signals::StopHandlers::install();
     let mut throttler: Box<dyn Throttler> = match options.throttle {
         ThrottleChoice::Signal => Box::new(SignalThrottler::new()),
         ThrottleChoice::Freezer => Box::new(FreezerThrottler::detect().map_err(|e| err("--throttle", e))?),

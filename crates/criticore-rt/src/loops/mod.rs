@@ -146,7 +146,7 @@ impl Frame {
     pub fn wait(&self, wake: u64, info: &mut libc::siginfo_t, observer: &mut dyn Observer) -> (i32, u64, Option<EndReason>) {
         let got = wait_info(&self.set, wake, info);
         let now = now_ns();
-        let end = if got == libc::SIGINT || got == libc::SIGTERM {
+        let end = if got == libc::SIGINT || got == libc::SIGTERM || crate::os::signals::take_stop() {
             Some(EndReason::Interrupted)
         } else if got == libc::SIGCHLD && !observer.any_alive() {
             Some(EndReason::AllExited)

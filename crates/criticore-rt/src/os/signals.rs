@@ -3,6 +3,10 @@
 //! deadline (a period boundary, a poll, a sample).
 
 use super::clock::now_ns;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by SIGINT or SIGTERM caught in any thread while [`StopHandlers`] live.
+static STOP: AtomicBool = AtomicBool::new(false);
 
 /// The signals a regulation loop waits for: `sig` (overflows, job ends),
 /// SIGIO, SIGINT, SIGTERM, SIGCHLD; `sig` and SIGIO get a no-op handler.
@@ -62,4 +66,49 @@ impl Drop for Blocked {
     fn drop(&mut self) {
         unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut()) };
     }
+}
+
+/// SIGINT and SIGTERM caught in every thread of the process while this
+/// lives, the old handlers back on drop. A process-directed signal goes to
+/// any thread that does not block it: the thread that blocks it and waits
+/// in `sigtimedwait` never sees one delivered to another (an interpreter's
+/// or a library's helper thread), so the handler leaves a flag it reads
+/// with [`take_stop`].
+pub struct StopHandlers {
+    old: [libc::sigaction; 2],
+}
+
+const STOPS: [i32; 2] = [libc::SIGINT, libc::SIGTERM];
+
+impl StopHandlers {
+    pub fn install() -> Self {
+        extern "C" fn caught(_: i32) {
+            STOP.store(true, Ordering::SeqCst);
+        }
+        STOP.store(false, Ordering::SeqCst);
+        let mut old: [libc::sigaction; 2] = unsafe { std::mem::zeroed() };
+        for (sig, old) in STOPS.iter().zip(old.iter_mut()) {
+            // SAFETY: the handler only stores to an atomic (async-signal-safe).
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = caught as extern "C" fn(i32) as usize;
+                libc::sigaction(*sig, &action, old);
+            }
+        }
+        StopHandlers { old }
+    }
+}
+
+impl Drop for StopHandlers {
+    fn drop(&mut self) {
+        for (sig, old) in STOPS.iter().zip(self.old.iter()) {
+            // SAFETY: restores the action saved by `install`.
+            unsafe { libc::sigaction(*sig, old, std::ptr::null_mut()) };
+        }
+    }
+}
+
+/// Whether a SIGINT or SIGTERM was caught by [`StopHandlers`] since the last call.
+pub fn take_stop() -> bool {
+    STOP.swap(false, Ordering::SeqCst)
 }
