@@ -21,6 +21,7 @@
 
 use criticore::analysis::classic::{analyze, TaskAnalysis};
 use criticore::analysis::memory::{job_costs, job_costs_global};
+use criticore::model::overhead::{parse_overhead_table, OverheadTable};
 use criticore::model::Level;
 use criticore::sim::sched::SchedulerKind;
 use criticore::sim::{simulate, ExecModel, SimConfig};
@@ -39,7 +40,13 @@ struct Tally {
 
 /// Simulate `system` under `kind` and check every bound of `a`.
 fn check(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: SchedulerKind, a: &TaskAnalysis, tally: &mut Tally) {
-    let config = SimConfig { seed, exec: ExecModel::Pet(Level::C), record_jobs: true, ..SimConfig::new(HORIZON_NS) };
+    check_with(label, seed, text, system, kind, a, tally, None)
+}
+
+/// As [`check`], with the bandwidth monitor's overhead table.
+#[allow(clippy::too_many_arguments)]
+fn check_with(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: SchedulerKind, a: &TaskAnalysis, tally: &mut Tally, table: Option<OverheadTable>) {
+    let config = SimConfig { seed, exec: ExecModel::Pet(Level::C), record_jobs: true, overhead_table: table, ..SimConfig::new(HORIZON_NS) };
     let r = simulate(system, kind, &config).unwrap_or_else(|e| panic!("{label} seed {seed}: {e:?}\n{text}"));
     tally.systems += 1;
     // Each charged reload (docs/memory-model.md item 6) is at most the
@@ -92,11 +99,19 @@ fn run(label: &str, kind: SchedulerKind, cbs: bool) {
 }
 
 fn run_with(label: &str, kind: SchedulerKind, default_systems: u64, make: impl Fn(u64) -> (String, TaskSystem)) {
+    run_tables(label, kind, default_systems, |seed| {
+        let (text, system) = make(seed);
+        (text, system, None)
+    });
+}
+
+/// As [`run_with`], each system with its monitor's overhead table, if any.
+fn run_tables(label: &str, kind: SchedulerKind, default_systems: u64, make: impl Fn(u64) -> (String, TaskSystem, Option<OverheadTable>)) {
     let mut tally = Tally { systems: 0, schedulable: 0, bounded_tasks: 0, ratios: Vec::new() };
     for seed in 0..systems(default_systems) {
-        let (text, system) = make(seed);
+        let (text, system, table) = make(seed);
         let a = analyze(&system, kind).unwrap_or_else(|e| panic!("{label} seed {seed}: {e:?}"));
-        check(label, seed, &text, &system, kind, &a, &mut tally);
+        check_with(label, seed, &text, &system, kind, &a, &mut tally, table);
     }
     tally.ratios.sort_by(f64::total_cmp);
     let q = |p: f64| tally.ratios.get(((tally.ratios.len() as f64 - 1.0) * p) as usize).copied().unwrap_or(f64::NAN);
@@ -154,6 +169,16 @@ fn fixed_priority_under_memguard_bounds_hold() {
 fn fixed_priority_under_mcti_bounds_hold() {
     // As MemGuard per core (1 ms periods), plus overload and the fixed-priority bus.
     run_with("pfp + memory + MCTI", SchedulerKind::Pfp, 100, classic::system_with_memory_mcti);
+}
+
+#[test]
+fn fixed_priority_under_the_bandwidth_monitor_bounds_hold() {
+    // Overhead tables at random: the monitor's estimate may be anything, the bounds may not depend on it.
+    run_tables("pfp + memory + bandwidth monitor", SchedulerKind::Pfp, 300, |seed| {
+        let (text, system, table) = classic::system_with_memory_monitor(seed);
+        let table = parse_overhead_table(&table, "generated-overheads.toml").unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        (text, system, Some(table))
+    });
 }
 
 #[test]

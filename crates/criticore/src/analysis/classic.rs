@@ -284,6 +284,9 @@ struct Memory {
     /// MCTI on `memguard`'s per-core budgets: a core stalls only while it
     /// runs a non-critical task (rule 4); a critical one overloads (rule 5).
     mcti: bool,
+    /// The bandwidth monitor: its real-time task and the best-effort cores
+    /// it suspends while a job of that task runs past its threshold.
+    monitor: Option<(usize, Vec<usize>)>,
 }
 
 /// What the bounds of `kind` must include: None when the simulator would run
@@ -291,19 +294,27 @@ struct Memory {
 /// unregulated or under MemGuard budgets, pedf, gedf and gfp unregulated,
 /// periodic servers unregulated or under MRS are).
 fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>, String> {
+    // The monitor only takes interference away from its real-time task, but
+    // suspends its best-effort cores, memory profiles or not (its estimate
+    // grows with every sample).
+    if let Some(r) = system.regulation.as_ref().filter(|r| kind == SchedulerKind::Pfp && r.kind == RegulationKind::Monitor) {
+        if let Some(m) = r.monitor.as_ref().filter(|m| system.tasks[m.rt_task].core.is_some_and(|c| !m.be_cores.contains(&c))) {
+            return Ok(Some(Memory { costs: job_costs(system), memguard: None, mrs: false, groups: None, mcti: false, monitor: Some((m.rt_task, m.be_cores.clone())) }));
+        }
+    }
     if !system.tasks.iter().any(|t| t.memory.is_some()) {
         return Ok(None);
     }
-    let memory = |memguard, mrs| Ok(Some(Memory { costs: job_costs(system), memguard, mrs, groups: None, mcti: false }));
+    let memory = |memguard, mrs| Ok(Some(Memory { costs: job_costs(system), memguard, mrs, groups: None, mcti: false, monitor: None }));
     match (kind, &system.regulation) {
         (SchedulerKind::Pfp, None) => memory(None, false),
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && !r.budgets.is_empty() => memory(Some((r.budgets.clone(), r.period_ns)), false),
         // Reclaim may take a group below its budget: no bound counts on Q then.
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && !r.groups.is_empty() && !r.memguard.reclaim => {
-            Ok(Some(Memory { costs: job_costs(system), memguard: None, mrs: false, groups: Some((r.groups.clone(), r.period_ns)), mcti: false }))
+            Ok(Some(Memory { costs: job_costs(system), memguard: None, mrs: false, groups: Some((r.groups.clone(), r.period_ns)), mcti: false, monitor: None }))
         }
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Mcti && r.groups.is_empty() && !r.budgets.is_empty() => {
-            Ok(Some(Memory { costs: memory::job_costs_mcti(system), memguard: Some((r.budgets.clone(), r.period_ns)), mrs: false, groups: None, mcti: true }))
+            Ok(Some(Memory { costs: memory::job_costs_mcti(system), memguard: Some((r.budgets.clone(), r.period_ns)), mrs: false, groups: None, mcti: true, monitor: None }))
         }
         (SchedulerKind::Servers, None) => memory(None, false),
         (SchedulerKind::Servers, Some(r)) if system.servers.iter().any(|s| s.kind == ServerKind::Cbs) => Err(format!("CPU only: no memory-aware bound for CBS servers under {} regulation yet", r.kind.name())),
@@ -312,7 +323,7 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
             Err("CPU only: no memory-aware bound with MemGuard's reclaim (a group may run below its budget)".into())
         }
         (SchedulerKind::Pedf, None) => memory(None, false),
-        (SchedulerKind::Gedf | SchedulerKind::Gfp, None) => Ok(Some(Memory { costs: memory::job_costs_global(system), memguard: None, mrs: false, groups: None, mcti: false })),
+        (SchedulerKind::Gedf | SchedulerKind::Gfp, None) => Ok(Some(Memory { costs: memory::job_costs_global(system), memguard: None, mrs: false, groups: None, mcti: false, monitor: None })),
         (_, Some(r)) => Err(format!("CPU only: no memory-aware bound under {} regulation for {} yet", r.kind.name(), kind.name())),
         (SchedulerKind::Mc2, None) => Err("CPU only: memory stalls are not in these bounds".into()),
     }
@@ -321,7 +332,9 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
 /// Fixed priority on one dedicated core with memory stalls: jobs cost their
 /// worst case, each higher-priority release one reload of the task it may
 /// preempt, and MemGuard its stalls in the window.
-fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str, mem: &Memory) -> Vec<TaskBound> {
+/// `suspended`: the bandwidth monitor may suspend this core for at most R
+/// per real-time job of period T, as (R, T).
+fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str, mem: &Memory, suspended: Option<(u64, u64)>) -> Vec<TaskBound> {
     // MemGuard's budget for this core and its period, where its tasks can spend it.
     let memguard = match &mem.memguard {
         Some((budgets, period)) if ordered.iter().any(|&i| mem.costs[i].requests > 0.0) => Some((budgets.get(core).copied().unwrap_or(0), *period)),
@@ -331,7 +344,7 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
     let mut found: Vec<Option<u64>> = Vec::with_capacity(ordered.len());
     (0..ordered.len())
         .map(|k| {
-            let row = fp_with_memory_one(system, ordered, core, on, mem, memguard, k, &found);
+            let row = fp_with_memory_one(system, ordered, core, on, mem, memguard, k, &found, suspended);
             found.push(row.bound_ns);
             row
         })
@@ -340,7 +353,7 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
 
 /// [`fp_with_memory`] for `ordered[k]`, below tasks whose bounds are `found`.
 #[allow(clippy::too_many_arguments)]
-fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &str, mem: &Memory, memguard: Option<(u64, u64)>, k: usize, found: &[Option<u64>]) -> TaskBound {
+fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &str, mem: &Memory, memguard: Option<(u64, u64)>, k: usize, found: &[Option<u64>], suspended: Option<(u64, u64)>) -> TaskBound {
     let i = ordered[k];
     // MCTI rules 4-5: the core stalls only while it runs a non-critical job;
     // if this task and every one above it are critical, it never waits for a stall.
@@ -440,7 +453,13 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         resumes.saturating_mul(resume_reloads).saturating_add(own_stalls.saturating_mul(mem.costs[i].reload_ns))
     };
     let stalled = stalled + mem.groups.as_ref().map_or(0.0, |(_, period)| resume_reloads as f64 / *period as f64);
-    let extra = |q: u64, w: u64| stall(q, w).saturating_add(held_reloads(q, w)).saturating_add(carry_in);
+    // The bandwidth monitor stops this whole core from its threshold to the
+    // end of the real-time job: at most R per job, one more for a job begun
+    // before the window, and each resumption reloads one job of the window.
+    let resume = ordered[..=k].iter().map(|&x| mem.costs[x].reload_ns).max().unwrap_or(0);
+    let suspension = |w: u64| suspended.map_or(0, |(r, t)| (w.div_ceil(t) + 1).saturating_mul(r.saturating_add(resume)));
+    let stalled = stalled + suspended.map_or(0.0, |(r, t)| (r + resume) as f64 / t as f64);
+    let extra = |q: u64, w: u64| stall(q, w).saturating_add(held_reloads(q, w)).saturating_add(carry_in).saturating_add(suspension(w));
     let window = match fp_rta::worst_window(own, &hp, Supply::Dedicated, stalled, extra) {
         Ok(window) => window,
         Err(why) => return not_decided(system, i, on.to_string(), why),
@@ -454,7 +473,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
             own_pet_ns: q1 * pet_i,
             own_cold_ns: q1 * cost.cold_ns,
             own_interference_ns: q1 * cost.time_ns.saturating_sub(pet_i + cost.cold_ns),
-            regulation_ns: stall(win.q, win.w),
+            regulation_ns: stall(win.q, win.w).saturating_add(suspension(win.w)),
             reload_ns: held_reloads(win.q, win.w),
             earlier_releases_ns: win.q * own.period_ns,
             ..BoundTerms::default()
@@ -474,6 +493,8 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     let cost = Cost { own_memory, any_memory: (0..=k).any(|h| system.tasks[ordered[h]].memory.is_some()) };
     let note = match bound {
         None => Some(unbounded(own, &hp, Supply::Dedicated, stalled, cost)),
+        Some(_) if suspended.is_some() && !own_memory => Some("with the bandwidth monitor's suspensions".to_string()),
+        Some(_) if suspended.is_some() => Some("with memory stalls (fluid model) and the bandwidth monitor's suspensions".to_string()),
         Some(_) if !own_memory => None,
         Some(_) if group.is_some() => Some("with memory stalls (fluid model) and its MemGuard group's budget stalls".to_string()),
         Some(_) if never_stalled => Some("with memory stalls (fluid model, MCTI's fixed-priority bus); never stalled: it and every task above it are critical".to_string()),
@@ -489,6 +510,23 @@ fn require_cores(system: &TaskSystem, scheduler: &str) -> Result<(), FieldError>
         Some(i) => Err(FieldError::new(format!("task[{i}].core"), format!("the {scheduler} analysis needs a core for every task"))),
         None => Ok(()),
     }
+}
+
+/// On a best-effort core of the bandwidth monitor, how long it may be
+/// suspended per real-time job and the job's period: the job's response
+/// bound (the suspension ends with the job; blin-bandwidth-monitor §3.3),
+/// from its own core's analysis. None elsewhere; a best-effort core below a
+/// real-time task without a bound is suspended without bound, (u64::MAX, T).
+fn monitor_suspension(system: &TaskSystem, mem: &Memory, core: usize) -> Option<(u64, u64)> {
+    let (rt, be) = mem.monitor.as_ref()?;
+    if !be.contains(&core) {
+        return None;
+    }
+    let rt_core = system.tasks[*rt].core?;
+    let on: Vec<usize> = (0..system.tasks.len()).filter(|&i| system.tasks[i].core == Some(rt_core)).collect();
+    let rows = fp_with_memory(system, &by_rank(system, &on), rt_core, "", mem, None);
+    let bound = rows.iter().find(|r| r.task == system.tasks[*rt].name).and_then(|r| r.bound_ns);
+    Some((bound.unwrap_or(u64::MAX / 4), system.tasks[*rt].period_ns))
 }
 
 fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
@@ -517,7 +555,7 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Resul
                 })
                 .collect()
         } else if let Some(mem) = memory {
-            fp_with_memory(system, &by_rank(system, &on), core, &name, mem)
+            fp_with_memory(system, &by_rank(system, &on), core, &name, mem, monitor_suspension(system, mem, core))
         } else {
             fp_over(system, &by_rank(system, &on), Supply::Dedicated, &name)
         };

@@ -241,6 +241,23 @@ pub fn system_with_memory_mcti(seed: u64) -> (String, TaskSystem) {
     })
 }
 
+/// A pfp system with memory profiles under the bandwidth monitor: the first
+/// task of core 0 is the real-time task, core 1 its best-effort core,
+/// threshold 0.01-0.2, sampled every 50 µs; and the text of its overhead
+/// table (one phase, 64 entries of 0-0.5 at random: what the monitor
+/// estimates, right or wrong; the bound may not depend on it).
+pub fn system_with_memory_monitor(seed: u64) -> (String, TaskSystem, String) {
+    let mut table = String::new();
+    let (text, system) = generated(seed, 0x40d, |rng| {
+        let body = partitioned_memory(rng, false);
+        let threshold = 0.01 + 0.19 * rng.unit();
+        let entries: Vec<String> = (0..64).map(|_| format!("{:.4}", 0.5 * rng.unit())).collect();
+        table = format!("task = \"c0t0\"\nsample = \"50us\"\nshift = 10\nbe_cores = 1\n[[phase]]\noverhead = [{}]\n", entries.join(", "));
+        format!("{body}[regulation]\nkind = \"monitor\"\nrt_task = \"c0t0\"\nbe_cores = [1]\nsample = \"50us\"\nthreshold = {threshold:.3}\noverhead_table = \"generated-overheads.toml\"\n")
+    });
+    (text, system, table)
+}
+
 /// A pedf, gedf or gfp system with memory profiles, unregulated.
 pub fn system_with_memory_for(kind: SchedulerKind, seed: u64) -> (String, TaskSystem) {
     generated(seed, 0x7e7 ^ kind as u64, |rng| match kind {
