@@ -33,6 +33,10 @@ const HORIZON_NS: u64 = 400 * MS;
 
 struct Tally {
     systems: usize,
+    /// Systems whose simulation missed no deadline (none late, none unfinished past one).
+    miss_free: usize,
+    /// Those the analysis deemed schedulable (the acceptance; the rest is its gap).
+    miss_free_accepted: usize,
     schedulable: usize,
     bounded_tasks: usize,
     ratios: Vec<f64>,
@@ -67,6 +71,11 @@ fn check_with(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: Sch
     }
     if a.schedulable == Some(true) {
         tally.schedulable += 1;
+    }
+    let late = |i: usize| r.per_task[i].misses > 0 || r.unfinished.iter().any(|u| u.task as usize == i && u.deadline_ns < HORIZON_NS);
+    if !(0..system.tasks.len()).any(late) {
+        tally.miss_free += 1;
+        tally.miss_free_accepted += (a.schedulable == Some(true)) as usize;
     }
     for (i, t) in system.tasks.iter().enumerate() {
         let row = a.tasks.iter().find(|b| b.task == t.name).expect("a row per task");
@@ -107,7 +116,7 @@ fn run_with(label: &str, kind: SchedulerKind, default_systems: u64, make: impl F
 
 /// As [`run_with`], each system with its monitor's overhead table, if any.
 fn run_tables(label: &str, kind: SchedulerKind, default_systems: u64, make: impl Fn(u64) -> (String, TaskSystem, Option<OverheadTable>)) {
-    let mut tally = Tally { systems: 0, schedulable: 0, bounded_tasks: 0, ratios: Vec::new() };
+    let mut tally = Tally { systems: 0, miss_free: 0, miss_free_accepted: 0, schedulable: 0, bounded_tasks: 0, ratios: Vec::new() };
     for seed in 0..systems(default_systems) {
         let (text, system, table) = make(seed);
         let a = analyze(&system, kind).unwrap_or_else(|e| panic!("{label} seed {seed}: {e:?}"));
@@ -116,8 +125,17 @@ fn run_tables(label: &str, kind: SchedulerKind, default_systems: u64, make: impl
     tally.ratios.sort_by(f64::total_cmp);
     let q = |p: f64| tally.ratios.get(((tally.ratios.len() as f64 - 1.0) * p) as usize).copied().unwrap_or(f64::NAN);
     println!(
-        "{label}: {} systems, {} deemed schedulable, {} tasks bounded; simulated/bound p10 {:.3} p50 {:.3} p90 {:.3} max {:.3}",
-        tally.systems, tally.schedulable, tally.bounded_tasks, q(0.1), q(0.5), q(0.9), q(1.0)
+        "{label}: {} systems, {} deemed schedulable, {} tasks bounded; simulated/bound p10 {:.3} p50 {:.3} p90 {:.3} max {:.3}; of {} miss-free in simulation {} accepted, {:.1}% rejected",
+        tally.systems,
+        tally.schedulable,
+        tally.bounded_tasks,
+        q(0.1),
+        q(0.5),
+        q(0.9),
+        q(1.0),
+        tally.miss_free,
+        tally.miss_free_accepted,
+        100.0 * (tally.miss_free - tally.miss_free_accepted) as f64 / tally.miss_free.max(1) as f64
     );
     // The sample must exercise the test on both sides of its boundary.
     assert!(tally.schedulable > 0 && tally.schedulable < tally.systems, "{label}: {} of {} schedulable", tally.schedulable, tally.systems);

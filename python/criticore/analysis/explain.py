@@ -15,12 +15,13 @@ from criticore.units import duration_text
 #: The terms in the order they are printed, with what each is.
 TERMS = [
     ("own_pet_ns", "its own PETs"),
-    ("own_interference_ns", "memory interference on them (other cores, fluid model)"),
+    ("own_interference_ns", "memory interference on them (their LLC share, fluid model)"),
     ("own_cold_ns", "cold starts (its lines evicted between its jobs)"),
     ("higher_pet_ns", "higher-priority PETs"),
     ("higher_interference_ns", "higher-priority memory interference and cold starts"),
+    ("contention_ns", "bus waits and row conflicts of all those jobs"),
     ("reload_ns", "preemption reloads"),
-    ("regulation_ns", "MemGuard budget stalls"),
+    ("regulation_ns", "budget stalls and the monitor's suspensions"),
     ("blocking_ns", "blocking by lower-priority work"),
     ("supply_wait_ns", "time its server does not run"),
 ]

@@ -68,7 +68,9 @@ pub struct BoundTerms {
     pub jobs: u64,
     /// Their PETs.
     pub own_pet_ns: u64,
-    /// What memory interference from the other cores adds to them (fluid model, worst case).
+    /// What memory interference from the other cores adds to them (fluid
+    /// model, worst case; with memory stalls, their LLC share: the bus waits
+    /// and row conflicts are `contention_ns`).
     pub own_interference_ns: u64,
     /// Their cold starts: lines of the task others may evict between its jobs.
     pub own_cold_ns: u64,
@@ -76,6 +78,9 @@ pub struct BoundTerms {
     pub higher_pet_ns: u64,
     /// Their memory interference and cold starts.
     pub higher_interference_ns: u64,
+    /// Bus waits and row conflicts of all those jobs: at most their own
+    /// worst, and at most what the other cores' requests can cause.
+    pub contention_ns: u64,
     /// The reloads their preemptions cost the tasks they preempt.
     pub reload_ns: u64,
     /// MemGuard's budget stalls in the window.
@@ -91,7 +96,7 @@ pub struct BoundTerms {
 impl BoundTerms {
     /// The window w the terms fill.
     pub fn window_ns(&self) -> u64 {
-        self.own_pet_ns + self.own_interference_ns + self.own_cold_ns + self.higher_pet_ns + self.higher_interference_ns + self.reload_ns + self.regulation_ns + self.blocking_ns + self.supply_wait_ns
+        self.own_pet_ns + self.own_interference_ns + self.own_cold_ns + self.higher_pet_ns + self.higher_interference_ns + self.contention_ns + self.reload_ns + self.regulation_ns + self.blocking_ns + self.supply_wait_ns
     }
 }
 
@@ -289,6 +294,7 @@ struct Memory {
     monitor: Option<(usize, Vec<usize>)>,
 }
 
+
 /// What the bounds of `kind` must include: None when the simulator would run
 /// CPU-only; Err(reason) where no memory-aware bound is derived yet (pfp
 /// unregulated or under MemGuard budgets, pedf, gedf and gfp unregulated,
@@ -359,11 +365,16 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // if this task and every one above it are critical, it never waits for a stall.
     let never_stalled = mem.mcti && (0..=k).all(|h| system.tasks[ordered[h]].criticality > 0);
     let memguard = if never_stalled { None } else { memguard };
+    // Jobs cost their time without contention (bus waits, row conflicts);
+    // the window adds each job's worst contention (time − base), a term of
+    // its own in `--explain`.
+    let base = |x: usize| mem.costs[x].base_ns.min(mem.costs[x].time_ns);
+    let worst_contention = |x: usize| mem.costs[x].time_ns - base(x);
     // A release of ordered[h] may preempt any of ordered[h+1..=k]: charge the longest reload.
     let hp: Vec<FpTask> = (0..k)
         .map(|h| {
             let reload = ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_ns).max().unwrap_or(0);
-            FpTask { pet_ns: mem.costs[ordered[h]].time_ns + reload, period_ns: system.tasks[ordered[h]].period_ns }
+            FpTask { pet_ns: base(ordered[h]) + reload, period_ns: system.tasks[ordered[h]].period_ns }
         })
         .collect();
     let hp_requests: Vec<(f64, u64)> = (0..k)
@@ -372,7 +383,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
             (mem.costs[ordered[h]].requests + reload, system.tasks[ordered[h]].period_ns)
         })
         .collect();
-    let own = FpTask { pet_ns: mem.costs[i].time_ns, period_ns: system.tasks[i].period_ns };
+    let own = FpTask { pet_ns: base(i), period_ns: system.tasks[i].period_ns };
     // MemGuard groups: the task waits only for its own group's stalls
     // (the others' only free the core). Its group spends its budget
     // through the task's jobs, its higher-priority group mates here,
@@ -401,6 +412,27 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                 .collect(),
         ),
     };
+    // The window's requests once more, split by the co-runners' presence
+    // (docs/analysis.md, "Requests bounded by the co-runners' presence"): a
+    // job issues its alone requests (its partition to itself, cold start and
+    // reloads included) whenever it runs, and the rest only while a task
+    // with a memory profile runs on another core, at most `excess` per ns.
+    let excess = ordered[..=k].iter().map(|&x| mem.costs[x].excess_per_work).fold(0.0, f64::max);
+    let hp_alone: Vec<f64> = (0..k)
+        .map(|h| mem.costs[ordered[h]].alone_requests + ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max))
+        .collect();
+    let other_cores: Vec<Vec<usize>> = (0..system.platform.cores)
+        .filter(|&d| d != core)
+        .map(|d| (0..system.tasks.len()).filter(|&x| task_core(system, x) == Some(d) && system.tasks[x].memory.is_some()).collect())
+        .collect();
+    // Time some co-runner runs in a window of w: per other core, its jobs
+    // (one more each than their releases) at their worst time, at most w.
+    let presence = |w: u64| -> f64 { other_cores.iter().map(|on| on.iter().map(|&x| (w.div_ceil(system.tasks[x].period_ns) + 1) as f64 * mem.costs[x].time_ns as f64).sum::<f64>().min(w as f64)).sum() };
+    let presence_rate: f64 = other_cores.iter().map(|on| on.iter().map(|&x| mem.costs[x].time_ns as f64 / system.tasks[x].period_ns as f64).sum::<f64>().min(1.0)).sum();
+    let alone_rate = mem.costs[i].alone_requests / own.period_ns as f64 + (0..k).map(|h| hp_alone[h] / system.tasks[ordered[h]].period_ns as f64).sum::<f64>();
+    let requests_beside = |q: u64, w: u64| -> f64 {
+        (q + 1) as f64 * mem.costs[i].alone_requests + (0..k).map(|h| w.div_ceil(system.tasks[ordered[h]].period_ns) as f64 * hp_alone[h]).sum::<f64>() + excess * presence(w)
+    };
     let group_requests = |q: u64, w: u64| -> f64 {
         let Some((_, period)) = group else { return 0.0 };
         let held_resumes = (w.div_ceil(period) + 1) as f64;
@@ -415,7 +447,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         }
         let Some((budget, period)) = memguard else { return 0 };
         let n = (q + 1) as f64 * mem.costs[i].requests + hp_requests.iter().map(|&(r, t)| w.div_ceil(t) as f64 * r).sum::<f64>();
-        memory::memguard_stall_ns(n, budget, period)
+        memory::memguard_stall_ns(n.min(requests_beside(q, w)), budget, period)
     };
     // In the long run each Q requests stall the core (the group) at most P.
     let stalled = match group {
@@ -425,7 +457,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         }
         None => memguard.map_or(0.0, |(budget, period)| {
             let rate = mem.costs[i].requests / own.period_ns as f64 + hp_requests.iter().map(|&(r, t)| r / t as f64).sum::<f64>();
-            rate * period as f64 / budget.max(1) as f64
+            rate.min(alone_rate + excess * presence_rate) * period as f64 / budget.max(1) as f64
         }),
     };
     // Under groups a held job resumes at a period boundary and reloads,
@@ -459,7 +491,13 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     let resume = ordered[..=k].iter().map(|&x| mem.costs[x].reload_ns).max().unwrap_or(0);
     let suspension = |w: u64| suspended.map_or(0, |(r, t)| (w.div_ceil(t) + 1).saturating_mul(r.saturating_add(resume)));
     let stalled = stalled + suspended.map_or(0.0, |(r, t)| (r + resume) as f64 / t as f64);
-    let extra = |q: u64, w: u64| stall(q, w).saturating_add(held_reloads(q, w)).saturating_add(carry_in).saturating_add(suspension(w));
+    let contention = |q: u64, w: u64| -> u64 {
+        (q + 1).saturating_mul(worst_contention(i)) + (0..k).map(|h| (w.div_ceil(system.tasks[ordered[h]].period_ns) + grouped_hp.contains(&h) as u64).saturating_mul(worst_contention(ordered[h]))).sum::<u64>()
+    };
+    // In the long run the contention grows at most as the jobs' own worst.
+    let stalled_regulation = stalled;
+    let stalled = stalled + worst_contention(i) as f64 / own.period_ns as f64 + (0..k).map(|h| worst_contention(ordered[h]) as f64 / hp[h].period_ns as f64).sum::<f64>();
+    let extra = |q: u64, w: u64| stall(q, w).saturating_add(held_reloads(q, w)).saturating_add(carry_in).saturating_add(suspension(w)).saturating_add(contention(q, w));
     let window = match fp_rta::worst_window(own, &hp, Supply::Dedicated, stalled, extra) {
         Ok(window) => window,
         Err(why) => return not_decided(system, i, on.to_string(), why),
@@ -471,8 +509,9 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         let mut terms = BoundTerms {
             jobs: q1,
             own_pet_ns: q1 * pet_i,
-            own_cold_ns: q1 * cost.cold_ns,
-            own_interference_ns: q1 * cost.time_ns.saturating_sub(pet_i + cost.cold_ns),
+            own_cold_ns: q1 * cost.cold_ns.min(base(i) - pet_i),
+            own_interference_ns: q1 * (base(i) - pet_i - cost.cold_ns.min(base(i) - pet_i)),
+            contention_ns: contention(win.q, win.w),
             regulation_ns: stall(win.q, win.w).saturating_add(suspension(win.w)),
             reload_ns: held_reloads(win.q, win.w),
             earlier_releases_ns: win.q * own.period_ns,
@@ -482,8 +521,8 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
             let (x, jobs) = (ordered[h], win.w.div_ceil(f.period_ns) + grouped_hp.contains(&h) as u64);
             let pet_x = pet(system, x);
             terms.higher_pet_ns += jobs * pet_x;
-            terms.higher_interference_ns += jobs * mem.costs[x].time_ns.saturating_sub(pet_x);
-            terms.reload_ns += jobs * (f.pet_ns - mem.costs[x].time_ns);
+            terms.higher_interference_ns += jobs * (base(x) - pet_x);
+            terms.reload_ns += jobs * (f.pet_ns - base(x));
         }
         terms
     });
@@ -492,7 +531,12 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     let own_memory = system.tasks[i].memory.is_some();
     let cost = Cost { own_memory, any_memory: (0..=k).any(|h| system.tasks[ordered[h]].memory.is_some()) };
     let note = match bound {
-        None => Some(unbounded(own, &hp, Supply::Dedicated, stalled, cost)),
+        None => {
+            // Named with each job's whole worst cost, contention included.
+            let whole = |t: FpTask, x: usize| FpTask { pet_ns: t.pet_ns + worst_contention(x), ..t };
+            let hp_whole: Vec<FpTask> = hp.iter().enumerate().map(|(h, &t)| whole(t, ordered[h])).collect();
+            Some(unbounded(whole(own, i), &hp_whole, Supply::Dedicated, stalled_regulation, cost))
+        }
         Some(_) if suspended.is_some() && !own_memory => Some("with the bandwidth monitor's suspensions".to_string()),
         Some(_) if suspended.is_some() => Some("with memory stalls (fluid model) and the bandwidth monitor's suspensions".to_string()),
         Some(_) if !own_memory => None,

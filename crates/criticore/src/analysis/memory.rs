@@ -40,6 +40,14 @@ pub struct JobCost {
     pub cold_ns: u64,
     /// Fewest requests per ns while a job runs, over its phases (0: it may issue none).
     pub min_request_rate: f64,
+    /// A job's time without the contention other cores' traffic causes (bus
+    /// waits, row conflicts), its LLC share at its smallest still (ns).
+    pub base_ns: u64,
+    /// Of `requests`, those a job issues with no co-runner running (its
+    /// cold start included); the rest needs one running beside it.
+    pub alone_requests: f64,
+    /// Most requests per ns of work a co-runner's presence adds.
+    pub excess_per_work: f64,
 }
 
 /// The core a task runs on (its own, or its server's); None = any.
@@ -102,7 +110,16 @@ fn costs_of(worst: &[crate::interference::fluid::WorstCase]) -> Vec<JobCost> {
             // Rounded up, plus a nanosecond per phase for the engine's rounding of rates.
             // A job's cold start (its task's lines evicted since its last job) is part of every job.
             let (time, requests) = (time + w.cold_work_ns as f64 * slowest, requests + w.cold_work_ns as f64 * busiest);
+            // Without contention: each phase's time less its contention, the cold
+            // start at the largest of those (whatever phase it falls in).
+            let base_of = |p: &crate::interference::fluid::WorstPhase| p.time_per_work - p.contention_per_work;
+            let base = w.phases.iter().map(|p| p.work_ns as f64 * base_of(p)).sum::<f64>() + w.cold_work_ns as f64 * w.phases.iter().map(base_of).fold(0.0, f64::max);
+            let excess_of = |p: &crate::interference::fluid::WorstPhase| p.requests_per_work - p.alone_requests_per_work;
+            let alone = w.phases.iter().map(|p| p.work_ns as f64 * p.alone_requests_per_work).sum::<f64>() + w.cold_work_ns as f64 * busiest;
             JobCost {
+                alone_requests: alone.min(requests),
+                excess_per_work: w.phases.iter().map(excess_of).fold(0.0, f64::max),
+                base_ns: base.ceil() as u64 + w.phases.len() as u64,
                 time_ns: time.ceil() as u64 + w.phases.len() as u64,
                 requests,
                 reload_ns: (w.reload_work_ns as f64 * slowest).ceil() as u64,
@@ -190,7 +207,7 @@ mod tests {
 
     #[test]
     fn each_job_is_charged_the_largest_reload_it_can_cause() {
-        let cost = |time_ns, reload_ns| JobCost { time_ns, requests: 0.0, reload_ns, reload_requests: 0.0, cold_ns: 0, min_request_rate: 0.0 };
+        let cost = |time_ns, reload_ns| JobCost { time_ns, requests: 0.0, reload_ns, reload_requests: 0.0, cold_ns: 0, min_request_rate: 0.0, base_ns: time_ns, alone_requests: 0.0, excess_per_work: 0.0 };
         let costs = [cost(100, 7), cost(200, 30), cost(300, 5)];
         // Task 0 preempts 1 and 2 (reloads 30 and 5): 100 + 30; task 1 preempts
         // only 2: 200 + 5; task 2 none: 300.

@@ -337,6 +337,12 @@ pub struct WorstPhase {
     /// Fewest requests per ns of wall time while the job runs (its isolated
     /// miss ratio at its slowest rate): 0 for a phase that may issue none.
     pub min_request_rate: f64,
+    /// The part of `time_per_work` that is bus wait and row conflicts (the
+    /// contention other cores' traffic causes), at their worst.
+    pub contention_per_work: f64,
+    /// Requests per ns of work with no co-runner running (the LLC partition
+    /// to itself): the rest of `requests_per_work` needs a co-runner running.
+    pub alone_requests_per_work: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -387,21 +393,7 @@ impl FluidRules {
     /// ahead of every core) the model's cap. `core_of[i]`: task i's core.
     pub fn worst_case_mcti(&self, pet_ns: &[u64], cores: usize, corunner: impl Fn(usize, usize) -> bool, core_of: &[Option<usize>]) -> Vec<WorstCase> {
         let s = self.service_ns;
-        let fastest: Vec<f64> = (0..self.tasks.len())
-            .map(|i| {
-                let tm = &self.tasks[i];
-                let (miss, m0) = self.worst_miss(i, cores, &corunner);
-                tm.phases
-                    .iter()
-                    .map(|ph| {
-                        let compute = (1.0 - ph.refs_per_ns * m0 * self.isolated_miss_ns(ph.read_fraction) - tm.extra_refs_per_ns * self.read_latency_ns).max(0.0);
-                        let issued = ph.refs_per_ns * miss + tm.extra_refs_per_ns;
-                        let time = compute + ph.refs_per_ns * miss * self.isolated_miss_ns(ph.read_fraction) + tm.extra_refs_per_ns * self.read_latency_ns;
-                        if issued > 0.0 { issued / time.max(1e-12) } else { 0.0 }
-                    })
-                    .fold(0.0, f64::max)
-            })
-            .collect();
+        let fastest: Vec<f64> = (0..self.tasks.len()).map(|i| self.fastest_request_rate(i, cores, &corunner)).collect();
         let per_core: Vec<f64> = (0..cores).map(|k| (0..self.tasks.len()).filter(|&j| core_of[j] == Some(k)).map(|j| fastest[j]).fold(0.0, f64::max) * s).collect();
         let fair = self.worst_wait_ns(cores);
         self.worst_case_waiting(pet_ns, cores, &corunner, |i| {
@@ -414,9 +406,37 @@ impl FluidRules {
         })
     }
 
+    /// The most requests per ns of wall time task i can issue: its worst miss
+    /// ratio at its isolated miss cost, no wait, no conflict, no interrupt
+    /// share, (a·m + e)/(c + a·m·t₀ + e·L).
+    fn fastest_request_rate(&self, i: usize, cores: usize, corunner: &impl Fn(usize, usize) -> bool) -> f64 {
+        let tm = &self.tasks[i];
+        let (miss, m0) = self.worst_miss(i, cores, corunner);
+        tm.phases
+            .iter()
+            .map(|ph| {
+                let compute = (1.0 - ph.refs_per_ns * m0 * self.isolated_miss_ns(ph.read_fraction) - tm.extra_refs_per_ns * self.read_latency_ns).max(0.0);
+                let issued = ph.refs_per_ns * miss + tm.extra_refs_per_ns;
+                let time = compute + ph.refs_per_ns * miss * self.isolated_miss_ns(ph.read_fraction) + tm.extra_refs_per_ns * self.read_latency_ns;
+                if issued > 0.0 {
+                    issued / time.max(1e-12)
+                } else {
+                    0.0
+                }
+            })
+            .fold(0.0, f64::max)
+    }
+
     /// Task i's miss ratio at its smallest LLC share beside its co-runners,
     /// and alone in its partition.
     fn worst_miss(&self, i: usize, cores: usize, corunner: &impl Fn(usize, usize) -> bool) -> (f64, f64) {
+        let (worst, m0, _) = self.worst_and_alone_miss(i, cores, corunner);
+        (worst, m0)
+    }
+
+    /// As [`FluidRules::worst_miss`], and the miss ratio with no co-runner
+    /// running (its own kernel lines still pressing, without OS isolation).
+    fn worst_and_alone_miss(&self, i: usize, cores: usize, corunner: &impl Fn(usize, usize) -> bool) -> (f64, f64, f64) {
         let tm = &self.tasks[i];
         let largest = |mut v: Vec<f64>, k: usize| -> f64 {
             v.sort_by(|a, b| b.total_cmp(a));
@@ -430,8 +450,9 @@ impl FluidRules {
             tm.os_footprint + largest(self.tasks.iter().enumerate().filter(|&(j, _)| beside(j)).map(|(_, o)| o.os_footprint).collect(), cores.saturating_sub(1))
         };
         let pressure = tm.wss + largest(others, cores.saturating_sub(1)) + os;
-        let share = if pressure <= tm.capacity { tm.wss } else { tm.capacity * tm.wss / pressure };
-        (miss_ratio(tm.pattern, share, tm.wss), miss_ratio(tm.pattern, tm.capacity, tm.wss))
+        let share = |pressure: f64| if pressure <= tm.capacity { tm.wss } else { tm.capacity * tm.wss / pressure };
+        let alone = tm.wss + if self.os_isolation { 0.0 } else { tm.os_footprint };
+        (miss_ratio(tm.pattern, share(pressure), tm.wss), miss_ratio(tm.pattern, tm.capacity, tm.wss), miss_ratio(tm.pattern, share(alone), tm.wss))
     }
 
     fn worst_case_waiting(&self, pet_ns: &[u64], cores: usize, corunner: &impl Fn(usize, usize) -> bool, wait_of: impl Fn(usize) -> f64) -> Vec<WorstCase> {
@@ -442,9 +463,13 @@ impl FluidRules {
             .enumerate()
             .map(|(i, tm)| {
                 if tm.phases.is_empty() {
-                    return WorstCase { phases: vec![WorstPhase { work_ns: pet_ns[i], time_per_work: 1.0 / irq, requests_per_work: 0.0, min_request_rate: 0.0 }], reload_work_ns: 0, cold_work_ns: 0 };
+                    return WorstCase {
+                        phases: vec![WorstPhase { work_ns: pet_ns[i], time_per_work: 1.0 / irq, requests_per_work: 0.0, min_request_rate: 0.0, contention_per_work: 0.0, alone_requests_per_work: 0.0 }],
+                        reload_work_ns: 0,
+                        cold_work_ns: 0,
+                    };
                 }
-                let (miss, m0) = self.worst_miss(i, cores, corunner);
+                let (miss, m0, alone) = self.worst_and_alone_miss(i, cores, corunner);
                 let wait = wait_of(i);
                 let mut start = 0u64;
                 let phases = tm
@@ -461,7 +486,10 @@ impl FluidRules {
                         let time = compute + ph.refs_per_ns * miss * per_miss + tm.extra_refs_per_ns * per_extra;
                         let time_per_work = time.max(1e-12) / irq;
                         let min_request_rate = (ph.refs_per_ns * m0 + tm.extra_refs_per_ns) / time_per_work;
-                        WorstPhase { work_ns, time_per_work, requests_per_work: ph.refs_per_ns * miss + tm.extra_refs_per_ns, min_request_rate }
+                        let requests_per_work = ph.refs_per_ns * miss + tm.extra_refs_per_ns;
+                        let contention_per_work = requests_per_work * (wait + self.row_conflict_ns) / irq;
+                        let alone_requests_per_work = (ph.refs_per_ns * alone.min(miss) + tm.extra_refs_per_ns).min(requests_per_work);
+                        WorstPhase { work_ns, time_per_work, requests_per_work, min_request_rate, contention_per_work, alone_requests_per_work }
                     })
                     .collect();
                 let worst_rf = tm.phases.iter().map(|ph| self.isolated_miss_ns(ph.read_fraction)).fold(0.0, f64::max);
