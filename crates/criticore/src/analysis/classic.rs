@@ -430,8 +430,91 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     let presence = |w: u64| -> f64 { other_cores.iter().map(|on| on.iter().map(|&x| (w.div_ceil(system.tasks[x].period_ns) + 1) as f64 * mem.costs[x].time_ns as f64).sum::<f64>().min(w as f64)).sum() };
     let presence_rate: f64 = other_cores.iter().map(|on| on.iter().map(|&x| mem.costs[x].time_ns as f64 / system.tasks[x].period_ns as f64).sum::<f64>().min(1.0)).sum();
     let alone_rate = mem.costs[i].alone_requests / own.period_ns as f64 + (0..k).map(|h| hp_alone[h] / system.tasks[ordered[h]].period_ns as f64).sum::<f64>();
-    let requests_beside = |q: u64, w: u64| -> f64 {
-        (q + 1) as f64 * mem.costs[i].alone_requests + (0..k).map(|h| w.div_ceil(system.tasks[ordered[h]].period_ns) as f64 * hp_alone[h]).sum::<f64>() + excess * presence(w)
+    let alone_requests = |q: u64, w: u64| -> f64 { (q + 1) as f64 * mem.costs[i].alone_requests + (0..k).map(|h| w.div_ceil(system.tasks[ordered[h]].period_ns) as f64 * hp_alone[h]).sum::<f64>() };
+    let requests_beside = |q: u64, w: u64| -> f64 { alone_requests(q, w) + excess * presence(w) };
+    // Stalls bounded by the periods a co-runner runs in (docs/analysis.md):
+    // a period stalls the core only once it issued Q there; without a
+    // co-runner running, all of that is alone requests. Per other core: at
+    // most every period of the window, and at most its running time's
+    // periods plus one more for each run it makes (a job's start, a
+    // resumption after a preemption: one per release there; after one of
+    // its own stalls, its count at most ⌊N/Q⌋ + 1 under per-core budgets).
+    // Every task of this core, lower ones too: one may spend the budget of the period the window opens in.
+    let on_core: Vec<usize> = (0..system.tasks.len()).filter(|&x| task_core(system, x) == Some(core)).collect();
+    let other_budgets = mem.memguard.as_ref().filter(|_| system.regulation.as_ref().is_none_or(|r| !r.memguard.reclaim)).map(|(b, _)| b.clone());
+    let others: Vec<(Vec<usize>, Vec<usize>, Option<u64>)> = (0..system.platform.cores)
+        .filter(|&d| d != core)
+        .map(|d| {
+            let all: Vec<usize> = (0..system.tasks.len()).filter(|&x| task_core(system, x) == Some(d)).collect();
+            let with_memory = all.iter().copied().filter(|&x| system.tasks[x].memory.is_some()).collect();
+            (with_memory, all, other_budgets.as_ref().map(|b| b.get(d).copied().unwrap_or(0)))
+        })
+        .collect();
+    // A core whose tasks cannot issue Q requests in a period never exhausts its budget.
+    let can_exhaust = |on: &[usize], q: u64, period: u64| on.iter().map(|&x| mem.costs[x].fastest_request_rate).fold(0.0, f64::max) * period as f64 + 1.0 >= q as f64;
+    // This core, per period: at most its alone rate for the whole period and
+    // its excess while a co-runner runs; a co-runner under a budget that
+    // issues at least r per ns while it runs runs at most (Q + 1)/r of a
+    // period before its budget stops it (docs/analysis.md, "Stalls bounded
+    // by the periods a co-runner runs in").
+    let per_period_presence = |period: u64| -> f64 {
+        others
+            .iter()
+            .filter(|(with_memory, _, _)| !with_memory.is_empty())
+            .map(|(with_memory, _, budget)| {
+                let least = with_memory.iter().map(|&x| mem.costs[x].min_request_rate).fold(f64::INFINITY, f64::min);
+                // Under MCTI a critical task runs on past its budget (rule 5).
+                let overloads = mem.mcti && with_memory.iter().any(|&x| system.tasks[x].criticality > 0);
+                match budget {
+                    Some(q) if least > 0.0 && least.is_finite() && !overloads => ((*q + 1) as f64 / least).min(period as f64),
+                    _ => period as f64,
+                }
+            })
+            .sum::<f64>()
+            .min(period as f64)
+    };
+    let here_can_exhaust = |q: u64, period: u64| {
+        let alone = on_core.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max);
+        let excess = on_core.iter().map(|&x| mem.costs[x].excess_per_work).fold(0.0, f64::max);
+        can_exhaust(&on_core, q, period) && alone * period as f64 + excess * per_period_presence(period) + 1.0 >= q as f64
+    };
+    let touched = |w: u64, period: u64| -> f64 {
+        let jobs = |x: usize| (w.div_ceil(system.tasks[x].period_ns) + 1) as f64;
+        others
+            .iter()
+            .filter(|(with_memory, _, _)| !with_memory.is_empty())
+            .map(|(with_memory, all, budget)| {
+                let running = with_memory.iter().map(|&x| jobs(x) * mem.costs[x].time_ns as f64).sum::<f64>().min(w as f64);
+                let runs = all.iter().map(|&x| 2.0 * jobs(x)).sum::<f64>();
+                let reload = all.iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max);
+                let stalls = match budget {
+                    Some(q) if !can_exhaust(all, *q, period) => 0.0,
+                    Some(q) if *q > 0 => (all.iter().map(|&x| jobs(x) * (mem.costs[x].requests + reload)).sum::<f64>() / *q as f64).floor() + 1.0,
+                    Some(_) => f64::INFINITY,
+                    None => 0.0,
+                };
+                (running / period as f64 + runs + stalls).min((w.div_ceil(period) + 1) as f64)
+            })
+            .sum()
+    };
+    let touched_rate = |period: u64| -> f64 {
+        let rate = |x: usize| 1.0 / system.tasks[x].period_ns as f64;
+        others
+            .iter()
+            .filter(|(with_memory, _, _)| !with_memory.is_empty())
+            .map(|(with_memory, all, budget)| {
+                let running = with_memory.iter().map(|&x| mem.costs[x].time_ns as f64 * rate(x)).sum::<f64>().min(1.0);
+                let runs = all.iter().map(|&x| 2.0 * rate(x)).sum::<f64>();
+                let reload = all.iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max);
+                let stalls = match budget {
+                    Some(q) if !can_exhaust(all, *q, period) => 0.0,
+                    Some(q) if *q > 0 => all.iter().map(|&x| (mem.costs[x].requests + reload) * rate(x)).sum::<f64>() / *q as f64,
+                    Some(_) => f64::INFINITY,
+                    None => 0.0,
+                };
+                (running / period as f64 + runs + stalls).min(1.0 / period as f64)
+            })
+            .sum()
     };
     let group_requests = |q: u64, w: u64| -> f64 {
         let Some((_, period)) = group else { return 0.0 };
@@ -446,8 +529,13 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
             return memory::memguard_stall_ns(group_requests(q, w), g.budget, period);
         }
         let Some((budget, period)) = memguard else { return 0 };
+        if !here_can_exhaust(budget, period) {
+            return 0;
+        }
         let n = (q + 1) as f64 * mem.costs[i].requests + hp_requests.iter().map(|&(r, t)| w.div_ceil(t) as f64 * r).sum::<f64>();
-        memory::memguard_stall_ns(n.min(requests_beside(q, w)), budget, period)
+        let by_requests = memory::memguard_stall_ns(n.min(requests_beside(q, w)), budget, period);
+        let by_periods = (touched(w, period) + (alone_requests(q, w) / budget.max(1) as f64).floor() + 1.0).min(u64::MAX as f64 / 4.0) as u64;
+        by_requests.min(by_periods.saturating_mul(period))
     };
     // In the long run each Q requests stall the core (the group) at most P.
     let stalled = match group {
@@ -455,9 +543,10 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
             let rate: f64 = g.tasks.iter().map(|&j| mem.costs[j].requests / system.tasks[j].period_ns as f64).sum();
             rate * period as f64 / g.budget.max(1) as f64
         }
-        None => memguard.map_or(0.0, |(budget, period)| {
+        None => memguard.filter(|&(budget, period)| here_can_exhaust(budget, period)).map_or(0.0, |(budget, period)| {
             let rate = mem.costs[i].requests / own.period_ns as f64 + hp_requests.iter().map(|&(r, t)| r / t as f64).sum::<f64>();
-            rate.min(alone_rate + excess * presence_rate) * period as f64 / budget.max(1) as f64
+            let by_requests = rate.min(alone_rate + excess * presence_rate) * period as f64 / budget.max(1) as f64;
+            by_requests.min((touched_rate(period) + alone_rate / budget.max(1) as f64) * period as f64)
         }),
     };
     // Under groups a held job resumes at a period boundary and reloads,

@@ -48,6 +48,10 @@ pub struct JobCost {
     pub alone_requests: f64,
     /// Most requests per ns of work a co-runner's presence adds.
     pub excess_per_work: f64,
+    /// Most requests per ns of work with no co-runner running.
+    pub alone_per_work: f64,
+    /// Most requests per ns of wall time a job can issue.
+    pub fastest_request_rate: f64,
 }
 
 /// The core a task runs on (its own, or its server's); None = any.
@@ -115,9 +119,13 @@ fn costs_of(worst: &[crate::interference::fluid::WorstCase]) -> Vec<JobCost> {
             let base_of = |p: &crate::interference::fluid::WorstPhase| p.time_per_work - p.contention_per_work;
             let base = w.phases.iter().map(|p| p.work_ns as f64 * base_of(p)).sum::<f64>() + w.cold_work_ns as f64 * w.phases.iter().map(base_of).fold(0.0, f64::max);
             let excess_of = |p: &crate::interference::fluid::WorstPhase| p.requests_per_work - p.alone_requests_per_work;
-            let alone = w.phases.iter().map(|p| p.work_ns as f64 * p.alone_requests_per_work).sum::<f64>() + w.cold_work_ns as f64 * busiest;
+            // The cold start is work at the running phase's rate too: alone, at its alone rate.
+            let alone_busiest = w.phases.iter().map(|p| p.alone_requests_per_work).fold(0.0, f64::max);
+            let alone = w.phases.iter().map(|p| p.work_ns as f64 * p.alone_requests_per_work).sum::<f64>() + w.cold_work_ns as f64 * alone_busiest;
             JobCost {
                 alone_requests: alone.min(requests),
+                alone_per_work: alone_busiest,
+                fastest_request_rate: w.fastest_request_rate,
                 excess_per_work: w.phases.iter().map(excess_of).fold(0.0, f64::max),
                 base_ns: base.ceil() as u64 + w.phases.len() as u64,
                 time_ns: time.ceil() as u64 + w.phases.len() as u64,
@@ -207,7 +215,7 @@ mod tests {
 
     #[test]
     fn each_job_is_charged_the_largest_reload_it_can_cause() {
-        let cost = |time_ns, reload_ns| JobCost { time_ns, requests: 0.0, reload_ns, reload_requests: 0.0, cold_ns: 0, min_request_rate: 0.0, base_ns: time_ns, alone_requests: 0.0, excess_per_work: 0.0 };
+        let cost = |time_ns, reload_ns| JobCost { time_ns, requests: 0.0, reload_ns, reload_requests: 0.0, cold_ns: 0, min_request_rate: 0.0, base_ns: time_ns, alone_requests: 0.0, excess_per_work: 0.0, alone_per_work: 0.0, fastest_request_rate: 0.0 };
         let costs = [cost(100, 7), cost(200, 30), cost(300, 5)];
         // Task 0 preempts 1 and 2 (reloads 30 and 5): 100 + 30; task 1 preempts
         // only 2: 200 + 5; task 2 none: 300.

@@ -353,6 +353,9 @@ pub struct WorstCase {
     /// Work added when a job starts and its task's lines may have been
     /// evicted since its last job (the same rule, once per job), ns.
     pub cold_work_ns: u64,
+    /// Most requests per ns of wall time a job can issue (no wait, no
+    /// conflict, no interrupt share, its worst miss ratio).
+    pub fastest_request_rate: f64,
 }
 
 impl FluidRules {
@@ -467,6 +470,7 @@ impl FluidRules {
                         phases: vec![WorstPhase { work_ns: pet_ns[i], time_per_work: 1.0 / irq, requests_per_work: 0.0, min_request_rate: 0.0, contention_per_work: 0.0, alone_requests_per_work: 0.0 }],
                         reload_work_ns: 0,
                         cold_work_ns: 0,
+                        fastest_request_rate: 0.0,
                     };
                 }
                 let (miss, m0, alone) = self.worst_and_alone_miss(i, cores, corunner);
@@ -496,7 +500,7 @@ impl FluidRules {
                 let reload = (self.cached_lines(i) * worst_rf).round() as u64;
                 // A job's start: its whole references at most (the simulator caps by what is left).
                 let cold = if self.never_evicted(i) { 0.0 } else { self.reload_lines(i, f64::INFINITY, self.refs_between(i, 0, pet_ns[i])) };
-                WorstCase { phases, reload_work_ns: reload, cold_work_ns: (cold * worst_rf).ceil() as u64 }
+                WorstCase { phases, reload_work_ns: reload, cold_work_ns: (cold * worst_rf).ceil() as u64, fastest_request_rate: self.fastest_request_rate(i, cores, corunner) }
             })
             .collect()
     }
