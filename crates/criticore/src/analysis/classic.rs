@@ -346,21 +346,50 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
         Some((budgets, period)) if ordered.iter().any(|&i| mem.costs[i].requests > 0.0) => Some((budgets.get(core).copied().unwrap_or(0), *period)),
         _ => None,
     };
+    let view = CoreView::of(system, core, mem);
     // Each task's bound as found, for the tasks below it.
     let mut found: Vec<Option<u64>> = Vec::with_capacity(ordered.len());
     (0..ordered.len())
         .map(|k| {
-            let row = fp_with_memory_one(system, ordered, core, on, mem, memguard, k, &found, suspended);
+            let row = fp_with_memory_one(system, ordered, core, on, mem, memguard, k, &found, suspended, &view);
             found.push(row.bound_ns);
             row
         })
         .collect()
 }
 
+/// A core's tasks and the other cores', as the stall terms read them.
+struct CoreView {
+    /// Every task of this core, lower ones too: one may spend the budget of
+    /// the period the window opens in.
+    on_core: Vec<usize>,
+    /// Per other core: its tasks with a memory profile, all its tasks, and
+    /// its budget per period where it never exceeds it (per-core MemGuard or
+    /// MCTI without reclaim).
+    others: Vec<(Vec<usize>, Vec<usize>, Option<u64>)>,
+}
+
+impl CoreView {
+    fn of(system: &TaskSystem, core: usize, mem: &Memory) -> CoreView {
+        let on = |d: usize| -> Vec<usize> { (0..system.tasks.len()).filter(|&x| task_core(system, x) == Some(d)).collect() };
+        let budgets = mem.memguard.as_ref().filter(|_| system.regulation.as_ref().is_none_or(|r| !r.memguard.reclaim)).map(|(b, _)| b);
+        let others = (0..system.platform.cores)
+            .filter(|&d| d != core)
+            .map(|d| {
+                let all = on(d);
+                let with_memory = all.iter().copied().filter(|&x| system.tasks[x].memory.is_some()).collect();
+                (with_memory, all, budgets.map(|b| b.get(d).copied().unwrap_or(0)))
+            })
+            .collect();
+        CoreView { on_core: on(core), others }
+    }
+}
+
 /// [`fp_with_memory`] for `ordered[k]`, below tasks whose bounds are `found`.
 #[allow(clippy::too_many_arguments)]
-fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &str, mem: &Memory, memguard: Option<(u64, u64)>, k: usize, found: &[Option<u64>], suspended: Option<(u64, u64)>) -> TaskBound {
+fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &str, mem: &Memory, memguard: Option<(u64, u64)>, k: usize, found: &[Option<u64>], suspended: Option<(u64, u64)>, view: &CoreView) -> TaskBound {
     let i = ordered[k];
+    let CoreView { on_core, others } = view;
     // MCTI rules 4-5: the core stalls only while it runs a non-critical job;
     // if this task and every one above it are critical, it never waits for a stall.
     let never_stalled = mem.mcti && (0..=k).all(|h| system.tasks[ordered[h]].criticality > 0);
@@ -421,14 +450,10 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     let hp_alone: Vec<f64> = (0..k)
         .map(|h| mem.costs[ordered[h]].alone_requests + ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max))
         .collect();
-    let other_cores: Vec<Vec<usize>> = (0..system.platform.cores)
-        .filter(|&d| d != core)
-        .map(|d| (0..system.tasks.len()).filter(|&x| task_core(system, x) == Some(d) && system.tasks[x].memory.is_some()).collect())
-        .collect();
     // Time some co-runner runs in a window of w: per other core, its jobs
     // (one more each than their releases) at their worst time, at most w.
-    let presence = |w: u64| -> f64 { other_cores.iter().map(|on| on.iter().map(|&x| (w.div_ceil(system.tasks[x].period_ns) + 1) as f64 * mem.costs[x].time_ns as f64).sum::<f64>().min(w as f64)).sum() };
-    let presence_rate: f64 = other_cores.iter().map(|on| on.iter().map(|&x| mem.costs[x].time_ns as f64 / system.tasks[x].period_ns as f64).sum::<f64>().min(1.0)).sum();
+    let presence = |w: u64| -> f64 { others.iter().map(|(on, _, _)| on.iter().map(|&x| (w.div_ceil(system.tasks[x].period_ns) + 1) as f64 * mem.costs[x].time_ns as f64).sum::<f64>().min(w as f64)).sum() };
+    let presence_rate: f64 = others.iter().map(|(on, _, _)| on.iter().map(|&x| mem.costs[x].time_ns as f64 / system.tasks[x].period_ns as f64).sum::<f64>().min(1.0)).sum();
     let alone_rate = mem.costs[i].alone_requests / own.period_ns as f64 + (0..k).map(|h| hp_alone[h] / system.tasks[ordered[h]].period_ns as f64).sum::<f64>();
     let alone_requests = |q: u64, w: u64| -> f64 { (q + 1) as f64 * mem.costs[i].alone_requests + (0..k).map(|h| w.div_ceil(system.tasks[ordered[h]].period_ns) as f64 * hp_alone[h]).sum::<f64>() };
     let requests_beside = |q: u64, w: u64| -> f64 { alone_requests(q, w) + excess * presence(w) };
@@ -439,17 +464,6 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // periods plus one more for each run it makes (a job's start, a
     // resumption after a preemption: one per release there; after one of
     // its own stalls, its count at most ⌊N/Q⌋ + 1 under per-core budgets).
-    // Every task of this core, lower ones too: one may spend the budget of the period the window opens in.
-    let on_core: Vec<usize> = (0..system.tasks.len()).filter(|&x| task_core(system, x) == Some(core)).collect();
-    let other_budgets = mem.memguard.as_ref().filter(|_| system.regulation.as_ref().is_none_or(|r| !r.memguard.reclaim)).map(|(b, _)| b.clone());
-    let others: Vec<(Vec<usize>, Vec<usize>, Option<u64>)> = (0..system.platform.cores)
-        .filter(|&d| d != core)
-        .map(|d| {
-            let all: Vec<usize> = (0..system.tasks.len()).filter(|&x| task_core(system, x) == Some(d)).collect();
-            let with_memory = all.iter().copied().filter(|&x| system.tasks[x].memory.is_some()).collect();
-            (with_memory, all, other_budgets.as_ref().map(|b| b.get(d).copied().unwrap_or(0)))
-        })
-        .collect();
     // A core whose tasks cannot issue Q requests in a period never exhausts its budget.
     let can_exhaust = |on: &[usize], q: u64, period: u64| on.iter().map(|&x| mem.costs[x].fastest_request_rate).fold(0.0, f64::max) * period as f64 + 1.0 >= q as f64;
     // This core, per period: at most its alone rate for the whole period and

@@ -413,8 +413,13 @@ impl FluidRules {
     /// ratio at its isolated miss cost, no wait, no conflict, no interrupt
     /// share, (a·m + e)/(c + a·m·t₀ + e·L).
     fn fastest_request_rate(&self, i: usize, cores: usize, corunner: &impl Fn(usize, usize) -> bool) -> f64 {
-        let tm = &self.tasks[i];
         let (miss, m0) = self.worst_miss(i, cores, corunner);
+        self.fastest_at(i, miss, m0)
+    }
+
+    /// [`FluidRules::fastest_request_rate`] at miss ratios found already.
+    fn fastest_at(&self, i: usize, miss: f64, m0: f64) -> f64 {
+        let tm = &self.tasks[i];
         tm.phases
             .iter()
             .map(|ph| {
@@ -500,7 +505,7 @@ impl FluidRules {
                 let reload = (self.cached_lines(i) * worst_rf).round() as u64;
                 // A job's start: its whole references at most (the simulator caps by what is left).
                 let cold = if self.never_evicted(i) { 0.0 } else { self.reload_lines(i, f64::INFINITY, self.refs_between(i, 0, pet_ns[i])) };
-                WorstCase { phases, reload_work_ns: reload, cold_work_ns: (cold * worst_rf).ceil() as u64, fastest_request_rate: self.fastest_request_rate(i, cores, corunner) }
+                WorstCase { phases, reload_work_ns: reload, cold_work_ns: (cold * worst_rf).ceil() as u64, fastest_request_rate: self.fastest_at(i, miss, m0) }
             })
             .collect()
     }
