@@ -477,8 +477,9 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
             .filter(|(with_memory, _, _)| !with_memory.is_empty())
             .map(|(with_memory, _, budget)| {
                 let least = with_memory.iter().map(|&x| mem.costs[x].min_request_rate).fold(f64::INFINITY, f64::min);
-                // Under MCTI a critical task runs on past its budget (rule 5).
-                let overloads = mem.mcti && with_memory.iter().any(|&x| system.tasks[x].criticality > 0);
+                // Under MCTI a critical task runs on past its budget (rule 5);
+                // with MemGuard's spare sharing every core runs on once all are stalled.
+                let overloads = (mem.mcti && with_memory.iter().any(|&x| system.tasks[x].criticality > 0)) || system.regulation.as_ref().is_some_and(|r| r.memguard.spare_sharing);
                 match budget {
                     Some(q) if least > 0.0 && least.is_finite() && !overloads => ((*q + 1) as f64 / least).min(period as f64),
                     _ => period as f64,
