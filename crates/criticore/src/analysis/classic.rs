@@ -314,6 +314,10 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
     let memory = |memguard, mrs| Ok(Some(Memory { costs: job_costs(system), memguard, mrs, groups: None, mcti: false, monitor: None }));
     match (kind, &system.regulation) {
         (SchedulerKind::Pfp, None) => memory(None, false),
+        // Reclaim may take a core below its budget: no bound counts on Q then.
+        (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && r.memguard.reclaim => {
+            Err("CPU only: no memory-aware bound with MemGuard's reclaim (a core may run below its budget)".into())
+        }
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && !r.budgets.is_empty() => memory(Some((r.budgets.clone(), r.period_ns)), false),
         // Reclaim may take a group below its budget: no bound counts on Q then.
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && !r.groups.is_empty() && !r.memguard.reclaim => {
