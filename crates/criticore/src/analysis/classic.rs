@@ -1027,6 +1027,28 @@ mod tests {
     }
 
     #[test]
+    fn per_core_reclaim_gets_cpu_only_bounds_and_says_why() {
+        // Reclaim may leave a core below its budget Q, so no stall count on Q
+        // holds: the bounds are the CPU-only ones (a: 2 ms alone, b: 2 + 3 =
+        // 5 ms below it), and the note says why. Without reclaim: memory-aware.
+        let text = |reclaim: bool| {
+            format!(
+                "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [2000, 2000]\nreclaim = {reclaim}\n\
+                 [[task]]\nname = \"a\"\ncore = 0\nperiod = \"10ms\"\npet = \"2ms\"\n\
+                 memory = {{ wss = \"4MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }}\n\
+                 [[task]]\nname = \"b\"\ncore = 0\nperiod = \"20ms\"\npet = \"3ms\"\n"
+            )
+        };
+        let with = analyze(&parse_task_system(&text(true), Format::Toml, "t.toml").unwrap(), SchedulerKind::Pfp).unwrap();
+        assert_eq!(with.notes, vec!["CPU only: no memory-aware bound with MemGuard's reclaim (a core may run below its budget)".to_string()]);
+        let ms = 1_000_000;
+        assert_eq!(with.tasks.iter().map(|t| t.bound_ns).collect::<Vec<_>>(), vec![Some(2 * ms), Some(5 * ms)]);
+        let without = analyze(&parse_task_system(&text(false), Format::Toml, "t.toml").unwrap(), SchedulerKind::Pfp).unwrap();
+        assert!(without.notes.is_empty(), "{:?}", without.notes);
+        assert!(without.tasks[0].bound_ns.is_some_and(|b| b > 2 * ms), "{:?}", without.tasks[0]);
+    }
+
+    #[test]
     fn memguard_bombs_notes_are_whole_and_name_the_term() {
         let n = notes(include_str!("../../../../examples/memguard-bombs.toml"));
         assert_eq!(n["rt"].as_deref(), Some("with memory stalls (fluid model) and MemGuard's budget stalls"));
