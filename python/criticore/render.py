@@ -45,6 +45,9 @@ def render_task_bounds(console: Console, file: str, r: dict) -> None:
     if not r["tasks"]:
         console.print("  no task to analyze: nothing is schedulable or not")
         return
+    if all(row.get("background") for row in r["tasks"]):
+        console.print("  only background tasks (no jobs): nothing is schedulable or not")
+        return
     t = table("Per task: worst-case response-time bound")
     t.add_column("task")
     t.add_column("on")
@@ -55,6 +58,10 @@ def render_task_bounds(console: Console, file: str, r: dict) -> None:
     t.add_column("slack", justify="right")
     t.add_column("verdict")
     for row in r["tasks"]:
+        if row.get("background"):
+            # No jobs: nothing per job, no deadline to meet.
+            t.add_row(Text(row["task"]), Text(row["on"]), "—", "—", "—", "—", "—", Text("background", style="dim"))
+            continue
         b = row["bound_ns"]
         slack = "—" if b is None else duration_text(row["deadline_ns"] - b)
         t.add_row(Text(row["task"]), Text(row["on"]), duration_text(row["pet_ns"]), duration_text(row["period_ns"]), duration_text(row["deadline_ns"]),
@@ -176,6 +183,10 @@ def _no_job_finished(console: Console, tasks: list[dict], end_ns: int) -> None:
         if x["completed"]:
             continue
         name = escape(x["task"])
+        if x.get("background"):
+            console.print(f"  {name}: background task (no jobs): {x['memory_requests']:,} memory requests, "
+                          f"{duration_text(x['memory_stall_ns'])} stalled")
+            continue
         oldest = x.get("oldest_unfinished_release_ns")
         if not x["released"] or oldest is None:
             console.print(f"  {name}: no job released")
@@ -201,6 +212,10 @@ def render_simulation(console: Console, file: str, r: dict) -> None:
         row = [Text(x["task"])] + ([x["level"]] if has_level else [])
         row += ["—" if x["core"] is None else str(x["core"])] + ([Text(x["server"] or "—")] if has_server else [])
         misses = Text(str(x["deadline_misses"]), style="bold red" if x["deadline_misses"] else "green")
+        if x.get("background"):
+            row += [Text("background", style="dim"), "—", "—", "—", "—", str(x["preemptions"]), str(x["migrations"])]
+            t.add_row(*row)
+            continue
         row += [f"{x['completed']}/{x['released']}", misses, _of_finished(x, "max_response_ns"), _of_finished(x, "mean_response_ns"),
                 _of_finished(x, "max_tardiness_ns"), str(x["preemptions"]), str(x["migrations"])]
         t.add_row(*row)

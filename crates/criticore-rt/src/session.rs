@@ -734,7 +734,9 @@ fn launch_all(
         let member = |t: usize, page: Option<&PathBuf>| {
             let task = &system.tasks[t];
             let page = page.and_then(|p| CounterPage::open(p).ok());
-            Member::new(task.criticality, task.offset_ns, task.period_ns, task.deadline_ns, page)
+            // A background task's one endless job: its criticality, no deadline.
+            let (period_ns, deadline_ns) = if task.is_background() { (u64::MAX, u64::MAX) } else { (task.period_ns, task.deadline_ns) };
+            Member::new(task.criticality, task.offset_ns, period_ns, deadline_ns, page)
         };
         let mut procs = Vec::new();
         for &t in &g.tasks {

@@ -69,8 +69,8 @@ impl Member {
         }
         let deadline_ns = match self.marks_jobs {
             // The oldest job not ended.
-            true => self.offset_ns + self.ended * self.period_ns + self.deadline_ns,
-            false if self.ended == 0 && released == 1 => self.offset_ns + self.deadline_ns,
+            true => self.offset_ns.saturating_add(self.ended.saturating_mul(self.period_ns)).saturating_add(self.deadline_ns),
+            false if self.ended == 0 && released == 1 => self.offset_ns.saturating_add(self.deadline_ns),
             false => u64::MAX,
         };
         Some(Job { criticality: self.criticality, deadline_ns })

@@ -16,6 +16,9 @@
 //! (`stream`: the hardware prefetchers help) or in a fixed random order
 //! (`random`: each line once per pass, like the µB task of
 //! mc2-hardware-management §4.1), as its memory profile's pattern says.
+//! A background task (`arrival = "background"`) has no jobs: its phases run
+//! over and over from its offset to the end, the open last phase in rounds of
+//! `BACKGROUND_ROUND_NS`, with no job marks.
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,8 +33,14 @@ use crate::workload::sizing_cache::{PhaseKey, SizingCache};
 // Below both this file and the sizing store that remembers it.
 pub use super::phase::PhaseWork;
 
+/// A background task's open last phase, per round: short enough that a stop
+/// or the end is seen within it.
+pub const BACKGROUND_ROUND_NS: u64 = 10_000_000;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct PeriodicSpec {
+    /// No jobs: the phases over and over (a background task).
+    pub background: bool,
     pub period_ns: u64,
     pub deadline_ns: u64,
     pub offset_ns: u64,
@@ -57,6 +66,7 @@ pub struct JobPlan {
     pub line_bytes: usize,
     /// Walk the lines in a fixed random order (else in address order).
     pub random: bool,
+    pub background: bool,
     pub period_ns: u64,
     pub deadline_ns: u64,
     pub offset_ns: u64,
@@ -68,7 +78,13 @@ impl JobPlan {
         let system = pet::conditioned(system).map_err(|e| e.field_error())?;
         let t = &system.tasks[task];
         let line_bytes = system.platform.llc.line_bytes as usize;
-        let pet_ns = pet::run_pet_ns(&system, task, pet::RUN_LEVEL);
+        let background = t.is_background();
+        let pet_ns = match &t.memory {
+            // A round: the phases with their own work, then the open one for a round's time.
+            Some(m) if background => m.phases.iter().filter_map(|p| p.work_ns).sum::<u64>() + BACKGROUND_ROUND_NS,
+            None if background => BACKGROUND_ROUND_NS,
+            _ => pet::run_pet_ns(&system, task, pet::RUN_LEVEL),
+        };
         let mut phases = Vec::new();
         let mut buffer_bytes = LINES_PER_ITERATION as usize * line_bytes;
         match &t.memory {
@@ -84,7 +100,7 @@ impl JobPlan {
             }
         }
         let random = t.memory.as_ref().is_some_and(|m| m.pattern == AccessPattern::Random);
-        Ok(JobPlan { pet_ns, phases, buffer_bytes, line_bytes, random, period_ns: t.period_ns, deadline_ns: t.deadline_ns, offset_ns: t.offset_ns })
+        Ok(JobPlan { pet_ns, phases, buffer_bytes, line_bytes, random, background, period_ns: t.period_ns, deadline_ns: t.deadline_ns, offset_ns: t.offset_ns })
     }
 }
 
@@ -112,6 +128,7 @@ impl JobPlan {
         }
         cache.save();
         let spec = PeriodicSpec {
+            background: self.background,
             period_ns: self.period_ns,
             deadline_ns: self.deadline_ns,
             offset_ns: self.offset_ns,
@@ -225,7 +242,8 @@ fn sleep_until(t: u64) {
 
 /// Run jobs until the count, the duration or `stop`; `on_job` sees each record.
 /// Time 0 (the first release less the offset) is the reader's common start
-/// when it holds one (counter_page.rs), else now.
+/// when it holds one (counter_page.rs), else now. A background spec runs its
+/// phases until the duration or `stop` and returns no records.
 pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>, stop: &AtomicBool, mut on_job: impl FnMut(&JobRecord)) -> io::Result<Vec<JobRecord>> {
     let t0 = page.and_then(|p| p.wait_start(stop)).unwrap_or_else(now_ns);
     let end = spec.duration_ns.map_or(u64::MAX, |d| t0 + d);
@@ -234,7 +252,7 @@ pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>,
         if spec.jobs.is_some_and(|n| k >= n) || stop.load(Ordering::Relaxed) {
             break;
         }
-        let release = t0 + spec.offset_ns + k * spec.period_ns;
+        let release = t0 + spec.offset_ns + if spec.background { 0 } else { k * spec.period_ns };
         if release >= end {
             break;
         }
@@ -244,36 +262,18 @@ pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>,
         if stop.load(Ordering::Relaxed) {
             break;
         }
+        if spec.background {
+            // One round of the phases; the next follows at once.
+            walk_phases(spec, walker, page, || stop.load(Ordering::Relaxed) || now_ns() >= end);
+            continue;
+        }
         let start = now_ns();
         let cpu = crate::os::clock::thread_cpu_ns();
         let job = k as u32;
         if let Some(p) = page {
             p.mark_at(EventKind::JobBegin, job, start);
         }
-        let mut lines = 0u64;
-        for (i, ph) in spec.phases.iter().enumerate() {
-            if let Some(p) = page {
-                p.mark(EventKind::Phase, i as u32);
-            }
-            if ph.iterations == 0 {
-                walker.iteration(0, 0, ph.delay_nb);
-                continue;
-            }
-            let (writes, reads) = (LINES_PER_ITERATION - ph.read_nb, ph.read_nb);
-            let mut done = 0u64;
-            while done < ph.iterations {
-                // Publish every 64 iterations, as the load publishes every ~64 lines' worth.
-                let batch = (ph.iterations - done).min(64);
-                for _ in 0..batch {
-                    walker.iteration(writes, reads, ph.delay_nb);
-                }
-                done += batch;
-                if let Some(p) = page {
-                    p.count(batch * reads as u64, batch * writes as u64);
-                }
-            }
-            lines += ph.iterations * LINES_PER_ITERATION as u64;
-        }
+        let lines = walk_phases(spec, walker, page, || false);
         let finish = now_ns();
         if let Some(p) = page {
             p.mark_at(EventKind::JobEnd, job, finish);
@@ -291,6 +291,39 @@ pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>,
         records.push(r);
     }
     Ok(records)
+}
+
+/// The phases once, publishing lines as they go; stops early when `cut` says
+/// so (checked every batch). Returns the lines walked.
+fn walk_phases(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>, cut: impl Fn() -> bool) -> u64 {
+    let mut lines = 0u64;
+    for (i, ph) in spec.phases.iter().enumerate() {
+        if let Some(p) = page {
+            p.mark(EventKind::Phase, i as u32);
+        }
+        if ph.iterations == 0 {
+            walker.iteration(0, 0, ph.delay_nb);
+            continue;
+        }
+        let (writes, reads) = (LINES_PER_ITERATION - ph.read_nb, ph.read_nb);
+        let mut done = 0u64;
+        while done < ph.iterations {
+            // Publish every 64 iterations, as the load publishes every ~64 lines' worth.
+            let batch = (ph.iterations - done).min(64);
+            for _ in 0..batch {
+                walker.iteration(writes, reads, ph.delay_nb);
+            }
+            done += batch;
+            if let Some(p) = page {
+                p.count(batch * reads as u64, batch * writes as u64);
+            }
+            lines += batch * LINES_PER_ITERATION as u64;
+            if cut() {
+                return lines;
+            }
+        }
+    }
+    lines
 }
 
 #[cfg(test)]
@@ -315,6 +348,7 @@ mod tests {
         let page = CounterPage::create(&path).unwrap();
         let mut walker = Walker::new(1 << 20, 64, false, false).unwrap();
         let spec = PeriodicSpec {
+            background: false,
             period_ns: 5_000_000,
             deadline_ns: 5_000_000,
             offset_ns: 0,
@@ -341,5 +375,49 @@ mod tests {
         let kinds: Vec<(EventKind, u32)> = events.iter().map(|e| (e.kind, e.arg)).collect();
         let one = |j| vec![(EventKind::JobBegin, j), (EventKind::Phase, 0), (EventKind::Phase, 1), (EventKind::JobEnd, j)];
         assert_eq!(kinds, [one(0), one(1), one(2), one(3)].concat());
+    }
+
+    #[test]
+    fn a_background_task_s_plan_is_a_round_of_its_profile() {
+        // mrs-tables' Task3: 375,000 write-only lines per ms, in rounds of 10 ms.
+        let text = include_str!("../../../../examples/regulate/mrs-tables.toml");
+        let system = criticore::model::parse_task_system(text, criticore::model::Format::Toml, "mrs-tables.toml").unwrap();
+        let i = system.tasks.iter().position(|t| t.name == "Task3").unwrap();
+        let plan = JobPlan::of(&system, i).unwrap();
+        assert!(plan.background);
+        assert_eq!(plan.pet_ns, BACKGROUND_ROUND_NS);
+        assert_eq!(plan.phases, vec![(10_000_000, 3_750_000, 0)]);
+        assert_eq!(plan.buffer_bytes, 256 << 20);
+    }
+
+    #[test]
+    fn a_background_task_walks_its_phases_round_after_round_without_jobs() {
+        let path = std::env::temp_dir().join(format!("criticore-background-test-{}", std::process::id()));
+        let page = CounterPage::create(&path).unwrap();
+        let mut walker = Walker::new(1 << 20, 64, false, false).unwrap();
+        // Rounds of 64 iterations (one batch), 3 reads and 7 writes each, for
+        // 3 rounds: the count stops it, as the duration or a stop would.
+        let spec = PeriodicSpec {
+            background: true,
+            period_ns: u64::MAX,
+            deadline_ns: u64::MAX,
+            offset_ns: 0,
+            phases: vec![PhaseWork { iterations: 64, read_nb: 3, delay_nb: 0, work_ns: 0 }],
+            buffer_bytes: 1 << 20,
+            line_bytes: 64,
+            jobs: Some(3),
+            duration_ns: Some(10_000_000_000),
+        };
+        let stop = AtomicBool::new(false);
+        let jobs = run(&spec, &mut walker, Some(&page), &stop, |_| panic!("a background task has no jobs")).unwrap();
+        assert!(jobs.is_empty());
+        assert_eq!(page.counts(), (3 * 64 * 3, 3 * 64 * 7));
+        let mut events = Vec::new();
+        crate::os::counter_page::EventReader::default().poll(&page, &mut events);
+        let _ = std::fs::remove_file(&path);
+        assert!(events.iter().all(|e| e.kind == EventKind::Phase), "job marks: {events:?}");
+        // A stop already set: nothing runs at all.
+        stop.store(true, Ordering::Relaxed);
+        assert!(run(&PeriodicSpec { jobs: None, ..spec }, &mut walker, None, &stop, |_| {}).unwrap().is_empty());
     }
 }

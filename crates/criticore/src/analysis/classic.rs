@@ -54,6 +54,9 @@ pub struct TaskBound {
     /// What the bound is made of (fixed priority on a core or in a server).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub terms: Option<BoundTerms>,
+    /// A background task (no jobs: PET, period and deadline are 0, no bound).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub background: bool,
 }
 
 /// A fixed-priority bound split by kind (`analyze --explain`): the demand in
@@ -146,8 +149,14 @@ fn memory_note(system: &TaskSystem, i: usize, mem: Option<&Memory>) -> Option<St
     (mem.is_some() && system.tasks[i].memory.is_some()).then(|| "with memory stalls (fluid model, unregulated)".to_string())
 }
 
+/// The note of a background task's row: it has no jobs, so no deadline to miss.
+pub const BACKGROUND_NOTE: &str = "background task: no jobs, no deadline, no bound (charged to the others as busy all the time)";
+
 fn row(system: &TaskSystem, i: usize, on: String, bound_ns: Option<u64>, note: Option<String>) -> TaskBound {
     let t = &system.tasks[i];
+    if t.is_background() {
+        return TaskBound { task: t.name.clone(), on, pet_ns: 0, period_ns: 0, deadline_ns: 0, schedulable: Some(true), bound_ns: None, note: Some(BACKGROUND_NOTE.into()), terms: None, background: true };
+    }
     TaskBound {
         task: t.name.clone(),
         on,
@@ -158,12 +167,17 @@ fn row(system: &TaskSystem, i: usize, on: String, bound_ns: Option<u64>, note: O
         bound_ns,
         note,
         terms: None,
+        background: false,
     }
 }
 
 /// A task whose test stopped at its limit: no bound and no verdict.
 fn not_decided(system: &TaskSystem, i: usize, on: String, why: NotDecided) -> TaskBound {
-    TaskBound { schedulable: None, ..row(system, i, on, None, Some(why.to_string())) }
+    let r = row(system, i, on, None, Some(why.to_string()));
+    if system.tasks[i].is_background() {
+        return r;
+    }
+    TaskBound { schedulable: None, ..r }
 }
 
 /// All true → true; any false → false; else (some undecided) None.
@@ -179,8 +193,9 @@ fn all_of(verdicts: impl IntoIterator<Item = Option<bool>>) -> Option<bool> {
     all
 }
 
+/// Of the tasks with jobs: a background task's stand-in is no load to report.
 fn utilization(system: &TaskSystem, tasks: &[usize]) -> f64 {
-    tasks.iter().map(|&i| pet(system, i) as f64 / system.tasks[i].period_ns as f64).sum()
+    tasks.iter().filter(|&&i| !system.tasks[i].is_background()).map(|&i| pet(system, i) as f64 / system.tasks[i].period_ns as f64).fold(0.0, |a, b| a + b)
 }
 
 /// Rows back in the file's task order.
@@ -654,7 +669,8 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         Some(_) if memguard.is_some() => Some("with memory stalls (fluid model) and MemGuard's budget stalls".to_string()),
         Some(_) => Some("with memory stalls (fluid model, unregulated)".to_string()),
     };
-    TaskBound { terms, ..row(system, i, on.to_string(), bound, note) }
+    let r = row(system, i, on.to_string(), bound, note);
+    TaskBound { terms: terms.filter(|_| !system.tasks[i].is_background()), ..r }
 }
 
 fn require_cores(system: &TaskSystem, scheduler: &str) -> Result<(), FieldError> {
@@ -693,8 +709,9 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Resul
         let name = format!("core {core}");
         let core_rows = if edf {
             // A release preempts only a job with a later absolute deadline: one of a longer relative deadline.
-            let cost = charged(system, memory, |j, i| system.tasks[i].core == system.tasks[j].core && system.tasks[i].deadline_ns > system.tasks[j].deadline_ns);
-            let tasks: Vec<Sporadic> = on.iter().map(|&i| sporadic(system, i, cost[i])).collect();
+            // A background job's deadline is never: it runs only when no job waits (no demand, no reload owed).
+            let cost = charged(system, memory, |j, i| system.tasks[i].core == system.tasks[j].core && system.tasks[i].deadline_ns > system.tasks[j].deadline_ns && !system.tasks[i].is_background());
+            let tasks: Vec<Sporadic> = on.iter().filter(|&&i| !system.tasks[i].is_background()).map(|&i| sporadic(system, i, cost[i])).collect();
             let verdict = edf_demand::schedulable(&tasks);
             let fails = if memory.is_some() { "the core fails the processor demand test with memory stalls (fluid model)" } else { "the core fails the processor demand test" };
             on.iter()
@@ -720,10 +737,11 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Resul
 
 fn global_edf(system: &TaskSystem, mem: Option<&Memory>) -> (Vec<TaskBound>, Vec<GroupResult>, &'static str) {
     let m = system.platform.cores;
-    let all: Vec<usize> = (0..system.tasks.len()).collect();
+    // A background job's deadline is never: it runs only on a core no job wants.
+    let all: Vec<usize> = (0..system.tasks.len()).filter(|&i| !system.tasks[i].is_background()).collect();
     let implicit = system.tasks.iter().all(|t| t.deadline_ns == t.period_ns);
     // A release preempts only a job with a later absolute deadline: one of a longer relative deadline.
-    let cost = charged(system, mem, |j, i| system.tasks[i].deadline_ns > system.tasks[j].deadline_ns);
+    let cost = charged(system, mem, |j, i| system.tasks[i].deadline_ns > system.tasks[j].deadline_ns && !system.tasks[i].is_background());
     let pet = |_: &TaskSystem, i: usize| cost[i];
     // Goossens, Funk & Baruah (2003): Σδ ≤ m − (m−1)·δ_max meets every deadline
     // (δ = C/min(D, T); utilization for implicit deadlines).
@@ -765,6 +783,8 @@ fn global_edf(system: &TaskSystem, mem: Option<&Memory>) -> (Vec<TaskBound>, Vec
         test = "Goossens-Funk-Baruah density test";
         rows = all.iter().map(|&i| row(system, i, "global".into(), None, Some("fails the density test; no tardiness bound for deadlines shorter than periods".into()))).collect();
     }
+    let background = (0..system.tasks.len()).filter(|&i| system.tasks[i].is_background()).map(|i| row(system, i, "global".into(), None, None));
+    let rows = in_file_order(system, rows.into_iter().chain(background).collect());
     let ok = all_of(rows.iter().map(|r| r.schedulable));
     (rows, vec![GroupResult { name: format!("{m} cores"), utilization: u, schedulable: ok, note: None }], test)
 }
@@ -875,6 +895,9 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
             // time per window); requests at the worst of all co-runners (a capped one
             // running beside the job shrinks its LLC share, so it misses more).
             let full = &mem.costs;
+            // Least progress share while capped co-runners run, over the server's
+            // tasks and phases: 1 − fastest beside / slowest full time per work.
+            let slowed_share = ordered.iter().map(|&x| (1.0 - costs[x].fastest_per_work / full[x].slowest_per_work).clamp(0.0, 1.0)).fold(0.0, f64::max);
             let view = ServerView {
                 period_ns: sv.period_ns,
                 budget_ns: sv.budget_ns,
@@ -882,9 +905,25 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                 // A budget that nothing in the server can spend never suspends it.
                 memory_budget: if mem.mrs && ordered.iter().any(|&i| full[i].requests > 0.0) { sv.memory_budget } else { None },
                 higher_periods_ns: above[s].clone(),
-                interference: (0..n).filter(|&k| system.servers[k].core != sv.core).filter_map(|k| capped[k].map(|a| (system.servers[k].period_ns, a))).collect(),
+                // While a capped co-runner runs a job still progresses at its
+                // worst (full-cost) rate instead of its beside one: it loses at
+                // most 1 − τ_beside/τ_full of that time (server_memory.rs).
+                interference: (0..n)
+                    .filter(|&k| system.servers[k].core != sv.core)
+                    .filter_map(|k| capped[k].map(|a| (system.servers[k].period_ns, (a as f64 * slowed_share).ceil() as u64)))
+                    .collect(),
+                corunners: (0..system.platform.cores)
+                    .filter(|&c| c != sv.core)
+                    .map(|c| {
+                        (0..n)
+                            .filter(|&k| system.servers[k].core == c && members[k].iter().any(|&x| system.tasks[x].memory.is_some()))
+                            .map(|k| (system.servers[k].period_ns, capped[k].unwrap_or(system.servers[k].budget_ns)))
+                            .collect()
+                    })
+                    .collect(),
+                excess_per_work: ordered.iter().map(|&x| full[x].excess_per_work).fold(0.0, f64::max),
             };
-            let demand = |i: usize| Demand { time_ns: costs[i].time_ns, requests: full[i].requests, period_ns: system.tasks[i].period_ns };
+            let demand = |i: usize| Demand { time_ns: costs[i].time_ns, requests: full[i].requests, alone_requests: full[i].alone_requests, period_ns: system.tasks[i].period_ns };
             (0..ordered.len())
                 .map(|k| {
                     let i = ordered[k];
@@ -910,6 +949,27 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
         groups.push(GroupResult { name: sv.name.clone(), utilization: sv.budget_ns as f64 / sv.period_ns as f64, schedulable: ok, note: notes[s].clone() });
     }
     Ok((in_file_order(system, rows), groups))
+}
+
+/// Under fixed priority a task below a background task on its core (pfp) or
+/// in its server never runs once the load starts: its note names the load.
+fn name_the_background_above(system: &TaskSystem, kind: SchedulerKind, rows: &mut [TaskBound]) {
+    if !matches!(kind, SchedulerKind::Pfp | SchedulerKind::Servers) || !system.tasks.iter().any(|t| t.is_background()) {
+        return;
+    }
+    let all: Vec<usize> = (0..system.tasks.len()).collect();
+    let rank = fixed_priority_ranks(system, &all);
+    let same = |a: &crate::model::Task, b: &crate::model::Task| if kind == SchedulerKind::Servers { a.server == b.server } else { a.core == b.core };
+    for r in rows.iter_mut().filter(|r| r.bound_ns.is_none()) {
+        let Some(i) = system.tasks.iter().position(|t| t.name == r.task) else { continue };
+        let t = &system.tasks[i];
+        if t.is_background() {
+            continue;
+        }
+        if let Some(b) = all.iter().find(|&&b| system.tasks[b].is_background() && rank[b] < rank[i] && same(&system.tasks[b], t)) {
+            r.note = Some(format!("below background task {}, which never finishes: no bound", system.tasks[*b].name));
+        }
+    }
 }
 
 /// Analyze `system` as `kind` schedules it (not MC²: `analysis::report`).
@@ -945,7 +1005,10 @@ pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis,
         }
         SchedulerKind::Mc2 => return Err(FieldError::new("--scheduler", "the MC² analysis has its own report")),
     };
-    let schedulable = if tasks.is_empty() { None } else { all_of(tasks.iter().map(|t| t.schedulable).chain(groups.iter().map(|g| g.schedulable))) };
+    let mut tasks = tasks;
+    name_the_background_above(system, kind, &mut tasks);
+    // Only background tasks: no job to bound, so no verdict either way.
+    let schedulable = if tasks.iter().all(|t| t.background) { None } else { all_of(tasks.iter().map(|t| t.schedulable).chain(groups.iter().map(|g| g.schedulable))) };
     Ok(TaskAnalysis { scheduler: kind.name(), test, schedulable, tasks, groups, notes })
 }
 

@@ -55,13 +55,15 @@ pub fn task_bounds_with(system: &TaskSystem, prov: Provisioning, main: &Mc2Resul
             let row = |on: String, bound: Option<u64>, schedulable: Option<bool>, note: Option<String>| TaskBound {
                 task: t.name.clone(),
                 on,
-                pet_ns: t.pet_at(level),
-                period_ns: t.period_ns,
-                deadline_ns: t.deadline_ns,
+                // A background Level-D task has no jobs: nothing per job to show.
+                pet_ns: if t.is_background() { 0 } else { t.pet_at(level) },
+                period_ns: if t.is_background() { 0 } else { t.period_ns },
+                deadline_ns: if t.is_background() { 0 } else { t.deadline_ns },
                 bound_ns: bound,
                 schedulable,
                 note,
                 terms: None,
+                background: t.is_background(),
             };
             let core = t.core.unwrap_or(0);
             let on = || format!("core {core}");

@@ -52,6 +52,9 @@ pub struct JobCost {
     pub alone_per_work: f64,
     /// Most requests per ns of wall time a job can issue.
     pub fastest_request_rate: f64,
+    /// Least and most time per ns of work over the job's phases.
+    pub fastest_per_work: f64,
+    pub slowest_per_work: f64,
 }
 
 /// The core a task runs on (its own, or its server's); None = any.
@@ -134,6 +137,8 @@ fn costs_of(worst: &[crate::interference::fluid::WorstCase]) -> Vec<JobCost> {
                 reload_requests: w.reload_work_ns as f64 * busiest,
                 cold_ns: (w.cold_work_ns as f64 * slowest).ceil() as u64,
                 min_request_rate: w.phases.iter().map(|p| p.min_request_rate).fold(f64::INFINITY, f64::min),
+                fastest_per_work: w.phases.iter().map(|p| p.time_per_work).fold(f64::INFINITY, f64::min),
+                slowest_per_work: slowest,
             }
         })
         .collect()
@@ -215,7 +220,7 @@ mod tests {
 
     #[test]
     fn each_job_is_charged_the_largest_reload_it_can_cause() {
-        let cost = |time_ns, reload_ns| JobCost { time_ns, requests: 0.0, reload_ns, reload_requests: 0.0, cold_ns: 0, min_request_rate: 0.0, base_ns: time_ns, alone_requests: 0.0, excess_per_work: 0.0, alone_per_work: 0.0, fastest_request_rate: 0.0 };
+        let cost = |time_ns, reload_ns| JobCost { time_ns, requests: 0.0, reload_ns, reload_requests: 0.0, cold_ns: 0, min_request_rate: 0.0, base_ns: time_ns, alone_requests: 0.0, excess_per_work: 0.0, alone_per_work: 0.0, fastest_request_rate: 0.0, fastest_per_work: 1.0, slowest_per_work: 1.0 };
         let costs = [cost(100, 7), cost(200, 30), cost(300, 5)];
         // Task 0 preempts 1 and 2 (reloads 30 and 5): 100 + 30; task 1 preempts
         // only 2: 200 + 5; task 2 none: 300.

@@ -21,6 +21,13 @@
 //! beside them is slowed at most while they run (its rate is still at least
 //! its worst-case rate then).
 //!
+//! Requests are bounded twice, the smaller counting: every job at its worst
+//! (all co-runners beside it throughout), or its requests alone (its LLC
+//! partition to itself) plus at most `excess_per_work` for each ns a server
+//! with memory profiles on another core runs, at most (⌈w/P_k⌉ + 1)·a_k of a
+//! window (a_k its budget, or its MRS cap), at most w per core (docs/analysis.md,
+//! "Requests bounded by the co-runners' presence").
+//!
 //! Every time the server loses its core to another (its budget or memory
 //! spent, or a higher-priority server released) the job resumes with a
 //! reload; a window holds at most ⌈w/P⌉ + 1 such losses of its own and
@@ -34,6 +41,8 @@ use super::NotDecided;
 pub struct Demand {
     pub time_ns: u64,
     pub requests: f64,
+    /// Of `requests`, those it issues with no co-runner running.
+    pub alone_requests: f64,
     pub period_ns: u64,
 }
 
@@ -52,6 +61,12 @@ pub struct ServerView {
     /// (period, longest time its jobs can run in one period). A job is slowed
     /// by them at most while they run, so a window adds Σ (⌈w/P⌉ + 1)·a.
     pub interference: Vec<(u64, u64)>,
+    /// Per other core, its servers with memory profiles as (period, most
+    /// running time per period): the time a co-runner may run in a window.
+    pub corunners: Vec<Vec<(u64, u64)>>,
+    /// Most requests per ns of work a co-runner's presence adds, over the
+    /// window's tasks.
+    pub excess_per_work: f64,
 }
 
 /// Most jobs of one busy window examined before saying "not decided".
@@ -65,8 +80,15 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server:
     // Long-run demand on each of the server's two budgets.
     let interference_rate: f64 = server.interference.iter().map(|&(pk, a)| a as f64 / pk as f64).sum();
     let cpu_rate: f64 = (own.time_ns as f64 / own.period_ns as f64 + higher.iter().map(|h| h.time_ns as f64 / h.period_ns as f64).sum::<f64>() + interference_rate) * p / q;
+    let presence = |w: u64| -> f64 { server.corunners.iter().map(|core| core.iter().map(|&(pk, a)| (w.div_ceil(pk) + 1) as f64 * a as f64).sum::<f64>().min(w as f64)).sum() };
+    let presence_rate: f64 = server.corunners.iter().map(|core| core.iter().map(|&(pk, a)| a as f64 / pk as f64).sum::<f64>().min(1.0)).sum();
     let mem_rate: f64 = match server.memory_budget {
-        Some(m) => (own.requests / own.period_ns as f64 + higher.iter().map(|h| h.requests / h.period_ns as f64).sum::<f64>()) * p / m.max(1) as f64,
+        Some(m) => {
+            let rate = |r: fn(&Demand) -> f64| r(&own) / own.period_ns as f64 + higher.iter().map(|h| r(h) / h.period_ns as f64).sum::<f64>();
+            let full = rate(|d| d.requests);
+            let beside = rate(|d| d.alone_requests) + server.excess_per_work * presence_rate;
+            full.min(beside) * p / m.max(1) as f64
+        }
         None => 0.0,
     };
     // Reloads: one per loss of the core (each own period, each higher server's
@@ -83,7 +105,8 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server:
         let preemptions = losses(w) + releases.iter().sum::<u64>();
         let slowed: u128 = server.interference.iter().map(|&(pk, a)| (w.div_ceil(pk) + 1) as u128 * a as u128).sum();
         let time = jobs as u128 * own.time_ns as u128 + higher.iter().zip(&releases).map(|(h, &n)| n as u128 * h.time_ns as u128).sum::<u128>() + preemptions as u128 * reload.0 as u128 + slowed;
-        let requests = jobs as f64 * own.requests + higher.iter().zip(&releases).map(|(h, &n)| n as f64 * h.requests).sum::<f64>() + preemptions as f64 * reload.1;
+        let requests_of = |r: fn(&Demand) -> f64| jobs as f64 * r(&own) + higher.iter().zip(&releases).map(|(h, &n)| n as f64 * r(h)).sum::<f64>() + preemptions as f64 * reload.1;
+        let requests = requests_of(|d| d.requests).min(requests_of(|d| d.alone_requests) + server.excess_per_work * presence(w));
         let time = u64::try_from(time).ok()?;
         match server.memory_budget {
             None => Some(supply.time_for(time)),
@@ -120,14 +143,14 @@ mod tests {
     use super::*;
 
     fn server(memory_budget: Option<u64>) -> ServerView {
-        ServerView { period_ns: 10, budget_ns: 4, within_ns: 4, memory_budget, higher_periods_ns: vec![], interference: vec![] }
+        ServerView { period_ns: 10, budget_ns: 4, within_ns: 4, memory_budget, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0 }
     }
 
     #[test]
     fn without_memory_it_is_the_supply_bound() {
         // Top server (served within 4 of each start), one task of 3 every 100, no
         // reload: time_for(3) = 6 + 0 + 3 = 9.
-        let d = Demand { time_ns: 3, requests: 0.0, period_ns: 100 };
+        let d = Demand { time_ns: 3, requests: 0.0, alone_requests: 0.0, period_ns: 100 };
         assert_eq!(response_time(d, &[], (0, 0.0), &server(None)), Ok(Some(9)));
     }
 
@@ -135,14 +158,14 @@ mod tests {
     fn a_spent_memory_budget_costs_whole_periods() {
         // 3 of time and 250 requests against M = 100 per period: k = ⌈3/4⌉ + ⌈250/100⌉ + 1
         // = 1 + 3 + 1 = 5 services: 6 + 0 + 4·10 + 4 = 50. With M = 1,000: k = 3 → 30.
-        let d = Demand { time_ns: 3, requests: 250.0, period_ns: 1_000 };
+        let d = Demand { time_ns: 3, requests: 250.0, alone_requests: 250.0, period_ns: 1_000 };
         assert_eq!(response_time(d, &[], (0, 0.0), &server(Some(100))), Ok(Some(50)));
         assert_eq!(response_time(d, &[], (0, 0.0), &server(Some(1_000))), Ok(Some(30)));
         // A reload of 1 per loss of the core (⌈w/10⌉ + 1 of them): w = 0: 1 loss, time 4,
         // k = 1 + 1 + 1 → 30; 4 losses, time 7, k = 2 + 1 + 1 → 40; 5 losses, time 8, k = 4 → 40.
         assert_eq!(response_time(d, &[], (1, 0.0), &server(Some(1_000))), Ok(Some(40)));
         // More demand than the budgets give: no bound.
-        let heavy = Demand { time_ns: 3, requests: 250.0, period_ns: 20 };
+        let heavy = Demand { time_ns: 3, requests: 250.0, alone_requests: 250.0, period_ns: 20 };
         assert_eq!(response_time(heavy, &[], (0, 0.0), &server(Some(100))), Ok(None));
     }
 }

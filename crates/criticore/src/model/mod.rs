@@ -430,6 +430,25 @@ pub enum Arrival {
     /// At least a period apart; the extra separation is drawn uniformly in
     /// [0, max_jitter_ns] from the simulation's seed.
     Sporadic { max_jitter_ns: u64 },
+    /// No jobs: one endless run from the offset (a load, rt-app's "run
+    /// forever"). Charged everywhere else as busy all the time: period = PET
+    /// = deadline = [`background_stand_in_ns`] (docs/format.md).
+    Background,
+}
+
+/// The period, PET and deadline a background task is charged with: 1 s, or
+/// 1 ns past the longest period, deadline or server period of the file. Any
+/// value is the same "always busy" (PET = period); past the others, a
+/// background task without a priority is last in rate-monotonic order.
+pub fn background_stand_in_ns(tasks: &[Task], servers: &[Server]) -> u64 {
+    let longest = tasks
+        .iter()
+        .filter(|t| t.arrival != Arrival::Background)
+        .flat_map(|t| [t.period_ns, t.deadline_ns])
+        .chain(servers.iter().map(|s| s.period_ns))
+        .max()
+        .unwrap_or(0);
+    longest.saturating_add(1).max(1_000_000_000)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -489,6 +508,11 @@ impl Task {
             io: None,
             command: None,
         }
+    }
+
+    /// A load with no jobs (`arrival = "background"`).
+    pub fn is_background(&self) -> bool {
+        self.arrival == Arrival::Background
     }
 
     /// A task's utilization with a given PET.

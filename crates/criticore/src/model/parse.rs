@@ -341,6 +341,10 @@ fn walk_root(root: &Value, read: ReadParams) -> FieldResult<TaskSystem> {
     let platform = walk_platform(&Obj::new(obj.req("platform")?, "platform".into())?, read)?;
     let servers = walk_array(&obj, "server", |item| walk_server(item, &platform))?;
     let mut tasks = walk_array(&obj, "task", |item| walk_task(item, &platform, &servers))?;
+    let stand_in = super::background_stand_in_ns(&tasks, &servers);
+    for t in tasks.iter_mut().filter(|t| t.is_background()) {
+        (t.period_ns, t.deadline_ns, t.pet_ns) = (stand_in, stand_in, LevelPets([Some(stand_in); 4]));
+    }
     walk_ipc_links(obj.opt("task"), &mut tasks, &platform)?;
     let allocation = obj
         .table("allocation")?
@@ -640,7 +644,39 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
             return Err(FieldError::new(obj.field("core"), "Level-C tasks are scheduled globally (G-EDF) and take no core"));
         }
     }
-    let period_ns = as_duration_positive(obj.req("period")?, &obj.field("period"))?;
+    let arrival = match obj.opt("arrival").map(|v| as_str(v, &obj.field("arrival"))).transpose()? {
+        None | Some("periodic") => {
+            if obj.opt("jitter").is_some() {
+                return Err(FieldError::new(obj.field("jitter"), "jitter needs arrival = \"sporadic\""));
+            }
+            Arrival::Periodic
+        }
+        Some("sporadic") => {
+            let max_jitter_ns = obj.opt("jitter").map(|v| as_duration(v, &obj.field("jitter"))).transpose()?.unwrap_or(0);
+            Arrival::Sporadic { max_jitter_ns }
+        }
+        Some("background") => {
+            // A load runs from its offset to the end: nothing per job to state.
+            for field in ["period", "deadline", "jitter", "pet", "pet_unmanaged", "cost", "io", "ipc"] {
+                if obj.opt(field).is_some() {
+                    return Err(FieldError::new(obj.field(field), "a background task has no jobs; drop this field (or make the task periodic)"));
+                }
+            }
+            if let Some(l @ (Level::A | Level::B | Level::C)) = level {
+                return Err(FieldError::new(obj.field("arrival"), format!("Level-{l} tasks are periodic in MC² (mc2-hardware-management §2); a background task is Level D or has no level")));
+            }
+            Arrival::Background
+        }
+        Some(other) => {
+            return Err(FieldError::new(
+                obj.field("arrival"),
+                format!("unknown arrival {} (expected periodic, sporadic or background)", quote(other)),
+            ))
+        }
+    };
+    let background = arrival == Arrival::Background;
+    // A background task's period is set once every task is known (background_stand_in_ns).
+    let period_ns = if background { 0 } else { as_duration_positive(obj.req("period")?, &obj.field("period"))? };
     let deadline_ns = match obj.opt("deadline") {
         None => period_ns,
         Some(v) => {
@@ -658,24 +694,6 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         }
     };
     let offset_ns = obj.opt("offset").map(|v| as_duration(v, &obj.field("offset"))).transpose()?.unwrap_or(0);
-    let arrival = match obj.opt("arrival").map(|v| as_str(v, &obj.field("arrival"))).transpose()? {
-        None | Some("periodic") => {
-            if obj.opt("jitter").is_some() {
-                return Err(FieldError::new(obj.field("jitter"), "jitter needs arrival = \"sporadic\""));
-            }
-            Arrival::Periodic
-        }
-        Some("sporadic") => {
-            let max_jitter_ns = obj.opt("jitter").map(|v| as_duration(v, &obj.field("jitter"))).transpose()?.unwrap_or(0);
-            Arrival::Sporadic { max_jitter_ns }
-        }
-        Some(other) => {
-            return Err(FieldError::new(
-                obj.field("arrival"),
-                format!("unknown arrival {} (expected periodic or sporadic)", quote(other)),
-            ))
-        }
-    };
     // MC² §2: Level-A and -B tasks are periodic and all commence at time 0.
     if let Some(l @ (Level::A | Level::B)) = level {
         if offset_ns != 0 {
@@ -693,22 +711,25 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         ),
     };
     let pet_field = obj.field("pet");
-    let pet_ns = walk_pet_value(obj.req("pet")?, pet_field.clone())?;
+    let pet_ns = if background { LevelPets([Some(0); 4]) } else { walk_pet_value(obj.req("pet")?, pet_field.clone())? };
     let unmanaged_field = obj.field("pet_unmanaged");
     let pet_unmanaged_ns = obj.opt("pet_unmanaged").map(|v| walk_pet_value(v, unmanaged_field.clone())).transpose()?;
-    if let Some(level) = level {
-        for (pets, path) in std::iter::once((&pet_ns, &pet_field)).chain(pet_unmanaged_ns.as_ref().map(|p| (p, &unmanaged_field))) {
-            for &needed in required_pet_levels(level) {
-                if pets.get(needed).is_none() {
-                    return Err(FieldError::new(
-                        join(path, &needed.to_string()),
-                        format!("missing: a Level-{level} task needs a PET at level {needed}"),
-                    ));
+    match level {
+        _ if background => {}
+        Some(level) => {
+            for (pets, path) in std::iter::once((&pet_ns, &pet_field)).chain(pet_unmanaged_ns.as_ref().map(|p| (p, &unmanaged_field))) {
+                for &needed in required_pet_levels(level) {
+                    if pets.get(needed).is_none() {
+                        return Err(FieldError::new(
+                            join(path, &needed.to_string()),
+                            format!("missing: a Level-{level} task needs a PET at level {needed}"),
+                        ));
+                    }
                 }
             }
         }
-    } else if pet_ns.highest().is_none() {
-        return Err(FieldError::new(pet_field, "needs at least one PET"));
+        None if pet_ns.highest().is_none() => return Err(FieldError::new(pet_field, "needs at least one PET")),
+        None => {}
     }
     let memory = obj.table("memory")?.map(|m| walk_memory(&m)).transpose()?;
     let cost = obj.table("cost")?.map(|c| walk_cost(&c, platform)).transpose()?;
@@ -1011,6 +1032,9 @@ fn walk_regulation(obj: &Obj, platform: &Platform, tasks: &[Task]) -> FieldResul
         let f = obj.field("rt_task");
         let rt_name = as_str(obj.req("rt_task")?, &f)?;
         let rt_task = tasks.iter().position(|t| t.name == rt_name).ok_or_else(|| FieldError::new(&f, format!("no task named {}", quote(rt_name))))?;
+        if tasks[rt_task].is_background() {
+            return Err(FieldError::new(&f, format!("{} is a background task: the monitor times the real-time task's jobs (blin-bandwidth-monitor §3)", quote(rt_name))));
+        }
         let f = obj.field("be_cores");
         let be_cores: Vec<usize> = walk_index_list(obj.req("be_cores")?, &f, platform.cores as u32, "core")?.into_iter().map(|c| c as usize).collect();
         if let Some(rt_core) = tasks[rt_task].core {

@@ -287,8 +287,8 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                         // (the model counts what was evicted meanwhile).
                         let penalty = memory.resume_penalty_ns(now, job);
                         let job = jobs.get_mut(new);
-                        job.remaining_ns += penalty;
-                        job.exec_ns += penalty;
+                        job.remaining_ns = job.remaining_ns.saturating_add(penalty);
+                        job.exec_ns = job.exec_ns.saturating_add(penalty);
                     }
                 }
             }
@@ -375,9 +375,15 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     });
     // Counted here, not per release: the task's statistics stay out of the cache until its job finishes.
     for (task, stats) in result.per_task.iter_mut().enumerate() {
-        stats.released = releases.made(task as u32);
+        stats.released = if releases.is_endless(task as u32) { 0 } else { releases.made(task as u32) };
     }
-    for (_, job) in jobs.live() {
+    // A background task's one job never finishes: its preemptions count here.
+    for (_, job) in jobs.live().filter(|(_, j)| releases.is_endless(j.task)) {
+        let stats = &mut result.per_task[job.task as usize];
+        stats.preemptions += job.preemptions as u64;
+        stats.migrations += job.migrations as u64;
+    }
+    for (_, job) in jobs.live().filter(|(_, j)| !releases.is_endless(j.task)) {
         let stats = &mut result.per_task[job.task as usize];
         stats.left_unfinished(job.release_ns);
         if job.deadline_ns <= end {

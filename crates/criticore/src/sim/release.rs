@@ -18,6 +18,8 @@ use rand_chacha::ChaCha8Rng;
 use super::quad_heap::QuadHeap;
 
 struct TaskArrivals {
+    /// A background task: one job that never ends nor misses (release once).
+    endless: bool,
     period_ns: u64,
     deadline_ns: u64,
     pet_ns: u64,
@@ -119,14 +121,17 @@ impl Releases {
             .enumerate()
             .map(|(i, t)| {
                 let max_jitter_ns = match t.arrival {
-                    Arrival::Periodic => 0,
+                    Arrival::Periodic | Arrival::Background => 0,
                     Arrival::Sporadic { max_jitter_ns } => max_jitter_ns,
                 };
-                let random = max_jitter_ns > 0 || best_case_fraction.is_some();
+                let endless = t.is_background();
+                let random = !endless && (max_jitter_ns > 0 || best_case_fraction.is_some());
                 TaskArrivals {
-                    period_ns: t.period_ns,
-                    deadline_ns: t.deadline_ns,
-                    pet_ns: t.pet_at(level),
+                    endless,
+                    // Its one job has more work than the run has time: it never finishes.
+                    period_ns: if endless { u64::MAX } else { t.period_ns },
+                    deadline_ns: if endless { u64::MAX } else { t.deadline_ns },
+                    pet_ns: if endless { end.saturating_add(1) } else { t.pet_at(level) },
                     max_jitter_ns,
                     next_number: 1,
                     next_ns: t.offset_ns,
@@ -196,6 +201,11 @@ impl Releases {
         self.tasks[task as usize].next_number as u64 - 1
     }
 
+    /// A background task's: its one job is no job of the statistics.
+    pub fn is_endless(&self, task: u32) -> bool {
+        self.tasks[task as usize].endless
+    }
+
     pub fn is_parked(&self, task: u32) -> bool {
         self.tasks[task as usize].parked
     }
@@ -238,7 +248,10 @@ impl Releases {
             }
             _ => a.pet_ns,
         };
-        let exec_ns = a.given.get(a.next_number as usize - 1).map_or(exec_ns, |&g| g.max(1));
+        let exec_ns = match a.given.get(a.next_number as usize - 1) {
+            Some(&g) if !a.endless => g.max(1),
+            _ => exec_ns,
+        };
         let jitter = match a.rng.as_mut() {
             Some(rng) if a.max_jitter_ns > 0 => rng.random_range(0..=a.max_jitter_ns),
             _ => 0,

@@ -33,6 +33,9 @@ pub struct TaskReport {
     pub level: String,
     pub core: Option<usize>,
     pub server: Option<String>,
+    /// A background task: no jobs, only its memory requests and stalls count.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub background: bool,
     #[serde(flatten)]
     pub stats: Stats,
 }
@@ -106,6 +109,7 @@ pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
             level: t.level.map_or("-".to_string(), |l| l.to_string()),
             core: t.core,
             server: t.server.map(|i| system.servers[i].name.clone()),
+            background: t.is_background(),
             stats: Stats {
                 released: s.released,
                 completed: s.completed,
