@@ -29,12 +29,13 @@ type Check = fn(&[u8], &Imported);
 
 fn main() {
     let args = Arguments::from_args();
-    let tests: [(&str, Check); 5] = [
+    let tests: [(&str, Check); 6] = [
         ("import_waters_utilization_at_the_upper_bounds", upper_bounds),
         ("import_waters_utilization_at_the_means", means),
         ("import_waters_summary_counts_match_the_xml", summary_counts),
         ("import_waters_file_round_trips", round_trip),
         ("import_waters_scale_multiplies_before_rounding", scaled),
+        ("import_waters_pfp_bounds_at_scale_0_7_equal_an_independent_rta", pfp_at_0_7),
     ];
     let trials = tests
         .into_iter()
@@ -136,4 +137,69 @@ fn scaled(bytes: &[u8], imp: &Imported) {
         assert_eq!(core.clock_hz.whole(), Some(200_000_000));
         assert_eq!(s.pet_ns.highest().unwrap(), (instructions * 7).div_ceil(2), "{}", t.name);
     }
+}
+
+/// Response-time analysis by hand (Lehoczky 1990, arbitrary deadlines): on
+/// each core, by priority (higher first; ties by shorter period, then file
+/// order: docs/format.md), the level-i busy period L = Σ⌈L/Tⱼ⌉·Cⱼ over i and
+/// the tasks above it, and for each job q in it w = (q+1)·Cᵢ + Σ⌈w/Tⱼ⌉·Cⱼ,
+/// R = max(w − q·Tᵢ). Sporadic tasks at their least separation.
+fn rta(tasks: &[(u64, u64, i64, usize)]) -> Vec<Option<u64>> {
+    // (pet, period, priority, index)
+    let mut order: Vec<usize> = (0..tasks.len()).collect();
+    order.sort_by_key(|&k| (std::cmp::Reverse(tasks[k].2), tasks[k].1, tasks[k].3));
+    let mut out = vec![None; tasks.len()];
+    for (rank, &i) in order.iter().enumerate() {
+        let hp: Vec<(u64, u64)> = order[..rank].iter().map(|&j| (tasks[j].0, tasks[j].1)).collect();
+        let (c, t) = (tasks[i].0, tasks[i].1);
+        let u: f64 = hp.iter().map(|&(c, t)| c as f64 / t as f64).sum::<f64>() + c as f64 / t as f64;
+        if u > 1.0 {
+            continue;
+        }
+        let demand = |w: u64, own: u64| own + hp.iter().map(|&(cj, tj)| w.div_ceil(tj) * cj).sum::<u64>();
+        let mut l = c;
+        loop {
+            let next = demand(l, l.div_ceil(t) * c);
+            if next == l {
+                break;
+            }
+            l = next;
+        }
+        let mut worst = 0;
+        for q in 0..l.div_ceil(t) {
+            let mut w = (q + 1) * c;
+            loop {
+                let next = demand(w, (q + 1) * c);
+                if next == w {
+                    break;
+                }
+                w = next;
+            }
+            worst = worst.max(w - q * t);
+        }
+        out[i] = Some(worst);
+    }
+    out
+}
+
+fn pfp_at_0_7(bytes: &[u8], _: &Imported) {
+    use criticore::analysis::classic::analyze;
+    use criticore::policy::SchedulerKind;
+    let scale = Exact::parse("0.7").unwrap();
+    let system = import_amalthea(bytes, "waters.amxmi.gz", Some(&scale)).unwrap().system;
+    assert!(system.tasks.iter().all(|t| t.memory.is_none()), "CPU-only: the import writes no memory profile yet");
+    let a = analyze(&system, SchedulerKind::Pfp).unwrap();
+    let mut checked = 0;
+    for core in 0..system.platform.cores {
+        let on: Vec<usize> = (0..system.tasks.len()).filter(|&i| system.tasks[i].core == Some(core)).collect();
+        let tasks: Vec<(u64, u64, i64, usize)> = on.iter().map(|&i| (system.tasks[i].pet_ns.highest().unwrap(), system.tasks[i].period_ns, system.tasks[i].priority.unwrap_or(i64::MIN), i)).collect();
+        for (&i, want) in on.iter().zip(rta(&tasks)) {
+            let row = a.tasks.iter().find(|r| r.task == system.tasks[i].name).unwrap();
+            assert_eq!(row.bound_ns, want, "{} on core {core}", system.tasks[i].name);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, system.tasks.len());
+    // At 0.7 the published studies find the system schedulable; so does this.
+    assert!(a.tasks.iter().all(|r| r.bound_ns.is_some()), "{:?}", a.tasks.iter().filter(|r| r.bound_ns.is_none()).map(|r| &r.task).collect::<Vec<_>>());
 }
