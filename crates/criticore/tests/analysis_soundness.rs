@@ -200,11 +200,28 @@ fn fixed_priority_under_the_bandwidth_monitor_bounds_hold() {
 }
 
 #[test]
+fn fixed_priority_under_memguard_reclaim_bounds_hold() {
+    // Reclaim (and spare sharing in half the systems): a core may stall below its budget.
+    run_with("pfp + memory + MemGuard reclaim", SchedulerKind::Pfp, 100, |seed| classic::system_with_memory_reclaim(false, seed));
+}
+
+#[test]
+fn fixed_priority_under_memguard_groups_reclaim_bounds_hold() {
+    run_with("pfp + memory + MemGuard groups, reclaim", SchedulerKind::Pfp, 8, |seed| classic::system_with_memory_reclaim(true, seed));
+}
+
+#[test]
 fn fixed_priority_under_memguard_groups_bounds_hold() {
     // Groups hold their tasks, not the core (the runtime's rule, the simulator's too).
     // 8 in `make test` (unoptimized, about 4 s a system, 0.5 s optimized: long
     // holds under 20-request budgets); 1,000 and more with CRITICORE_SOUNDNESS_SYSTEMS.
     run_with("pfp + memory + MemGuard groups", SchedulerKind::Pfp, 8, classic::system_with_memory_groups);
+}
+
+#[test]
+fn partitioned_edf_under_memguard_bounds_hold() {
+    // 1 ms regulation periods, as pfp under MemGuard.
+    run_with("pedf + memory + MemGuard", SchedulerKind::Pedf, 100, classic::pedf_with_memory_memguard);
 }
 
 #[test]

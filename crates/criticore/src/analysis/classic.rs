@@ -329,13 +329,8 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
     let memory = |memguard, mrs| Ok(Some(Memory { costs: job_costs(system), memguard, mrs, groups: None, mcti: false, monitor: None }));
     match (kind, &system.regulation) {
         (SchedulerKind::Pfp, None) => memory(None, false),
-        // Reclaim may take a core below its budget: no bound counts on Q then.
-        (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && r.memguard.reclaim => {
-            Err("CPU only: no memory-aware bound with MemGuard's reclaim (a core may run below its budget)".into())
-        }
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && !r.budgets.is_empty() => memory(Some((r.budgets.clone(), r.period_ns)), false),
-        // Reclaim may take a group below its budget: no bound counts on Q then.
-        (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && !r.groups.is_empty() && !r.memguard.reclaim => {
+        (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && !r.groups.is_empty() => {
             Ok(Some(Memory { costs: job_costs(system), memguard: None, mrs: false, groups: Some((r.groups.clone(), r.period_ns)), mcti: false, monitor: None }))
         }
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Mcti && r.groups.is_empty() && !r.budgets.is_empty() => {
@@ -344,10 +339,8 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
         (SchedulerKind::Servers, None) => memory(None, false),
         (SchedulerKind::Servers, Some(r)) if system.servers.iter().any(|s| s.kind == ServerKind::Cbs) => Err(format!("CPU only: no memory-aware bound for CBS servers under {} regulation yet", r.kind.name())),
         (SchedulerKind::Servers, Some(r)) if r.kind == RegulationKind::Mrs => memory(None, true),
-        (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && !r.groups.is_empty() => {
-            Err("CPU only: no memory-aware bound with MemGuard's reclaim (a group may run below its budget)".into())
-        }
         (SchedulerKind::Pedf, None) => memory(None, false),
+        (SchedulerKind::Pedf, Some(r)) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && !r.budgets.is_empty() => memory(Some((r.budgets.clone(), r.period_ns)), false),
         (SchedulerKind::Gedf | SchedulerKind::Gfp, None) => Ok(Some(Memory { costs: memory::job_costs_global(system), memguard: None, mrs: false, groups: None, mcti: false, monitor: None })),
         (_, Some(r)) => Err(format!("CPU only: no memory-aware bound under {} regulation for {} yet", r.kind.name(), kind.name())),
         (SchedulerKind::Mc2, None) => Err("CPU only: memory stalls are not in these bounds".into()),
@@ -558,31 +551,49 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         let elsewhere: f64 = mates_elsewhere.iter().map(|(t, r, reload, by)| jobs(*t) * r + (held_resumes + by.iter().map(|&t| jobs(t)).sum::<f64>()) * reload).sum();
         (q + 1) as f64 * mem.costs[i].requests + held_resumes * mem.costs[i].reload_requests + here + elsewhere
     };
+    // MemGuard's reclaim: a period whose budget was partly donated may stall
+    // the core below Q (a throttle error), but never two periods running (the
+    // next one's prediction is Q, so it donates nothing): at most every other
+    // period of the window, P each, beside the stalls that spent Q
+    // (docs/analysis.md, "Reclaim and spare sharing").
+    let reclaim = system.regulation.as_ref().is_some_and(|r| r.kind == RegulationKind::Memguard && r.memguard.reclaim);
+    let throttle_errors = |w: u64, period: u64| -> u64 { if reclaim { (w.div_ceil(period) + 1).div_ceil(2).saturating_mul(period) } else { 0 } };
     let stall = |q: u64, w: u64| -> u64 {
         if let Some((g, period)) = group {
-            return memory::memguard_stall_ns(group_requests(q, w), g.budget, period);
+            return memory::memguard_stall_ns(group_requests(q, w), g.budget, period).saturating_add(throttle_errors(w, period));
         }
         let Some((budget, period)) = memguard else { return 0 };
+        let errors = throttle_errors(w, period);
         if !here_can_exhaust(budget, period) {
-            return 0;
+            return errors;
         }
         let n = (q + 1) as f64 * mem.costs[i].requests + hp_requests.iter().map(|&(r, t)| w.div_ceil(t) as f64 * r).sum::<f64>();
         let by_requests = memory::memguard_stall_ns(n.min(requests_beside(q, w)), budget, period);
+        // Under reclaim the co-runner cores stall too (their stalls are runs not counted here).
+        if reclaim {
+            return by_requests.saturating_add(errors);
+        }
         let by_periods = (touched(w, period) + (alone_requests(q, w) / budget.max(1) as f64).floor() + 1.0).min(u64::MAX as f64 / 4.0) as u64;
         by_requests.min(by_periods.saturating_mul(period))
     };
-    // In the long run each Q requests stall the core (the group) at most P.
-    let stalled = match group {
-        Some((g, period)) => {
-            let rate: f64 = g.tasks.iter().map(|&j| mem.costs[j].requests / system.tasks[j].period_ns as f64).sum();
-            rate * period as f64 / g.budget.max(1) as f64
-        }
-        None => memguard.filter(|&(budget, period)| here_can_exhaust(budget, period)).map_or(0.0, |(budget, period)| {
-            let rate = mem.costs[i].requests / own.period_ns as f64 + hp_requests.iter().map(|&(r, t)| r / t as f64).sum::<f64>();
-            let by_requests = rate.min(alone_rate + excess * presence_rate) * period as f64 / budget.max(1) as f64;
-            by_requests.min((touched_rate(period) + alone_rate / budget.max(1) as f64) * period as f64)
-        }),
-    };
+    // In the long run each Q requests stall the core (the group) at most P;
+    // under reclaim, throttle errors at most every other period besides.
+    let errors_share = if reclaim && (group.is_some() || memguard.is_some()) { 0.5 } else { 0.0 };
+    let stalled = errors_share
+        + match group {
+            Some((g, period)) => {
+                let rate: f64 = g.tasks.iter().map(|&j| mem.costs[j].requests / system.tasks[j].period_ns as f64).sum();
+                rate * period as f64 / g.budget.max(1) as f64
+            }
+            None => memguard.filter(|&(budget, period)| here_can_exhaust(budget, period)).map_or(0.0, |(budget, period)| {
+                let rate = mem.costs[i].requests / own.period_ns as f64 + hp_requests.iter().map(|&(r, t)| r / t as f64).sum::<f64>();
+                let by_requests = rate.min(alone_rate + excess * presence_rate) * period as f64 / budget.max(1) as f64;
+                if reclaim {
+                    return by_requests;
+                }
+                by_requests.min((touched_rate(period) + alone_rate / budget.max(1) as f64) * period as f64)
+            }),
+        };
     // Under groups a held job resumes at a period boundary and reloads,
     // and preempts the job below it, which reloads too: per grouped
     // higher-priority task one resumption a period (and one more for
@@ -711,13 +722,37 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Resul
             // A release preempts only a job with a later absolute deadline: one of a longer relative deadline.
             // A background job's deadline is never: it runs only when no job waits (no demand, no reload owed).
             let cost = charged(system, memory, |j, i| system.tasks[i].core == system.tasks[j].core && system.tasks[i].deadline_ns > system.tasks[j].deadline_ns && !system.tasks[i].is_background());
-            let tasks: Vec<Sporadic> = on.iter().filter(|&&i| !system.tasks[i].is_background()).map(|&i| sporadic(system, i, cost[i])).collect();
-            let verdict = edf_demand::schedulable(&tasks);
-            let fails = if memory.is_some() { "the core fails the processor demand test with memory stalls (fluid model)" } else { "the core fails the processor demand test" };
+            let with_jobs: Vec<usize> = on.iter().copied().filter(|&i| !system.tasks[i].is_background()).collect();
+            let tasks: Vec<Sporadic> = with_jobs.iter().map(|&i| sporadic(system, i, cost[i])).collect();
+            // MemGuard per core, where the core's tasks issue requests: each job's
+            // requests with the largest reload it is charged (as its time).
+            let preempts = |j: usize, i: usize| system.tasks[i].core == system.tasks[j].core && system.tasks[i].deadline_ns > system.tasks[j].deadline_ns && !system.tasks[i].is_background();
+            let stalls = memory.and_then(|m| m.memguard.as_ref().map(|b| (m, b))).filter(|(m, _)| with_jobs.iter().any(|&i| m.costs[i].requests > 0.0)).map(|(m, (budgets, period))| {
+                let requests = with_jobs
+                    .iter()
+                    .map(|&j| m.costs[j].requests + (0..system.tasks.len()).filter(|&i| i != j && preempts(j, i)).map(|i| m.costs[i].reload_requests).fold(0.0, f64::max))
+                    .collect();
+                let reclaim = system.regulation.as_ref().is_some_and(|r| r.memguard.reclaim);
+                edf_demand::Stalls { requests, budget: budgets.get(core).copied().unwrap_or(0), period_ns: *period, reclaim }
+            });
+            let verdict = match &stalls {
+                Some(s) => edf_demand::schedulable_with_stalls(&tasks, s),
+                None => edf_demand::schedulable(&tasks),
+            };
+            let fails = match (memory.is_some(), stalls.is_some()) {
+                (_, true) => "the core fails the processor demand test with memory stalls (fluid model) and MemGuard's budget stalls",
+                (true, false) => "the core fails the processor demand test with memory stalls (fluid model)",
+                _ => "the core fails the processor demand test",
+            };
             on.iter()
                 .map(|&i| match verdict {
                     Ok(ok) => {
-                        let note = if ok { memory_note(system, i, memory) } else { Some(fails.to_string()) };
+                        let note = match (ok, &stalls) {
+                            (true, Some(_)) if system.tasks[i].memory.is_some() => Some("with memory stalls (fluid model) and MemGuard's budget stalls".to_string()),
+                            (true, Some(_)) => Some("with MemGuard's budget stalls".to_string()),
+                            (true, None) => memory_note(system, i, memory),
+                            (false, _) => Some(fails.to_string()),
+                        };
                         row(system, i, name.clone(), ok.then_some(system.tasks[i].deadline_ns), note)
                     }
                     Err(why) => not_decided(system, i, name.clone(), why),
@@ -1050,6 +1085,42 @@ mod tests {
     }
 
     #[test]
+    fn pedf_under_memguard_adds_the_stalls_of_the_jobs_due() {
+        // Core 0: a (10 ms, 2 ms, 4 MiB random, 1,000 references per ms) and b
+        // (25 ms, deadline 12 ms, 4 ms, no memory); core 1 empty. Budget Q per
+        // 1 ms. By brute force over every deadline of two hyperperiods (a's
+        // charged cost c_a, its n_a requests): a deadline t is met when
+        // dbf(t) + (⌊due_a(t)·n_a/Q⌋ + 1) ms ≤ t, and the long run needs
+        // U + (n_a/10 ms)·P/Q < 1. The budget sweep crosses the verdict.
+        let ms = 1_000_000u64;
+        let mut verdicts = Vec::new();
+        for q in [100u64, 300, 600, 1_000, 3_000] {
+            let text = format!(
+                "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [{q}, {q}]\n\
+                 [[task]]\nname = \"a\"\ncore = 0\nperiod = \"10ms\"\npet = \"2ms\"\n\
+                 memory = {{ wss = \"4MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }}\n\
+                 [[task]]\nname = \"b\"\ncore = 0\nperiod = \"25ms\"\ndeadline = \"12ms\"\npet = \"4ms\"\n"
+            );
+            let system = parse_task_system(&text, Format::Toml, "t.toml").unwrap();
+            let costs = memory::job_costs(&system);
+            // a (deadline 10 ms) may preempt b (12 ms), whose reload is 0 (no
+            // memory), and b preempts nothing: the charged costs are the plain ones.
+            let (c_a, n_a, c_b) = (costs[0].time_ns, costs[0].requests, costs[1].time_ns);
+            let due = |t: u64, d: u64, p: u64| if t >= d { (t - d) / p + 1 } else { 0 };
+            let long_run = c_a as f64 / 10e6 + c_b as f64 / 25e6 + n_a / 10e6 * 1e6 / (q as f64) < 1.0;
+            let met = (1..=100u64)
+                .flat_map(|k| [k * 10 * ms, 12 * ms + (k - 1) * 25 * ms])
+                .filter(|&t| t <= 100 * ms)
+                .all(|t| due(t, 10 * ms, 10 * ms) * c_a + due(t, 12 * ms, 25 * ms) * c_b + ((due(t, 10 * ms, 10 * ms) as f64 * n_a / (q as f64)).floor() as u64 + 1) * ms <= t);
+            let r = analyze(&system, SchedulerKind::Pedf).unwrap();
+            assert!(r.notes.is_empty(), "{:?}", r.notes);
+            assert_eq!(r.schedulable, Some(long_run && met), "Q = {q}: c_a {c_a}, n_a {n_a}, c_b {c_b}");
+            verdicts.push(long_run && met);
+        }
+        assert!(verdicts.contains(&true) && verdicts.contains(&false), "{verdicts:?}");
+    }
+
+    #[test]
     fn pedf_with_memory_is_the_edf_utilization_test_on_the_charged_costs() {
         // Implicit deadlines on one core: the demand test accepts exactly when
         // Σ C/T ≤ 1 (Liu & Layland), here over each task's charged cost (its
@@ -1090,10 +1161,15 @@ mod tests {
     }
 
     #[test]
-    fn per_core_reclaim_gets_cpu_only_bounds_and_says_why() {
-        // Reclaim may leave a core below its budget Q, so no stall count on Q
-        // holds: the bounds are the CPU-only ones (a: 2 ms alone, b: 2 + 3 =
-        // 5 ms below it), and the note says why. Without reclaim: memory-aware.
+    fn per_core_reclaim_charges_a_throttle_error_every_other_period() {
+        // Reclaim may stall a core below its budget Q (a throttle error), but
+        // not two periods running: a window of w holds at most
+        // ⌈(⌈w/P⌉ + 1)/2⌉ of them, P = 1 ms each. Task a (4 MiB random, 1,000
+        // references per ms) issues fewer than Q = 2,000 a period, so it never
+        // spends Q: throttle errors are its only stalls. Its bound is the
+        // least w = C_a + errors(w): with 2 < C_a < 3 ms, w = C_a + 4 ms
+        // (⌈w⌉ = 7 periods, + 1, halved). b (3 ms, no memory) below it, by
+        // the same iteration with a's jobs in the window.
         let text = |reclaim: bool| {
             format!(
                 "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [2000, 2000]\nreclaim = {reclaim}\n\
@@ -1102,13 +1178,28 @@ mod tests {
                  [[task]]\nname = \"b\"\ncore = 0\nperiod = \"20ms\"\npet = \"3ms\"\n"
             )
         };
-        let with = analyze(&parse_task_system(&text(true), Format::Toml, "t.toml").unwrap(), SchedulerKind::Pfp).unwrap();
-        assert_eq!(with.notes, vec!["CPU only: no memory-aware bound with MemGuard's reclaim (a core may run below its budget)".to_string()]);
-        let ms = 1_000_000;
-        assert_eq!(with.tasks.iter().map(|t| t.bound_ns).collect::<Vec<_>>(), vec![Some(2 * ms), Some(5 * ms)]);
+        let ms = 1_000_000u64;
+        let system = parse_task_system(&text(true), Format::Toml, "t.toml").unwrap();
+        let (c_a, c_b) = (memory::job_costs(&system)[0].time_ns, memory::job_costs(&system)[1].time_ns);
+        assert!(2 * ms < c_a && c_a < 3 * ms, "{c_a}");
+        // b's 3 ms, + 1 ns of the fluid model's rounding (per phase).
+        assert_eq!(c_b, 3 * ms + 1);
+        let errors = |w: u64| (w.div_ceil(ms) + 1).div_ceil(2) * ms;
+        let least = |demand: &dyn Fn(u64) -> u64| {
+            let mut w = 0;
+            while demand(w) != w {
+                w = demand(w);
+            }
+            w
+        };
+        let with = analyze(&system, SchedulerKind::Pfp).unwrap();
+        assert!(with.notes.is_empty(), "{:?}", with.notes);
+        assert_eq!(with.tasks[0].bound_ns, Some(c_a + 4 * ms));
+        assert_eq!(with.tasks[0].bound_ns, Some(least(&|w| c_a + errors(w))));
+        assert_eq!(with.tasks[1].bound_ns, Some(least(&|w| c_b + w.div_ceil(10 * ms) * c_a + errors(w))));
+        // Without reclaim nothing stalls a: its cost alone.
         let without = analyze(&parse_task_system(&text(false), Format::Toml, "t.toml").unwrap(), SchedulerKind::Pfp).unwrap();
-        assert!(without.notes.is_empty(), "{:?}", without.notes);
-        assert!(without.tasks[0].bound_ns.is_some_and(|b| b > 2 * ms), "{:?}", without.tasks[0]);
+        assert_eq!(without.tasks[0].bound_ns, Some(c_a));
     }
 
     #[test]

@@ -119,6 +119,89 @@ pub fn schedulable(tasks: &[EdfTask]) -> Result<bool, NotDecided> {
     Err(NotDecided { limit: MAX_STEPS, of: "steps of the processor demand walk" })
 }
 
+/// MemGuard's stalls on the core, per-core budget Q per synchronous period P
+/// (docs/analysis.md, "EDF under MemGuard"): in a busy interval [t0, t)
+/// ending at a missed deadline t only jobs with deadlines ≤ t run, and each
+/// stalled period but the first spent Q of their requests, so the interval
+/// holds at most ⌊N(t)/Q⌋ + 1 stalls, P each (and, under reclaim, a
+/// throttle error every other period besides).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stalls {
+    /// Most requests of one job of each task (as `tasks`).
+    pub requests: Vec<f64>,
+    pub budget: u64,
+    pub period_ns: u64,
+    /// MemGuard's reclaim: ⌈(⌈t/P⌉ + 1)/2⌉ throttle errors more.
+    pub reclaim: bool,
+}
+
+impl Stalls {
+    /// Stalls of an interval of `t` whose jobs issue `requests`.
+    fn of(&self, requests: f64, t: u64) -> u128 {
+        let count = if self.budget == 0 { u64::MAX as u128 } else { (requests / self.budget as f64).floor() as u128 + 1 };
+        let errors = if self.reclaim { (t.div_ceil(self.period_ns) as u128 + 1).div_ceil(2) } else { 0 };
+        (count + errors).saturating_mul(self.period_ns as u128)
+    }
+
+    /// Long-run share of the time stalled.
+    fn rate(&self, tasks: &[EdfTask]) -> f64 {
+        let per_ns: f64 = tasks.iter().zip(&self.requests).map(|(k, &n)| n / k.period_ns as f64).sum();
+        per_ns * self.period_ns as f64 / self.budget.max(1) as f64 + if self.reclaim { 0.5 } else { 0.0 }
+    }
+}
+
+/// [`schedulable`] on a core whose jobs also wait for MemGuard's `stalls`:
+/// at every absolute deadline t up to the synchronous busy period with
+/// stalls, dbf(t) + stalls of the jobs due by t ≤ t (QPA: both terms only
+/// grow with t). With a long-run demand of 1 or more, false.
+pub fn schedulable_with_stalls(tasks: &[EdfTask], stalls: &Stalls) -> Result<bool, NotDecided> {
+    if tasks.is_empty() {
+        return Ok(true);
+    }
+    let u: f64 = tasks.iter().map(|k| k.pet_ns as f64 / k.period_ns as f64).sum();
+    if u + stalls.rate(tasks) >= 1.0 {
+        return Ok(false);
+    }
+    // The synchronous busy period, stalls included.
+    let mut l: u128 = tasks.iter().map(|k| k.pet_ns as u128).sum();
+    let mut found = false;
+    for _ in 0..MAX_STEPS {
+        let jobs = |k: &EdfTask| l.div_ceil(k.period_ns as u128);
+        let requests: f64 = tasks.iter().zip(&stalls.requests).map(|(k, &n)| jobs(k) as f64 * n).sum();
+        let next = tasks.iter().map(|k| jobs(k) * k.pet_ns as u128).sum::<u128>() + stalls.of(requests, u64::try_from(l).unwrap_or(u64::MAX));
+        if next == l {
+            found = true;
+            break;
+        }
+        if next > u64::MAX as u128 {
+            break;
+        }
+        l = next;
+    }
+    if !found {
+        return Err(NotDecided { limit: MAX_STEPS, of: "steps of the busy period with stalls" });
+    }
+    let h = |t: u64| -> u128 {
+        let due = |k: &EdfTask| if t >= k.deadline_ns { (t - k.deadline_ns) / k.period_ns + 1 } else { 0 };
+        let requests: f64 = tasks.iter().zip(&stalls.requests).map(|(k, &n)| due(k) as f64 * n).sum();
+        dbf(tasks, t) + stalls.of(requests, t)
+    };
+    let d_min = tasks.iter().map(|k| k.deadline_ns).min().expect("not empty");
+    let Some(mut t) = deadline_at_or_before(tasks, l as u64) else { return Ok(true) };
+    for _ in 0..MAX_STEPS {
+        let d = h(t);
+        if d > t as u128 {
+            return Ok(false);
+        }
+        if d <= d_min as u128 {
+            return Ok(true);
+        }
+        // QPA's step, to a deadline: the stalls' throttle errors grow between deadlines.
+        t = deadline_at_or_before(tasks, if d < t as u128 { d as u64 } else { t - 1 }).expect("d_min < t");
+    }
+    Err(NotDecided { limit: MAX_STEPS, of: "steps of the processor demand walk" })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -267,6 +267,16 @@ pub fn system_with_memory_for(kind: SchedulerKind, seed: u64) -> (String, TaskSy
     })
 }
 
+/// A pedf system with memory profiles under MemGuard per-core budgets of
+/// 20-2,000 requests per 1 ms, half with constrained deadlines, a quarter
+/// with reclaim (floor 100 requests).
+pub fn pedf_with_memory_memguard(seed: u64) -> (String, TaskSystem) {
+    generated(seed, 0x7e8, |rng| {
+        let text = partitioned_memory_deadlines(rng, true, true);
+        if rng.next() % 4 == 0 { text.replacen("period = \"1ms\"\n", "period = \"1ms\"\nreclaim = true\nreclaim_min = 100\n", 1) } else { text }
+    })
+}
+
 /// A CBS server system with memory profiles, unregulated.
 pub fn cbs_servers_with_memory(seed: u64) -> (String, TaskSystem) {
     generated(seed, 0xcb5, |rng| server_system(rng, true, true, false))
@@ -280,6 +290,17 @@ pub fn servers_with_memory(mrs: bool, seed: u64) -> (String, TaskSystem) {
 /// A pfp system with memory profiles under MemGuard group budgets.
 pub fn system_with_memory_groups(seed: u64) -> (String, TaskSystem) {
     generated(seed, 0x6a6, partitioned_memory_groups)
+}
+
+/// As [`system_with_memory`] under MemGuard, or under MemGuard groups with
+/// `groups`, with reclaim (floor 10-1,000 requests) and, in half the
+/// systems, spare sharing.
+pub fn system_with_memory_reclaim(groups: bool, seed: u64) -> (String, TaskSystem) {
+    generated(seed, 0x7ec ^ groups as u64, |rng| {
+        let text = if groups { partitioned_memory_groups(rng) } else { partitioned_memory(rng, true) };
+        let options = format!("reclaim = true\nreclaim_min = {}\nspare_sharing = {}\n", rng.pick(&[10u64, 100, 1_000]), rng.next() % 2 == 0);
+        text.replacen("period = \"1ms\"\n", &format!("period = \"1ms\"\n{options}"), 1)
+    })
 }
 
 /// A pfp system with memory profiles, unregulated or under MemGuard.
