@@ -80,7 +80,25 @@ fn log2_exact(x: u64, field: &str) -> Result<u32, FieldError> {
 /// banks, bus arbiter and bandwidth.
 pub fn machine_for(p: &Platform) -> Result<Machine, FieldError> {
     let zcu = Platform::preset("zcu102").expect("built-in preset");
-    let mut m = if p.llc == zcu.llc && p.dram == zcu.dram { zcu102_machine() } else { Machine::imx6(false) };
+    let zcu_memory = p.llc == zcu.llc && p.dram == zcu.dram;
+    // Its DRAM is timed cycle by cycle as one of these machines': a file that
+    // states other latencies would get a machine it did not describe.
+    if !zcu_memory {
+        let imx6: Vec<Platform> = ["imx6", "imx6-transaction"].iter().map(|n| Platform::preset(n).expect("built-in preset")).collect();
+        if !imx6.iter().any(|x| (x.dram.read_latency_ns, x.dram.row_conflict_ns) == (p.dram.read_latency_ns, p.dram.row_conflict_ns)) {
+            let known: Vec<String> = imx6.iter().chain([&zcu]).map(|x| format!("{} / {} ns", x.dram.read_latency_ns, x.dram.row_conflict_ns)).collect();
+            return Err(FieldError::new(
+                "platform.dram.read_latency",
+                format!(
+                    "the transaction model times the DRAM of the i.MX6 or the ZCU102 (read latency / row conflict {}), not {} / {} ns: use --memory fluid, or one of those",
+                    known.join(", "),
+                    p.dram.read_latency_ns,
+                    p.dram.row_conflict_ns
+                ),
+            ));
+        }
+    }
+    let mut m = if zcu_memory { zcu102_machine() } else { Machine::imx6(false) };
     if p.cores > 32 {
         return Err(FieldError::new("platform.cores", "the transaction model supports at most 32 cores"));
     }
@@ -722,5 +740,15 @@ memory = { wss = "256KiB", pattern = "random", read_fraction = 0.8, accesses_per
         let mut p = Platform::preset("imx6").unwrap();
         p.dram.banks = 6;
         assert_eq!(machine_for(&p).unwrap_err().field, "platform.dram.banks");
+        // The fitted i.MX6 is the same machine; other DRAM latencies are none it has.
+        assert!(machine_for(&Platform::preset("imx6-transaction").unwrap()).is_ok());
+        let mut p = Platform::preset("imx6").unwrap();
+        p.dram.read_latency_ns = 60;
+        let e = machine_for(&p).unwrap_err();
+        assert_eq!(e.field, "platform.dram.read_latency");
+        assert!(e.reason.contains("not 60 / 30 ns: use --memory fluid"), "{}", e.reason);
+        let mut z = Platform::preset("zcu102").unwrap();
+        z.llc.ways = 8;
+        assert_eq!(machine_for(&z).unwrap_err().field, "platform.dram.read_latency");
     }
 }
