@@ -76,6 +76,13 @@ class Task:
     pet_unmanaged_ns: Mapping[str, int] | None
     wss_bytes: int | None
     has_cost_curve: bool
+    #: A load with no jobs (``arrival = "background"``): its period and PETs are the stand-in.
+    background: bool = False
+    #: Named steps of every job in order, as (name, PET ns); empty for a job of one piece.
+    runnables: tuple[tuple[str, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "runnables", tuple(tuple(r) for r in self.runnables))
 
     def utilization(self, level: str = "C") -> float:
         """PET at ``level`` over the period."""

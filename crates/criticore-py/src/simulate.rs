@@ -145,6 +145,12 @@ impl Sink for Streamer<'_> {
             self.flush_trace(TRACE_CHUNK_BYTES);
         }
     }
+    fn work_span(&mut self, span: &criticore::sim::WorkSpan) {
+        if let Some(w) = self.trace.as_mut() {
+            w.work_span(span);
+            self.flush_trace(TRACE_CHUNK_BYTES);
+        }
+    }
     fn server_segment(&mut self, s: &ServerSegment) {
         if let Some(full) = self.segments.as_mut().and_then(|b| push(&mut b.1, *s)) {
             self.send(Batch::ServerSegments(full));

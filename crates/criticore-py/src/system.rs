@@ -257,6 +257,8 @@ fn view(m: &TaskSystem) -> Value {
                 "pet_unmanaged_ns": t.pet_unmanaged_ns.as_ref().map(pets),
                 "wss_bytes": t.memory.as_ref().map(|mem| mem.wss_bytes),
                 "has_cost_curve": t.cost.is_some(),
+                "background": t.is_background(),
+                "runnables": t.runnables.iter().map(|r| (r.name.clone(), r.pet_ns)).collect::<Vec<_>>(),
             })
         })
         .collect();

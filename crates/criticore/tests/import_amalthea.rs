@@ -45,6 +45,11 @@ fn import_v07_maps_every_element() {
     // T_ipa: triggered by T_periodic, so released at its 10 ms; R2 on C0: 4000 x 2.5 ns.
     let i = task(&imp, "T_ipa");
     assert_eq!((i.core, i.period_ns, i.offset_ns, i.arrival, i.priority, pet(i)), (Some(0), 10_000_000, 0, Arrival::Periodic, Some(5), 10_000));
+    // Runnables in call order, each its need at the task's core (the sums above).
+    let steps = |t: &Task| t.runnables.iter().map(|r| (r.name.clone(), r.pet_ns)).collect::<Vec<_>>();
+    let named = |v: &[(&str, u64)]| v.iter().map(|&(n, ns)| (n.to_string(), ns)).collect::<Vec<_>>();
+    assert_eq!(steps(p), named(&[("R1", 7_500), ("R2", 10_000), ("R4", 25_000)]));
+    assert_eq!((steps(s), steps(i)), (named(&[("R1", 5_000)]), named(&[("R2", 10_000)])));
     // The intermediate model keeps what the system cannot hold yet.
     let r1 = &m.runnables[0];
     let a = r1.needs[0].default.as_ref().unwrap();
@@ -61,7 +66,6 @@ fn import_v07_maps_every_element() {
     assert_eq!(m.tasks[2].stimulus, Stimulus::InterProcess { name: "IPA".into() });
     assert_eq!((m.chains[0].segments.len(), m.chains[0].stimulus.entity.as_deref()), (1, Some("R1")));
     let expected = [
-        ("runnables as steps", 5),
         ("label accesses", 2),
         ("labels", 2),
         ("label placements", 2),
@@ -77,7 +81,7 @@ fn import_v07_maps_every_element() {
     ];
     let got: Vec<(&str, usize)> = imp.summary.not_represented.iter().map(|(k, n)| (k.as_str(), *n)).collect();
     assert_eq!(got, expected);
-    assert_eq!(imp.summary.line(), "imported 3 tasks on 2 cores; not represented yet: 5 runnables as steps, 2 label accesses, 2 labels, 2 label placements, 2 memories, 2 access paths, 1 event chains, 1 cooperative tasks, 1 non-preemptive tasks, 2 activation limits, 1 inter-process activations (at the activating task's rate), 1 execution-need distributions (upper bound used), 1 switches (largest branch kept)");
+    assert_eq!(imp.summary.line(), "imported 3 tasks on 2 cores; not represented yet: 2 label accesses, 2 labels, 2 label placements, 2 memories, 2 access paths, 1 event chains, 1 cooperative tasks, 1 non-preemptive tasks, 2 activation limits, 1 inter-process activations (at the activating task's rate), 1 execution-need distributions (upper bound used), 1 switches (largest branch kept)");
 }
 
 #[test]
@@ -113,7 +117,6 @@ fn import_v2_maps_every_element() {
     assert_eq!(m.chains.iter().map(|c| c.segments.len()).collect::<Vec<_>>(), [2, 0]);
     assert_eq!((m.chains[0].segments[1].name.as_str(), m.chains[0].segments[0].response.event_type.as_deref()), ("EC3", Some("terminate")));
     let expected = [
-        ("runnables as steps", 6),
         ("label accesses", 1),
         ("labels", 1),
         ("label placements", 1),

@@ -105,7 +105,12 @@ fn summary_counts(bytes: &[u8], imp: &Imported) {
     let s = &imp.summary;
     assert_eq!((s.tasks, s.cores), (n("<tasks "), n("<cores ")));
     let kind = |k: &str| s.not_represented.iter().find(|(name, _)| name == k).map(|(_, c)| *c);
-    assert_eq!(kind("runnables as steps"), Some(n("am:TaskRunnableCall")));
+    // Every call of a runnable is a runnable of its task now, their PETs summing to the task's.
+    assert_eq!(kind("runnables as steps"), None);
+    assert_eq!(imp.system.tasks.iter().map(|t| t.runnables.len()).sum::<usize>(), n("am:TaskRunnableCall"));
+    for t in &imp.system.tasks {
+        assert_eq!(t.runnables.iter().map(|r| r.pet_ns).sum::<u64>(), t.pet_ns.highest().unwrap(), "{}", t.name);
+    }
     assert_eq!(kind("label accesses"), Some(n("am:LabelAccess")));
     assert_eq!(kind("labels"), Some(n("<labels ")));
     assert_eq!(kind("label placements"), Some(n("am:AbstractElementMapping")));

@@ -616,6 +616,7 @@ fn expected_full() -> TaskSystem {
                 ipc: None,
                 io: None,
                 command: None,
+                runnables: Vec::new(),
             },
             Task {
                 name: "beta".into(),
@@ -636,6 +637,7 @@ fn expected_full() -> TaskSystem {
                 ipc: None,
                 io: None,
                 command: None,
+                runnables: Vec::new(),
             },
             Task {
                 name: "gamma".into(),
@@ -655,6 +657,7 @@ fn expected_full() -> TaskSystem {
                 ipc: None,
                 io: None,
                 command: None,
+                runnables: Vec::new(),
             },
             Task {
                 name: "delta".into(),
@@ -674,6 +677,7 @@ fn expected_full() -> TaskSystem {
                 ipc: None,
                 io: None,
                 command: None,
+                runnables: Vec::new(),
             },
         ],
         servers: vec![],

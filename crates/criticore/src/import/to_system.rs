@@ -1,12 +1,13 @@
 //! The intermediate Amalthea [`Model`] as criticore's task system today: one
 //! `[[task]]` per task with its period, deadline, offset, arrival, core,
-//! priority and one PET, and `platform.cores`. What the task system cannot
+//! priority, one PET and its runnables in call order (name and PET each),
+//! and `platform.cores`. What the task system cannot
 //! hold yet is counted by kind in the [`Summary`] (docs/amalthea.md).
 
 use super::decimal::Exact;
 use super::*;
 use crate::error::{key, quote, FieldError, FieldResult};
-use crate::model::{Arrival, Level, LevelPets, Platform, Task as SystemTask};
+use crate::model::{Arrival, Level, LevelPets, Platform, Runnable, Task as SystemTask};
 
 /// The task system of `model`, execution needs multiplied by `scale` (1 when None).
 pub fn task_system(model: &Model, scale: Option<&Exact>) -> FieldResult<(TaskSystem, Summary)> {
@@ -26,12 +27,13 @@ pub fn task_system(model: &Model, scale: Option<&Exact>) -> FieldResult<(TaskSys
             return Err(FieldError::new(format!("{path}.name"), "a task needs a name"));
         }
         let (period_ns, offset_ns, arrival) = release(model, i, &path)?;
-        let pet_ns = match pet_ns(model, t, scale, &path)? {
-            0 => {
+        let (pet_ns, runnables) = match pet_ns(model, t, scale, &path)? {
+            // No need at all: 1 ns, and no runnables (theirs would sum to 0).
+            (0, _) => {
                 no_need += 1;
-                1
+                (1, Vec::new())
             }
-            ns => ns,
+            found => found,
         };
         // A task outside MC² (no level): one PET for every level (docs/format.md).
         tasks.push(SystemTask {
@@ -42,6 +44,7 @@ pub fn task_system(model: &Model, scale: Option<&Exact>) -> FieldResult<(TaskSys
             offset_ns,
             arrival,
             priority: t.priority,
+            runnables,
             ..SystemTask::mc2(t.name.clone(), Level::D, None, period_ns, LevelPets([Some(pet_ns); 4]))
         });
     }
@@ -75,15 +78,23 @@ fn release(model: &Model, i: usize, path: &str) -> FieldResult<(u64, u64, Arriva
 /// The task's PET in ns: the upper bounds of its runnables' needs, in cycles
 /// of its core, summed, times `scale`, converted once and rounded up. A task
 /// on no single core takes its largest PET over the cores.
-fn pet_ns(model: &Model, task: &Task, scale: &Exact, path: &str) -> FieldResult<u64> {
+fn pet_ns(model: &Model, task: &Task, scale: &Exact, path: &str) -> FieldResult<(u64, Vec<Runnable>)> {
     let cores: Vec<usize> = match task.core {
         Some(c) => vec![c],
         None => (0..model.cores.len()).collect(),
     };
-    let mut worst = 0;
+    let mut worst: (u64, Vec<Runnable>) = (0, Vec::new());
     for c in cores {
         let core = &model.cores[c];
         let mut cycles = Exact::integer(0);
+        // Each runnable ends where the sum so far, rounded up, ends: the
+        // runnables' PETs sum to the task's, each within 1 ns of its own.
+        let mut runnables = Vec::with_capacity(task.steps.len());
+        let mut ended = 0u64;
+        let to_ns = |cycles: &Exact| {
+            let ns = cycles.mul(&Exact::integer(1_000_000_000)).mul(scale).div(&core.clock_hz);
+            ns.ceil().filter(|&n| n <= i64::MAX as u64).ok_or_else(|| FieldError::new(path, "its execution time does not fit in 64-bit nanoseconds"))
+        };
         for &r in &task.steps {
             let runnable = &model.runnables[r];
             for need in &runnable.needs {
@@ -99,10 +110,13 @@ fn pet_ns(model: &Model, task: &Task, scale: &Exact, path: &str) -> FieldResult<
                 }
                 cycles = Exact(&cycles.0 + &c.0);
             }
+            let end = to_ns(&cycles)?;
+            runnables.push(Runnable { name: runnable.name.clone(), pet_ns: end - ended });
+            ended = end;
         }
-        let ns = cycles.mul(&Exact::integer(1_000_000_000)).mul(scale).div(&core.clock_hz);
-        let ns = ns.ceil().filter(|&n| n <= i64::MAX as u64).ok_or_else(|| FieldError::new(path, "its execution time does not fit in 64-bit nanoseconds"))?;
-        worst = worst.max(ns);
+        if ended > worst.0 || worst.1.is_empty() && ended == worst.0 {
+            worst = (ended, runnables);
+        }
     }
     Ok(worst)
 }
@@ -113,7 +127,6 @@ fn summary(model: &Model, no_need: usize) -> Summary {
     let amounts = model.runnables.iter().flat_map(|r| &r.needs).flat_map(|n| n.default.iter().chain(n.per_type.iter().map(|(_, a)| a)));
     let non_uniform = |d: &Option<String>| d.as_deref().is_some_and(|d| !d.contains("Uniform"));
     let mut kinds: Vec<(String, usize)> = vec![
-        ("runnables as steps".into(), model.tasks.iter().map(|t| t.steps.len()).sum()),
         ("label accesses".into(), model.runnables.iter().map(|r| r.accesses.len()).sum()),
         ("labels".into(), model.labels.len()),
         ("label placements".into(), model.labels.iter().filter(|l| l.memory.is_some()).count()),

@@ -29,6 +29,9 @@ pub fn system_toml(system: &TaskSystem, summary: &Summary, source: &str) -> Stri
                 o.insert("priority".into(), json!(p));
             }
             o.insert("pet".into(), json!(d(t.pet_ns.highest().expect("imported tasks have a PET"))));
+            if !t.runnables.is_empty() {
+                o.insert("runnables".into(), Value::Array(t.runnables.iter().map(|r| json!({ "name": r.name, "pet": d(r.pet_ns) })).collect()));
+            }
             Value::Object(o)
         })
         .collect();

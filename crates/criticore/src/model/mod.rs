@@ -484,6 +484,16 @@ pub struct Task {
     /// The program that does this task's work on a real machine
     /// (`criticore regulate`); None = not run by the runtime.
     pub command: Option<Vec<String>>,
+    /// Named steps of every job, run in this order (Amalthea's runnables);
+    /// their PETs sum to the task's. Empty: the job is one piece of work.
+    pub runnables: Vec<Runnable>,
+}
+
+/// A runnable: one named step of a task's jobs and its execution time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Runnable {
+    pub name: String,
+    pub pet_ns: u64,
 }
 
 impl Task {
@@ -507,6 +517,7 @@ impl Task {
             ipc: None,
             io: None,
             command: None,
+            runnables: Vec::new(),
         }
     }
 

@@ -598,7 +598,7 @@ fn walk_pet_value(v: &Value, field: String) -> FieldResult<LevelPets> {
 fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<Task> {
     obj.only(&[
         "name", "level", "core", "period", "deadline", "offset", "arrival", "jitter", "priority", "server", "pet",
-        "pet_unmanaged", "memory", "cost", "ipc", "io", "command",
+        "pet_unmanaged", "memory", "cost", "ipc", "io", "command", "runnables",
     ])?;
     let name = as_name(obj.req("name")?, &obj.field("name"))?;
     if name.trim().is_empty() {
@@ -657,7 +657,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         }
         Some("background") => {
             // A load runs from its offset to the end: nothing per job to state.
-            for field in ["period", "deadline", "jitter", "pet", "pet_unmanaged", "cost", "io", "ipc"] {
+            for field in ["period", "deadline", "jitter", "pet", "pet_unmanaged", "cost", "io", "ipc", "runnables"] {
                 if obj.opt(field).is_some() {
                     return Err(FieldError::new(obj.field(field), "a background task has no jobs; drop this field (or make the task periodic)"));
                 }
@@ -711,7 +711,29 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         ),
     };
     let pet_field = obj.field("pet");
-    let pet_ns = if background { LevelPets([Some(0); 4]) } else { walk_pet_value(obj.req("pet")?, pet_field.clone())? };
+    let runnables = walk_runnables(obj)?;
+    let pet_ns = match (background, obj.opt("pet"), runnables.is_empty()) {
+        (true, _, _) => LevelPets([Some(0); 4]),
+        // Runnables without a PET: theirs summed, at every level.
+        (false, None, false) => match runnables.iter().map(|r| r.pet_ns).sum::<u64>() {
+            0 => return Err(FieldError::new(obj.field("runnables"), "they sum to 0: a task needs a positive PET")),
+            sum => LevelPets([Some(sum); 4]),
+        },
+        (false, Some(v), false) => {
+            let sum: u64 = runnables.iter().map(|r| r.pet_ns).sum();
+            match v {
+                Value::String(_) if as_duration_positive(v, &pet_field)? == sum => LevelPets([Some(sum); 4]),
+                Value::String(_) => {
+                    return Err(FieldError::new(
+                        pet_field,
+                        format!("{}, but its runnables sum to {} (leave `pet` out to take their sum)", units::format_duration_ns(as_duration(v, &obj.field("pet"))?), units::format_duration_ns(sum)),
+                    ))
+                }
+                _ => return Err(FieldError::new(pet_field, "a task with runnables has one PET, their sum: a duration, not a table per level")),
+            }
+        }
+        (false, _, true) => walk_pet_value(obj.req("pet")?, pet_field.clone())?,
+    };
     let unmanaged_field = obj.field("pet_unmanaged");
     let pet_unmanaged_ns = obj.opt("pet_unmanaged").map(|v| walk_pet_value(v, unmanaged_field.clone())).transpose()?;
     match level {
@@ -755,7 +777,32 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         ipc: None, // resolved by walk_ipc_links once every task name is known
         io,
         command: obj.opt("command").map(|v| walk_command(v, &obj.field("command"))).transpose()?,
+        runnables,
     })
+}
+
+/// `runnables = [{ name = "R1", pet = "10us" }, …]`: a job's named steps in order.
+fn walk_runnables(obj: &Obj) -> FieldResult<Vec<Runnable>> {
+    let field = obj.field("runnables");
+    let items = match obj.opt("runnables") {
+        None => return Ok(Vec::new()),
+        Some(Value::Array(items)) if !items.is_empty() => items,
+        Some(Value::Array(_)) => return Err(FieldError::new(field, "empty: leave it out for a job of one piece")),
+        Some(other) => return Err(FieldError::new(field, format!("expected an array of tables {{ name, pet }}, got {}", type_name(other)))),
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let r = Obj::new(item, format!("{field}[{i}]"))?;
+            r.only(&["name", "pet"])?;
+            let name = as_name(r.req("name")?, &r.field("name"))?;
+            if name.trim().is_empty() {
+                return Err(FieldError::new(r.field("name"), "must not be empty"));
+            }
+            Ok(Runnable { name, pet_ns: as_duration(r.req("pet")?, &r.field("pet"))? })
+        })
+        .collect()
 }
 
 /// A command as an array of arguments, or a string split at whitespace (no

@@ -22,7 +22,7 @@ use super::regulate::Interval;
 use super::release::Releases;
 use super::sched::Scheduler;
 use super::sink::{Progress, Sink};
-use super::{Segment, ServerSegment, SimConfig, SimResult, TaskStats, Unfinished};
+use super::{Segment, ServerSegment, SimConfig, SimResult, TaskStats, Unfinished, WorkSpan};
 use crate::model::TaskSystem;
 
 /// Events between two calls of the progress callback (a power of two).
@@ -56,6 +56,9 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     let mut holds: Vec<(u32, bool)> = Vec::new();
     let mut finish_at = vec![NONE_U64; m];
     let mut segment_start = vec![0u64; m];
+    // Work done by the running job when its segment began (tasks with runnables).
+    let mut segment_work = vec![0u64; m];
+    let named_steps: Vec<bool> = system.tasks.iter().map(|t| !t.runnables.is_empty()).collect();
     let mut servers_now: Vec<Option<u32>> = vec![None; m];
     let mut servers_before: Vec<Option<u32>> = vec![None; m];
     let mut server_since = vec![0u64; m];
@@ -76,6 +79,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
         records: Vec::new(),
         unfinished: Vec::new(),
         segments: Vec::new(),
+        work_spans: Vec::new(),
         server_segments: Vec::new(),
         events: 0,
         bandwidth_bin_ns: bins.as_ref().map_or(0, |b| b.width_ns),
@@ -186,7 +190,11 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
             result.per_task[job.task as usize].add(&record);
             completed += 1;
             if trace {
-                sink.segment(&Segment { core: c as u32, task: job.task, number: job.number, start_ns: segment_start[c], end_ns: now });
+                let segment = Segment { core: c as u32, task: job.task, number: job.number, start_ns: segment_start[c], end_ns: now };
+                sink.segment(&segment);
+                if named_steps[job.task as usize] {
+                    sink.work_span(&WorkSpan { segment, work_start_ns: segment_work[c], work_end_ns: job.exec_ns, exec_ns: job.exec_ns });
+                }
             }
             if config.record_jobs {
                 sink.job(&record);
@@ -259,7 +267,11 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                 }
                 if trace {
                     let j = jobs.get(old);
-                    sink.segment(&Segment { core: c as u32, task: j.task, number: j.number, start_ns: segment_start[c], end_ns: now });
+                    let segment = Segment { core: c as u32, task: j.task, number: j.number, start_ns: segment_start[c], end_ns: now };
+                    sink.segment(&segment);
+                    if named_steps[j.task as usize] {
+                        sink.work_span(&WorkSpan { segment, work_start_ns: segment_work[c], work_end_ns: j.exec_ns - j.remaining_ns, exec_ns: j.exec_ns });
+                    }
                 }
                 if !running.contains(&Some(old)) {
                     let j = jobs.get_mut(old);
@@ -273,6 +285,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
             segment_start[c] = now;
             if let Some(new) = running[c] {
                 let job = jobs.get_mut(new);
+                segment_work[c] = job.exec_ns - job.remaining_ns;
                 if job.start_ns == NONE_U64 {
                     job.start_ns = now;
                 }
@@ -354,7 +367,13 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
         for c in 0..m {
             if let Some(id) = running[c] {
                 let j = jobs.get(id);
-                sink.segment(&Segment { core: c as u32, task: j.task, number: j.number, start_ns: segment_start[c], end_ns: end });
+                let segment = Segment { core: c as u32, task: j.task, number: j.number, start_ns: segment_start[c], end_ns: end };
+                sink.segment(&segment);
+                if named_steps[j.task as usize] {
+                    // At rate 1 the work left is brought up to date only when a job leaves its core.
+                    let left = if rates_vary { j.remaining_ns } else { finish_at[c].saturating_sub(end).min(j.remaining_ns) };
+                    sink.work_span(&WorkSpan { segment, work_start_ns: segment_work[c], work_end_ns: j.exec_ns - left, exec_ns: j.exec_ns });
+                }
             }
             if let Some(s) = servers_before[c] {
                 sink.server_segment(&ServerSegment { core: c as u32, server: s, start_ns: server_since[c], end_ns: end });

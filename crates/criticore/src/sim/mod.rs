@@ -150,6 +150,17 @@ pub struct Segment {
     pub end_ns: u64,
 }
 
+/// A job's progress over one of its segments, for a task with runnables
+/// (`record_segments`): the work done at the segment's start and end, of
+/// `exec_ns` in all (reloads included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkSpan {
+    pub segment: Segment,
+    pub work_start_ns: u64,
+    pub work_end_ns: u64,
+    pub exec_ns: u64,
+}
+
 /// A server holding a core over [start, end) (running a job or idling its budget).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ServerSegment {
@@ -177,6 +188,8 @@ pub struct SimResult {
     /// Jobs unfinished at the end, when job records are kept.
     pub unfinished: Vec<Unfinished>,
     pub segments: Vec<Segment>,
+    /// Work done over each segment of a task with runnables (with segments).
+    pub work_spans: Vec<WorkSpan>,
     pub server_segments: Vec<ServerSegment>,
     /// Engine iterations (one per distinct event time).
     pub events: u64,
@@ -275,6 +288,7 @@ pub fn simulate(system: &TaskSystem, kind: SchedulerKind, config: &SimConfig) ->
     result.records = kept.records;
     result.unfinished = kept.unfinished;
     result.segments = kept.segments;
+    result.work_spans = kept.work_spans;
     result.server_segments = kept.server_segments;
     result.regulator_intervals = kept.intervals;
     result.bandwidth = kept.bandwidth;

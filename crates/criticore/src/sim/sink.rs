@@ -6,7 +6,7 @@
 
 use super::job::JobRecord;
 use super::regulate::Interval;
-use super::{Segment, ServerSegment, Unfinished};
+use super::{Segment, ServerSegment, Unfinished, WorkSpan};
 
 /// Receives a run's records in simulated-time order of their end. Only what
 /// the [`super::SimConfig`] asks for is sent.
@@ -19,6 +19,8 @@ pub trait Sink {
     fn unfinished(&mut self, _job: &Unfinished) {}
     /// A job left a core (`record_segments`).
     fn segment(&mut self, _segment: &Segment) {}
+    /// The same segment's work done, for a task with runnables (after `segment`).
+    fn work_span(&mut self, _span: &WorkSpan) {}
     /// A server left a core (`record_segments`).
     fn server_segment(&mut self, _segment: &ServerSegment) {}
     /// A regulator state span closed.
@@ -38,6 +40,7 @@ pub struct Collect {
     pub records: Vec<JobRecord>,
     pub unfinished: Vec<Unfinished>,
     pub segments: Vec<Segment>,
+    pub work_spans: Vec<WorkSpan>,
     pub server_segments: Vec<ServerSegment>,
     pub intervals: Vec<Interval>,
     /// Per core, requests in each bin.
@@ -53,6 +56,9 @@ impl Sink for Collect {
     }
     fn segment(&mut self, segment: &Segment) {
         self.segments.push(*segment);
+    }
+    fn work_span(&mut self, span: &WorkSpan) {
+        self.work_spans.push(*span);
     }
     fn server_segment(&mut self, segment: &ServerSegment) {
         self.server_segments.push(*segment);

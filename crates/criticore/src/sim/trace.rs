@@ -1,6 +1,6 @@
 //! Perfetto / Chrome trace export (JSON trace-event format, loadable in
 //! ui.perfetto.dev and chrome://tracing). Process 1 has one track per core with
-//! job slices; process 2 one track per server (when the server holds a core);
+//! job slices, and within them a task's runnables by name; process 2 one track per server (when the server holds a core);
 //! process 3 one track per task with instants for releases, deadlines and
 //! deadline misses; process 4 one track per core (or MRS server) with the
 //! regulator's stalled / overload / suspended / depleted spans; per-core
@@ -13,7 +13,7 @@
 use super::job::JobRecord;
 use super::regulate::Interval;
 use super::sink::Sink;
-use super::{Segment, ServerSegment, SimResult, Unfinished};
+use super::{Segment, ServerSegment, SimResult, Unfinished, WorkSpan};
 use crate::model::TaskSystem;
 use std::fmt::Write;
 
@@ -34,6 +34,31 @@ fn meta(pid: u32, tid: Option<u32>, kind: &str, name: &str) -> String {
 
 fn instant(tid: u32, ns: u64, name: &str) -> String {
     format!("{{\"ph\":\"i\",\"s\":\"t\",\"pid\":3,\"tid\":{tid},\"ts\":{},\"name\":\"{name}\",\"cat\":\"{name}\"}}", us(ns))
+}
+
+/// The runnables a job ran in one segment, as (name, start, end): runnable
+/// k holds the job's work from its PETs' sum before it to the sum with it,
+/// scaled to the job's execution time (a drawn time, its reloads), and the
+/// work maps onto the segment's time at its mean rate (exact at rate 1, as
+/// CPU-only; docs/simulator.md).
+fn runnable_slices<'t>(task: &'t crate::model::Task, span: &WorkSpan) -> Vec<(&'t str, u64, u64)> {
+    let (s, ws, we) = (&span.segment, span.work_start_ns as u128, span.work_end_ns as u128);
+    let base: u128 = task.runnables.iter().map(|r| r.pet_ns as u128).sum();
+    if we <= ws || base == 0 || s.end_ns <= s.start_ns {
+        return Vec::new();
+    }
+    let time = |x: u128| s.start_ns + ((x - ws) * (s.end_ns - s.start_ns) as u128 / (we - ws)) as u64;
+    let mut out = Vec::new();
+    let mut before = 0u128;
+    for r in &task.runnables {
+        let (lo, hi) = (before * span.exec_ns as u128 / base, (before + r.pet_ns as u128) * span.exec_ns as u128 / base);
+        before += r.pet_ns as u128;
+        let (a, b) = (lo.max(ws), hi.min(we));
+        if a < b {
+            out.push((r.name.as_str(), time(a), time(b)));
+        }
+    }
+    out
 }
 
 /// The trace document, built event by event. Take the text written so far
@@ -158,6 +183,23 @@ impl Sink for TraceWriter<'_> {
         self.event(&e);
     }
 
+    fn work_span(&mut self, span: &WorkSpan) {
+        let s = &span.segment;
+        let task = &self.system.tasks[s.task as usize];
+        for (name, start, end) in runnable_slices(task, span) {
+            let e = format!(
+                "{{\"ph\":\"X\",\"pid\":1,\"tid\":{},\"ts\":{},\"dur\":{},\"name\":{},\"cat\":\"runnable\",\"args\":{{\"task\":{},\"job\":{}}}}}",
+                s.core,
+                us(start),
+                us(end - start),
+                quoted(name),
+                quoted(&task.name),
+                s.number
+            );
+            self.event(&e);
+        }
+    }
+
     fn server_segment(&mut self, s: &ServerSegment) {
         let e = format!(
             "{{\"ph\":\"X\",\"pid\":2,\"tid\":{},\"ts\":{},\"dur\":{},\"name\":{},\"cat\":\"server\"}}",
@@ -215,8 +257,13 @@ pub fn perfetto_json(system: &TaskSystem, result: &SimResult) -> String {
         }
         w.bandwidth_bin(k as u64, &requests);
     }
+    // Each segment, then its runnables (the order a run streams them in).
+    let mut spans = result.work_spans.iter().peekable();
     for s in &result.segments {
         w.segment(s);
+        if let Some(span) = spans.next_if(|span| span.segment == *s) {
+            w.work_span(span);
+        }
     }
     for s in &result.server_segments {
         w.server_segment(s);
