@@ -135,6 +135,19 @@ def test_periodic_mode_releases_jobs_of_the_tasks_work(tmp_path):
     assert t["task"] == ["m"] * 8
 
 
+def test_a_background_task_runs_for_the_duration_without_jobs(tmp_path):
+    # arrival = "background": no jobs, its profile walked until --duration ends it.
+    f = tmp_path / "b.toml"
+    f.write_text(PERIODIC.split("[[task]]")[0] + '[[task]]\nname = "bg"\ncore = 0\narrival = "background"\n'
+                 'memory = { wss = "1MiB", pattern = "stream", read_fraction = 0.0, accesses_per_ms = 2000 }\n')
+    log = tmp_path / "jobs.parquet"
+    r = subprocess.run([*CLI, "load", "--file", str(f), "--task", "bg", "--duration", "200ms", "--log", str(log), "--json"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert (out["task"], out["background"], out["jobs"]) == ("bg", True, 0)
+    assert pq.read_table(log).num_rows == 0
+
+
 def test_periodic_mode_needs_file_and_task(tmp_path):
     f = tmp_path / "p.toml"
     f.write_text(PERIODIC)

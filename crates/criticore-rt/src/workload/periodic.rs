@@ -263,8 +263,11 @@ pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>,
             break;
         }
         if spec.background {
-            // One round of the phases; the next follows at once.
+            // One round of the phases; the next follows at once, until the end.
             walk_phases(spec, walker, page, || stop.load(Ordering::Relaxed) || now_ns() >= end);
+            if now_ns() >= end {
+                break;
+            }
             continue;
         }
         let start = now_ns();
@@ -416,6 +419,10 @@ mod tests {
         crate::os::counter_page::EventReader::default().poll(&page, &mut events);
         let _ = std::fs::remove_file(&path);
         assert!(events.iter().all(|e| e.kind == EventKind::Phase), "job marks: {events:?}");
+        // Without a count, the duration ends it (100 ms here).
+        let t = now_ns();
+        assert!(run(&PeriodicSpec { jobs: None, duration_ns: Some(100_000_000), ..spec.clone() }, &mut walker, None, &stop, |_| {}).unwrap().is_empty());
+        assert!(now_ns() - t >= 100_000_000);
         // A stop already set: nothing runs at all.
         stop.store(true, Ordering::Relaxed);
         assert!(run(&PeriodicSpec { jobs: None, ..spec }, &mut walker, None, &stop, |_| {}).unwrap().is_empty());
