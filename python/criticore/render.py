@@ -211,11 +211,11 @@ def render_simulation(console: Console, file: str, r: dict) -> None:
     for x in tasks:
         row = [Text(x["task"])] + ([x["level"]] if has_level else [])
         row += ["—" if x["core"] is None else str(x["core"])] + ([Text(x["server"] or "—")] if has_server else [])
-        misses = Text(str(x["deadline_misses"]), style="bold red" if x["deadline_misses"] else "green")
         if x.get("background"):
             row += [Text("background", style="dim"), "—", "—", "—", "—", str(x["preemptions"]), str(x["migrations"])]
             t.add_row(*row)
             continue
+        misses = Text(str(x["deadline_misses"]), style="bold red" if x["deadline_misses"] else "green")
         row += [f"{x['completed']}/{x['released']}", misses, _of_finished(x, "max_response_ns"), _of_finished(x, "mean_response_ns"),
                 _of_finished(x, "max_tardiness_ns"), str(x["preemptions"]), str(x["migrations"])]
         t.add_row(*row)

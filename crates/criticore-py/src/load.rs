@@ -131,7 +131,7 @@ pub fn loaded_latency(py: Python<'_>, victim_cpu: usize, load_cpus: Vec<usize>, 
 /// the PET each job runs, ns).
 #[pyfunction]
 #[pyo3(signature = (data, file, task, options, on_job=None))]
-pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, options: &Bound<'py, PyDict>, on_job: Option<PyObject>) -> PyResult<(Vec<String>, Bound<'py, PyDict>, u64)> {
+pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, options: &Bound<'py, PyDict>, on_job: Option<PyObject>) -> PyResult<(Vec<String>, Bound<'py, PyDict>, Option<u64>)> {
     use criticore_rt::workload::periodic::{self, JobPlan};
     let system = crate::parse(data, file, None)?;
     let get = |key: &str| options.get_item(key).ok().flatten().filter(|v| !v.is_none());
@@ -169,7 +169,8 @@ pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, 
     cols.set_item("deadline_ns", u64_column(py, records.iter().map(|r| r.deadline_ns)))?;
     cols.set_item("exec_ns", u64_column(py, records.iter().map(|r| r.exec_ns)))?;
     cols.set_item("memory_requests", u64_column(py, records.iter().map(|r| r.memory_requests)))?;
-    Ok((notes, cols, job.pet_ns))
+    // A background task has no jobs, so no PET per job.
+    Ok((notes, cols, (!job.background).then_some(job.pet_ns)))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

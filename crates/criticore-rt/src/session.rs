@@ -734,8 +734,7 @@ fn launch_all(
         let member = |t: usize, page: Option<&PathBuf>| {
             let task = &system.tasks[t];
             let page = page.and_then(|p| CounterPage::open(p).ok());
-            // A background task's one endless job: its criticality, no deadline.
-            let (period_ns, deadline_ns) = if task.is_background() { (u64::MAX, u64::MAX) } else { (task.period_ns, task.deadline_ns) };
+            let (period_ns, deadline_ns) = task.running_period_deadline_ns();
             Member::new(task.criticality, task.offset_ns, period_ns, deadline_ns, page)
         };
         let mut procs = Vec::new();

@@ -448,12 +448,13 @@ def load_periodic(
     task: str,
     options: dict[str, Any],
     on_job: Callable[[int, int, bool], bool] | None = None,
-) -> tuple[list[str], dict[str, bytes], int]:
+) -> tuple[list[str], dict[str, bytes], int | None]:
     """Periodic mode: run task ``task`` of the file as a real periodic process in
     this thread (``criticore_rt::periodic``). ``options``: jobs, duration_ns, cpu.
     ``on_job(job, response_ns, deadline_missed) -> bool`` per job (False stops).
     Returns (notes list, job columns dict in the simulator's job-record names,
-    the PET each job runs: the engine's, as the simulator runs it, ns).
+    the PET each job runs: the engine's, as the simulator runs it, ns; None
+    for a background task, which has no jobs).
 
     Job columns: job (u32); release_ns, start_ns, finish_ns, deadline_ns,
     exec_ns (u64 ns); memory_requests (u64).

@@ -19,7 +19,7 @@ from criticore.load import sweep as sw
 from criticore.load.render import render_load
 from criticore.outputs import IMAGE, TABLE, distinct, system_inputs, writable, write_table
 from criticore.render import table
-from criticore.system import TaskSystem, check
+from criticore.system import check
 from criticore.units import U64_MAX, bandwidth_text, duration_text
 
 #: The shortest --interval: every interval is a record kept for the whole run
@@ -131,24 +131,17 @@ def _load_periodic(file: Path | None, task: str | None, jobs: int | None, durati
     except InputError as e:
         fail(e)
     st = run.stats()
-    if TaskSystem.load(file).task(task).background:
-        # No jobs to count: what it ran is all there is (its PET is a round's length).
-        st = {"task": task, "background": True, "jobs": 0, "notes": st["notes"]}
-        if as_json:
-            print(json.dumps(st, indent=2))
-            return
-        Console().print(f"[bold]{file}[/bold] task {task}: background task, no jobs (its memory profile walked round after round until the end)")
-        for n in st["notes"]:
-            Console().print(f"  note: {n}")
-        return
     if as_json:
         print(json.dumps(st, indent=2))
         return
     console = Console()
-    console.print(
-        f"[bold]{file}[/bold] task {task}: {st['jobs']} jobs, {st['deadline_misses']} deadline misses; response p50 {st['response_ms_p50']:.3f} ms, "
-        f"max {st['response_ms_max']:.3f} ms; CPU per job {st['exec_ms_mean']:.3f} ms"
-    )
+    if run.background:
+        console.print(f"[bold]{file}[/bold] task {task}: background task, no jobs (its memory profile walked round after round until the end)")
+    else:
+        console.print(
+            f"[bold]{file}[/bold] task {task}: {st['jobs']} jobs, {st['deadline_misses']} deadline misses; response p50 {st['response_ms_p50']:.3f} ms, "
+            f"max {st['response_ms_max']:.3f} ms; CPU per job {st['exec_ms_mean']:.3f} ms"
+        )
     for n in st["notes"]:
         console.print(f"  note: {n}")
     if log is not None:

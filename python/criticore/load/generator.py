@@ -161,8 +161,9 @@ class PeriodicRun:
     task: str
     notes: list[str]
     jobs: dict[str, np.ndarray]
-    #: The PET each job runs (ns): the engine's, as the simulator runs the task.
-    pet_ns: int = 0
+    #: The PET each job runs (ns): the engine's, as the simulator runs the task;
+    #: None for a background task (no jobs).
+    pet_ns: int | None = 0
     #: Per job, CLOCK_MONOTONIC (`time.monotonic_ns()`) when it finished: the
     #: jobs on another process's clock (`criticore regulate --compare-sim`).
     finish_clock_ns: np.ndarray | None = None
@@ -191,7 +192,14 @@ class PeriodicRun:
             }
         )
 
+    @property
+    def background(self) -> bool:
+        """A background task: its profile walked until the end, no jobs."""
+        return self.pet_ns is None
+
     def stats(self) -> dict:
+        if self.background:
+            return {"task": self.task, "background": True, "jobs": 0, "notes": self.notes}
         j = self.jobs
         response = (j["finish_ns"] - j["release_ns"]).astype(np.float64)
         return {
@@ -240,4 +248,4 @@ def run_periodic(
     notes, cols, pet_ns = _core.load_periodic(read_input(file), str(file), task, {"jobs": jobs, "duration_ns": duration_ns, "cpu": cpu}, job_done)
     records = {k: np.frombuffer(cols[k], dtype=t) for k, t in JOB_COLUMNS.items()}
     finish_clock = np.array(clock, dtype="u8") if len(clock) == len(records["job"]) else None
-    return PeriodicRun(task=task, notes=list(notes), jobs=records, pet_ns=int(pet_ns), finish_clock_ns=finish_clock)
+    return PeriodicRun(task=task, notes=list(notes), jobs=records, pet_ns=pet_ns, finish_clock_ns=finish_clock)

@@ -243,32 +243,22 @@ fn sleep_until(t: u64) {
 /// Run jobs until the count, the duration or `stop`; `on_job` sees each record.
 /// Time 0 (the first release less the offset) is the reader's common start
 /// when it holds one (counter_page.rs), else now. A background spec runs its
-/// phases until the duration or `stop` and returns no records.
+/// phases until the duration or `stop` ([`run_background`]) and returns no records.
 pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>, stop: &AtomicBool, mut on_job: impl FnMut(&JobRecord)) -> io::Result<Vec<JobRecord>> {
     let t0 = page.and_then(|p| p.wait_start(stop)).unwrap_or_else(now_ns);
     let end = spec.duration_ns.map_or(u64::MAX, |d| t0 + d);
+    if spec.background {
+        run_background(spec, walker, page, stop, t0 + spec.offset_ns, end);
+        return Ok(Vec::new());
+    }
     let mut records = Vec::new();
     for k in 0u64.. {
         if spec.jobs.is_some_and(|n| k >= n) || stop.load(Ordering::Relaxed) {
             break;
         }
-        let release = t0 + spec.offset_ns + if spec.background { 0 } else { k * spec.period_ns };
-        if release >= end {
+        let release = t0 + spec.offset_ns + k * spec.period_ns;
+        if release >= end || !sleep_to(release, stop) {
             break;
-        }
-        while now_ns() < release && !stop.load(Ordering::Relaxed) {
-            sleep_until(release);
-        }
-        if stop.load(Ordering::Relaxed) {
-            break;
-        }
-        if spec.background {
-            // One round of the phases; the next follows at once, until the end.
-            walk_phases(spec, walker, page, || stop.load(Ordering::Relaxed) || now_ns() >= end);
-            if now_ns() >= end {
-                break;
-            }
-            continue;
         }
         let start = now_ns();
         let cpu = crate::os::clock::thread_cpu_ns();
@@ -294,6 +284,29 @@ pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>,
         records.push(r);
     }
     Ok(records)
+}
+
+/// Sleep until `t` (absolute); false if `stop` came first.
+fn sleep_to(t: u64, stop: &AtomicBool) -> bool {
+    while now_ns() < t && !stop.load(Ordering::Relaxed) {
+        sleep_until(t);
+    }
+    !stop.load(Ordering::Relaxed)
+}
+
+/// A background task: from `start` its phases round after round (at most
+/// `spec.jobs` rounds), until `end` or `stop`, no job marks.
+fn run_background(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>, stop: &AtomicBool, start: u64, end: u64) {
+    let done = || stop.load(Ordering::Relaxed) || now_ns() >= end;
+    if start >= end || !sleep_to(start, stop) {
+        return;
+    }
+    for _ in 0..spec.jobs.unwrap_or(u64::MAX) {
+        walk_phases(spec, walker, page, done);
+        if done() {
+            break;
+        }
+    }
 }
 
 /// The phases once, publishing lines as they go; stops early when `cut` says

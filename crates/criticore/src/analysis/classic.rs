@@ -174,10 +174,8 @@ fn row(system: &TaskSystem, i: usize, on: String, bound_ns: Option<u64>, note: O
 /// A task whose test stopped at its limit: no bound and no verdict.
 fn not_decided(system: &TaskSystem, i: usize, on: String, why: NotDecided) -> TaskBound {
     let r = row(system, i, on, None, Some(why.to_string()));
-    if system.tasks[i].is_background() {
-        return r;
-    }
-    TaskBound { schedulable: None, ..r }
+    // A background task's row keeps its (vacuous) verdict.
+    TaskBound { schedulable: if r.background { r.schedulable } else { None }, ..r }
 }
 
 /// All true → true; any false → false; else (some undecided) None.
@@ -307,41 +305,39 @@ struct Memory {
     /// The bandwidth monitor: its real-time task and the best-effort cores
     /// it suspends while a job of that task runs past its threshold.
     monitor: Option<(usize, Vec<usize>)>,
+    /// MemGuard's reclaim: an entity may stall below its budget (a throttle error).
+    reclaim: bool,
 }
-
 
 /// What the bounds of `kind` must include: None when the simulator would run
 /// CPU-only; Err(reason) where no memory-aware bound is derived yet (pfp
 /// unregulated or under MemGuard budgets, pedf, gedf and gfp unregulated,
 /// periodic servers unregulated or under MRS are).
 fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>, String> {
+    let reclaim = system.regulation.as_ref().is_some_and(|r| r.kind == RegulationKind::Memguard && r.memguard.reclaim);
+    let plain = |costs| Memory { costs, memguard: None, mrs: false, groups: None, mcti: false, monitor: None, reclaim };
     // The monitor only takes interference away from its real-time task, but
     // suspends its best-effort cores, memory profiles or not (its estimate
     // grows with every sample).
     if let Some(r) = system.regulation.as_ref().filter(|r| kind == SchedulerKind::Pfp && r.kind == RegulationKind::Monitor) {
         if let Some(m) = r.monitor.as_ref().filter(|m| system.tasks[m.rt_task].core.is_some_and(|c| !m.be_cores.contains(&c))) {
-            return Ok(Some(Memory { costs: job_costs(system), memguard: None, mrs: false, groups: None, mcti: false, monitor: Some((m.rt_task, m.be_cores.clone())) }));
+            return Ok(Some(Memory { monitor: Some((m.rt_task, m.be_cores.clone())), ..plain(job_costs(system)) }));
         }
     }
     if !system.tasks.iter().any(|t| t.memory.is_some()) {
         return Ok(None);
     }
-    let memory = |memguard, mrs| Ok(Some(Memory { costs: job_costs(system), memguard, mrs, groups: None, mcti: false, monitor: None }));
+    let memory = |memguard, mrs| Ok(Some(Memory { memguard, mrs, ..plain(job_costs(system)) }));
     match (kind, &system.regulation) {
-        (SchedulerKind::Pfp, None) => memory(None, false),
-        (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && !r.budgets.is_empty() => memory(Some((r.budgets.clone(), r.period_ns)), false),
-        (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && !r.groups.is_empty() => {
-            Ok(Some(Memory { costs: job_costs(system), memguard: None, mrs: false, groups: Some((r.groups.clone(), r.period_ns)), mcti: false, monitor: None }))
-        }
+        (SchedulerKind::Pfp | SchedulerKind::Pedf | SchedulerKind::Servers, None) => memory(None, false),
+        (SchedulerKind::Pfp | SchedulerKind::Pedf, Some(r)) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && !r.budgets.is_empty() => memory(Some((r.budgets.clone(), r.period_ns)), false),
+        (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && !r.groups.is_empty() => Ok(Some(Memory { groups: Some((r.groups.clone(), r.period_ns)), ..plain(job_costs(system)) })),
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Mcti && r.groups.is_empty() && !r.budgets.is_empty() => {
-            Ok(Some(Memory { costs: memory::job_costs_mcti(system), memguard: Some((r.budgets.clone(), r.period_ns)), mrs: false, groups: None, mcti: true, monitor: None }))
+            Ok(Some(Memory { memguard: Some((r.budgets.clone(), r.period_ns)), mcti: true, ..plain(memory::job_costs_mcti(system)) }))
         }
-        (SchedulerKind::Servers, None) => memory(None, false),
         (SchedulerKind::Servers, Some(r)) if system.servers.iter().any(|s| s.kind == ServerKind::Cbs) => Err(format!("CPU only: no memory-aware bound for CBS servers under {} regulation yet", r.kind.name())),
         (SchedulerKind::Servers, Some(r)) if r.kind == RegulationKind::Mrs => memory(None, true),
-        (SchedulerKind::Pedf, None) => memory(None, false),
-        (SchedulerKind::Pedf, Some(r)) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && !r.budgets.is_empty() => memory(Some((r.budgets.clone(), r.period_ns)), false),
-        (SchedulerKind::Gedf | SchedulerKind::Gfp, None) => Ok(Some(Memory { costs: memory::job_costs_global(system), memguard: None, mrs: false, groups: None, mcti: false, monitor: None })),
+        (SchedulerKind::Gedf | SchedulerKind::Gfp, None) => Ok(Some(plain(memory::job_costs_global(system)))),
         (_, Some(r)) => Err(format!("CPU only: no memory-aware bound under {} regulation for {} yet", r.kind.name(), kind.name())),
         (SchedulerKind::Mc2, None) => Err("CPU only: memory stalls are not in these bounds".into()),
     }
@@ -375,22 +371,32 @@ struct CoreView {
     /// Every task of this core, lower ones too: one may spend the budget of
     /// the period the window opens in.
     on_core: Vec<usize>,
-    /// Per other core: its tasks with a memory profile, all its tasks, and
-    /// its budget per period where it never exceeds it (per-core MemGuard or
+    others: Vec<OtherCore>,
+}
+
+/// Another core, as a co-runner of this one.
+struct OtherCore {
+    /// Its tasks with a memory profile, and each as (period, worst time of a job).
+    with_memory: Vec<usize>,
+    running: Vec<(u64, u64)>,
+    /// All its tasks.
+    all: Vec<usize>,
+    /// Its budget per period where it never exceeds it (per-core MemGuard or
     /// MCTI without reclaim).
-    others: Vec<(Vec<usize>, Vec<usize>, Option<u64>)>,
+    budget: Option<u64>,
 }
 
 impl CoreView {
     fn of(system: &TaskSystem, core: usize, mem: &Memory) -> CoreView {
         let on = |d: usize| -> Vec<usize> { (0..system.tasks.len()).filter(|&x| task_core(system, x) == Some(d)).collect() };
-        let budgets = mem.memguard.as_ref().filter(|_| system.regulation.as_ref().is_none_or(|r| !r.memguard.reclaim)).map(|(b, _)| b);
+        let budgets = mem.memguard.as_ref().filter(|_| !mem.reclaim).map(|(b, _)| b);
         let others = (0..system.platform.cores)
             .filter(|&d| d != core)
             .map(|d| {
                 let all = on(d);
-                let with_memory = all.iter().copied().filter(|&x| system.tasks[x].memory.is_some()).collect();
-                (with_memory, all, budgets.map(|b| b.get(d).copied().unwrap_or(0)))
+                let with_memory: Vec<usize> = all.iter().copied().filter(|&x| system.tasks[x].memory.is_some()).collect();
+                let running = with_memory.iter().map(|&x| (system.tasks[x].period_ns, mem.costs[x].time_ns)).collect();
+                OtherCore { with_memory, running, all, budget: budgets.map(|b| b.get(d).copied().unwrap_or(0)) }
             })
             .collect();
         CoreView { on_core: on(core), others }
@@ -464,8 +470,8 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         .collect();
     // Time some co-runner runs in a window of w: per other core, its jobs
     // (one more each than their releases) at their worst time, at most w.
-    let presence = |w: u64| -> f64 { others.iter().map(|(on, _, _)| on.iter().map(|&x| (w.div_ceil(system.tasks[x].period_ns) + 1) as f64 * mem.costs[x].time_ns as f64).sum::<f64>().min(w as f64)).sum() };
-    let presence_rate: f64 = others.iter().map(|(on, _, _)| on.iter().map(|&x| mem.costs[x].time_ns as f64 / system.tasks[x].period_ns as f64).sum::<f64>().min(1.0)).sum();
+    let presence = |w: u64| -> f64 { others.iter().map(|o| memory::running_ns(&o.running, w)).sum() };
+    let presence_rate: f64 = others.iter().map(|o| memory::running_share(&o.running)).sum();
     let alone_rate = mem.costs[i].alone_requests / own.period_ns as f64 + (0..k).map(|h| hp_alone[h] / system.tasks[ordered[h]].period_ns as f64).sum::<f64>();
     let alone_requests = |q: u64, w: u64| -> f64 { (q + 1) as f64 * mem.costs[i].alone_requests + (0..k).map(|h| w.div_ceil(system.tasks[ordered[h]].period_ns) as f64 * hp_alone[h]).sum::<f64>() };
     let requests_beside = |q: u64, w: u64| -> f64 { alone_requests(q, w) + excess * presence(w) };
@@ -486,14 +492,14 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     let per_period_presence = |period: u64| -> f64 {
         others
             .iter()
-            .filter(|(with_memory, _, _)| !with_memory.is_empty())
-            .map(|(with_memory, _, budget)| {
-                let least = with_memory.iter().map(|&x| mem.costs[x].min_request_rate).fold(f64::INFINITY, f64::min);
+            .filter(|o| !o.with_memory.is_empty())
+            .map(|o| {
+                let least = o.with_memory.iter().map(|&x| mem.costs[x].min_request_rate).fold(f64::INFINITY, f64::min);
                 // Under MCTI a critical task runs on past its budget (rule 5);
                 // with MemGuard's spare sharing every core runs on once all are stalled.
-                let overloads = (mem.mcti && with_memory.iter().any(|&x| system.tasks[x].criticality > 0)) || system.regulation.as_ref().is_some_and(|r| r.memguard.spare_sharing);
-                match budget {
-                    Some(q) if least > 0.0 && least.is_finite() && !overloads => ((*q + 1) as f64 / least).min(period as f64),
+                let overloads = (mem.mcti && o.with_memory.iter().any(|&x| system.tasks[x].criticality > 0)) || system.regulation.as_ref().is_some_and(|r| r.memguard.spare_sharing);
+                match o.budget {
+                    Some(q) if least > 0.0 && least.is_finite() && !overloads => ((q + 1) as f64 / least).min(period as f64),
                     _ => period as f64,
                 }
             })
@@ -503,43 +509,35 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     let here_can_exhaust = |q: u64, period: u64| {
         let alone = on_core.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max);
         let excess = on_core.iter().map(|&x| mem.costs[x].excess_per_work).fold(0.0, f64::max);
-        can_exhaust(&on_core, q, period) && alone * period as f64 + excess * per_period_presence(period) + 1.0 >= q as f64
+        can_exhaust(on_core, q, period) && alone * period as f64 + excess * per_period_presence(period) + 1.0 >= q as f64
     };
-    let touched = |w: u64, period: u64| -> f64 {
-        let jobs = |x: usize| (w.div_ceil(system.tasks[x].period_ns) + 1) as f64;
+    // Periods a co-runner core runs in: its running time's periods, two per
+    // release there (a start, a resumption), and its own stalls (⌊N/Q⌋ + 1
+    // under a per-core budget, none where it cannot issue Q), at most every
+    // period; in a window of w (`Some(w)`), or per ns in the long run (`None`).
+    let touched = |w: Option<u64>, period: u64| -> f64 {
+        let jobs = |x: usize| match w {
+            Some(w) => (w.div_ceil(system.tasks[x].period_ns) + 1) as f64,
+            None => 1.0 / system.tasks[x].period_ns as f64,
+        };
         others
             .iter()
-            .filter(|(with_memory, _, _)| !with_memory.is_empty())
-            .map(|(with_memory, all, budget)| {
-                let running = with_memory.iter().map(|&x| jobs(x) * mem.costs[x].time_ns as f64).sum::<f64>().min(w as f64);
-                let runs = all.iter().map(|&x| 2.0 * jobs(x)).sum::<f64>();
-                let reload = all.iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max);
-                let stalls = match budget {
-                    Some(q) if !can_exhaust(all, *q, period) => 0.0,
-                    Some(q) if *q > 0 => (all.iter().map(|&x| jobs(x) * (mem.costs[x].requests + reload)).sum::<f64>() / *q as f64).floor() + 1.0,
+            .filter(|o| !o.with_memory.is_empty())
+            .map(|o| {
+                let running = w.map_or_else(|| memory::running_share(&o.running), |w| memory::running_ns(&o.running, w));
+                let runs = o.all.iter().map(|&x| 2.0 * jobs(x)).sum::<f64>();
+                let reload = o.all.iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max);
+                let stalls = match o.budget {
+                    Some(q) if !can_exhaust(&o.all, q, period) => 0.0,
+                    Some(q) if q > 0 => {
+                        let n = o.all.iter().map(|&x| jobs(x) * (mem.costs[x].requests + reload)).sum::<f64>() / q as f64;
+                        if w.is_some() { n.floor() + 1.0 } else { n }
+                    }
                     Some(_) => f64::INFINITY,
                     None => 0.0,
                 };
-                (running / period as f64 + runs + stalls).min((w.div_ceil(period) + 1) as f64)
-            })
-            .sum()
-    };
-    let touched_rate = |period: u64| -> f64 {
-        let rate = |x: usize| 1.0 / system.tasks[x].period_ns as f64;
-        others
-            .iter()
-            .filter(|(with_memory, _, _)| !with_memory.is_empty())
-            .map(|(with_memory, all, budget)| {
-                let running = with_memory.iter().map(|&x| mem.costs[x].time_ns as f64 * rate(x)).sum::<f64>().min(1.0);
-                let runs = all.iter().map(|&x| 2.0 * rate(x)).sum::<f64>();
-                let reload = all.iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max);
-                let stalls = match budget {
-                    Some(q) if !can_exhaust(all, *q, period) => 0.0,
-                    Some(q) if *q > 0 => all.iter().map(|&x| (mem.costs[x].requests + reload) * rate(x)).sum::<f64>() / *q as f64,
-                    Some(_) => f64::INFINITY,
-                    None => 0.0,
-                };
-                (running / period as f64 + runs + stalls).min(1.0 / period as f64)
+                let every = w.map_or(1.0 / period as f64, |w| (w.div_ceil(period) + 1) as f64);
+                (running / period as f64 + runs + stalls).min(every)
             })
             .sum()
     };
@@ -556,7 +554,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // next one's prediction is Q, so it donates nothing): at most every other
     // period of the window, P each, beside the stalls that spent Q
     // (docs/analysis.md, "Reclaim and spare sharing").
-    let reclaim = system.regulation.as_ref().is_some_and(|r| r.kind == RegulationKind::Memguard && r.memguard.reclaim);
+    let reclaim = mem.reclaim;
     let throttle_errors = |w: u64, period: u64| -> u64 { if reclaim { (w.div_ceil(period) + 1).div_ceil(2).saturating_mul(period) } else { 0 } };
     let stall = |q: u64, w: u64| -> u64 {
         if let Some((g, period)) = group {
@@ -573,7 +571,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         if reclaim {
             return by_requests.saturating_add(errors);
         }
-        let by_periods = (touched(w, period) + (alone_requests(q, w) / budget.max(1) as f64).floor() + 1.0).min(u64::MAX as f64 / 4.0) as u64;
+        let by_periods = (touched(Some(w), period) + (alone_requests(q, w) / budget.max(1) as f64).floor() + 1.0).min(u64::MAX as f64 / 4.0) as u64;
         by_requests.min(by_periods.saturating_mul(period))
     };
     // In the long run each Q requests stall the core (the group) at most P;
@@ -591,7 +589,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                 if reclaim {
                     return by_requests;
                 }
-                by_requests.min((touched_rate(period) + alone_rate / budget.max(1) as f64) * period as f64)
+                by_requests.min((touched(None, period) + alone_rate / budget.max(1) as f64) * period as f64)
             }),
         };
     // Under groups a held job resumes at a period boundary and reloads,
@@ -681,7 +679,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         Some(_) => Some("with memory stalls (fluid model, unregulated)".to_string()),
     };
     let r = row(system, i, on.to_string(), bound, note);
-    TaskBound { terms: terms.filter(|_| !system.tasks[i].is_background()), ..r }
+    TaskBound { terms: terms.filter(|_| !r.background), ..r }
 }
 
 fn require_cores(system: &TaskSystem, scheduler: &str) -> Result<(), FieldError> {
@@ -691,25 +689,24 @@ fn require_cores(system: &TaskSystem, scheduler: &str) -> Result<(), FieldError>
     }
 }
 
-/// On a best-effort core of the bandwidth monitor, how long it may be
+/// Under the bandwidth monitor, how long its best-effort cores may be
 /// suspended per real-time job and the job's period: the job's response
 /// bound (the suspension ends with the job; blin-bandwidth-monitor §3.3),
-/// from its own core's analysis. None elsewhere; a best-effort core below a
-/// real-time task without a bound is suspended without bound, (u64::MAX, T).
-fn monitor_suspension(system: &TaskSystem, mem: &Memory, core: usize) -> Option<(u64, u64)> {
+/// from its own core's analysis, and those cores. A real-time task without a
+/// bound suspends them without bound, (u64::MAX / 4, T).
+fn monitor_suspension<'m>(system: &TaskSystem, mem: &'m Memory) -> Option<((u64, u64), &'m [usize])> {
     let (rt, be) = mem.monitor.as_ref()?;
-    if !be.contains(&core) {
-        return None;
-    }
     let rt_core = system.tasks[*rt].core?;
     let on: Vec<usize> = (0..system.tasks.len()).filter(|&i| system.tasks[i].core == Some(rt_core)).collect();
     let rows = fp_with_memory(system, &by_rank(system, &on), rt_core, "", mem, None);
     let bound = rows.iter().find(|r| r.task == system.tasks[*rt].name).and_then(|r| r.bound_ns);
-    Some((bound.unwrap_or(u64::MAX / 4), system.tasks[*rt].period_ns))
+    Some(((bound.unwrap_or(u64::MAX / 4), system.tasks[*rt].period_ns), be))
 }
 
 fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
     require_cores(system, if edf { "pedf" } else { "pfp" })?;
+    // Once for all the monitor's best-effort cores.
+    let suspension = memory.filter(|_| !edf).and_then(|m| monitor_suspension(system, m));
     let mut rows = Vec::new();
     let mut groups = Vec::new();
     for core in 0..system.platform.cores {
@@ -721,19 +718,18 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Resul
         let core_rows = if edf {
             // A release preempts only a job with a later absolute deadline: one of a longer relative deadline.
             // A background job's deadline is never: it runs only when no job waits (no demand, no reload owed).
-            let cost = charged(system, memory, |j, i| system.tasks[i].core == system.tasks[j].core && system.tasks[i].deadline_ns > system.tasks[j].deadline_ns && !system.tasks[i].is_background());
+            let preempts = |j: usize, i: usize| system.tasks[i].core == system.tasks[j].core && system.tasks[i].deadline_ns > system.tasks[j].deadline_ns && !system.tasks[i].is_background();
+            let cost = charged(system, memory, preempts);
             let with_jobs: Vec<usize> = on.iter().copied().filter(|&i| !system.tasks[i].is_background()).collect();
             let tasks: Vec<Sporadic> = with_jobs.iter().map(|&i| sporadic(system, i, cost[i])).collect();
             // MemGuard per core, where the core's tasks issue requests: each job's
             // requests with the largest reload it is charged (as its time).
-            let preempts = |j: usize, i: usize| system.tasks[i].core == system.tasks[j].core && system.tasks[i].deadline_ns > system.tasks[j].deadline_ns && !system.tasks[i].is_background();
             let stalls = memory.and_then(|m| m.memguard.as_ref().map(|b| (m, b))).filter(|(m, _)| with_jobs.iter().any(|&i| m.costs[i].requests > 0.0)).map(|(m, (budgets, period))| {
                 let requests = with_jobs
                     .iter()
                     .map(|&j| m.costs[j].requests + (0..system.tasks.len()).filter(|&i| i != j && preempts(j, i)).map(|i| m.costs[i].reload_requests).fold(0.0, f64::max))
                     .collect();
-                let reclaim = system.regulation.as_ref().is_some_and(|r| r.memguard.reclaim);
-                edf_demand::Stalls { requests, budget: budgets.get(core).copied().unwrap_or(0), period_ns: *period, reclaim }
+                edf_demand::Stalls { requests, budget: budgets.get(core).copied().unwrap_or(0), period_ns: *period, reclaim: m.reclaim }
             });
             let verdict = match &stalls {
                 Some(s) => edf_demand::schedulable_with_stalls(&tasks, s),
@@ -759,7 +755,8 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Resul
                 })
                 .collect()
         } else if let Some(mem) = memory {
-            fp_with_memory(system, &by_rank(system, &on), core, &name, mem, monitor_suspension(system, mem, core))
+            let suspended = suspension.filter(|(_, be)| be.contains(&core)).map(|(s, _)| s);
+            fp_with_memory(system, &by_rank(system, &on), core, &name, mem, suspended)
         } else {
             fp_over(system, &by_rank(system, &on), Supply::Dedicated, &name)
         };

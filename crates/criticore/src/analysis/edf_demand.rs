@@ -19,6 +19,9 @@
 //! Only a system at U = 1 exactly with some Dᵢ < Tᵢ and an astronomically
 //! long busy period, or a QPA walk longer than [`MAX_STEPS`], can end "not
 //! decided".
+//!
+//! [`schedulable_with_stalls`] is the same walk with MemGuard's stalls of the
+//! jobs due added to the demand (docs/analysis.md, "pedf under MemGuard").
 
 pub use super::Sporadic as EdfTask;
 use super::exact::{ceil_u64, cmp_sum, utilizations, Frac};
@@ -41,11 +44,12 @@ pub fn dbf(tasks: &[EdfTask], t: u64) -> u128 {
 }
 
 /// Length of the synchronous busy period: the least L > 0 with
-/// Σ ⌈L/Tᵢ⌉·Cᵢ = L; None if not found within [`MAX_STEPS`] or past u64.
-fn busy_period(tasks: &[EdfTask]) -> Option<u64> {
+/// Σ ⌈L/Tᵢ⌉·Cᵢ + extra(L) = L (`extra`: what else the jobs released in
+/// [0, L) cost, such as stalls); None if not found within [`MAX_STEPS`] or past u64.
+fn busy_period(tasks: &[EdfTask], extra: impl Fn(u64) -> u128) -> Option<u64> {
     let mut l: u128 = tasks.iter().map(|k| k.pet_ns as u128).sum();
     for _ in 0..MAX_STEPS {
-        let next: u128 = tasks.iter().map(|k| l.div_ceil(k.period_ns as u128) * k.pet_ns as u128).sum();
+        let next: u128 = tasks.iter().map(|k| l.div_ceil(k.period_ns as u128) * k.pet_ns as u128).sum::<u128>() + extra(l as u64);
         if next == l {
             return u64::try_from(l).ok();
         }
@@ -93,24 +97,31 @@ pub fn schedulable(tasks: &[EdfTask]) -> Result<bool, NotDecided> {
     }
     // L_b alone bounds the interval; L_a (big rationals) only where L_b was
     // not found within the limit.
-    let busy = busy_period(tasks);
+    let busy = busy_period(tasks, |_| 0);
     let l = match (u, busy) {
         (_, Some(b)) => b,
         (Ordering::Less, None) => l_a(tasks),
         (_, None) => return Err(NotDecided { limit: MAX_STEPS, of: "steps of the busy period at U = 1" }),
     };
+    qpa(tasks, l, |t| dbf(tasks, t))
+}
+
+/// QPA's walk (Zhang & Burns 2009) over the deadlines up to `l` with the
+/// demand `h` (non-decreasing, constant between deadlines): schedulable iff
+/// it reaches h(t) ≤ min Dᵢ without meeting h(t) > t.
+fn qpa(tasks: &[EdfTask], l: u64, h: impl Fn(u64) -> u128) -> Result<bool, NotDecided> {
     let d_min = tasks.iter().map(|k| k.deadline_ns).min().expect("not empty");
     let Some(mut t) = deadline_at_or_before(tasks, l) else { return Ok(true) };
     for _ in 0..MAX_STEPS {
-        let h = dbf(tasks, t);
-        if h > t as u128 {
+        let d = h(t);
+        if d > t as u128 {
             return Ok(false);
         }
-        if h <= d_min as u128 {
+        if d <= d_min as u128 {
             return Ok(true);
         }
-        t = if h < t as u128 {
-            h as u64
+        t = if d < t as u128 {
+            d as u64
         } else {
             // h = t > d_min: the deadline before t.
             deadline_at_or_before(tasks, t - 1).expect("d_min < t")
@@ -120,7 +131,7 @@ pub fn schedulable(tasks: &[EdfTask]) -> Result<bool, NotDecided> {
 }
 
 /// MemGuard's stalls on the core, per-core budget Q per synchronous period P
-/// (docs/analysis.md, "EDF under MemGuard"): in a busy interval [t0, t)
+/// (docs/analysis.md, "pedf under MemGuard"): in a busy interval [t0, t)
 /// ending at a missed deadline t only jobs with deadlines ≤ t run, and each
 /// stalled period but the first spent Q of their requests, so the interval
 /// holds at most ⌊N(t)/Q⌋ + 1 stalls, P each (and, under reclaim, a
@@ -162,44 +173,13 @@ pub fn schedulable_with_stalls(tasks: &[EdfTask], stalls: &Stalls) -> Result<boo
     if u + stalls.rate(tasks) >= 1.0 {
         return Ok(false);
     }
-    // The synchronous busy period, stalls included.
-    let mut l: u128 = tasks.iter().map(|k| k.pet_ns as u128).sum();
-    let mut found = false;
-    for _ in 0..MAX_STEPS {
-        let jobs = |k: &EdfTask| l.div_ceil(k.period_ns as u128);
-        let requests: f64 = tasks.iter().zip(&stalls.requests).map(|(k, &n)| jobs(k) as f64 * n).sum();
-        let next = tasks.iter().map(|k| jobs(k) * k.pet_ns as u128).sum::<u128>() + stalls.of(requests, u64::try_from(l).unwrap_or(u64::MAX));
-        if next == l {
-            found = true;
-            break;
-        }
-        if next > u64::MAX as u128 {
-            break;
-        }
-        l = next;
-    }
-    if !found {
-        return Err(NotDecided { limit: MAX_STEPS, of: "steps of the busy period with stalls" });
-    }
-    let h = |t: u64| -> u128 {
-        let due = |k: &EdfTask| if t >= k.deadline_ns { (t - k.deadline_ns) / k.period_ns + 1 } else { 0 };
-        let requests: f64 = tasks.iter().zip(&stalls.requests).map(|(k, &n)| due(k) as f64 * n).sum();
-        dbf(tasks, t) + stalls.of(requests, t)
-    };
-    let d_min = tasks.iter().map(|k| k.deadline_ns).min().expect("not empty");
-    let Some(mut t) = deadline_at_or_before(tasks, l as u64) else { return Ok(true) };
-    for _ in 0..MAX_STEPS {
-        let d = h(t);
-        if d > t as u128 {
-            return Ok(false);
-        }
-        if d <= d_min as u128 {
-            return Ok(true);
-        }
-        // QPA's step, to a deadline: the stalls' throttle errors grow between deadlines.
-        t = deadline_at_or_before(tasks, if d < t as u128 { d as u64 } else { t - 1 }).expect("d_min < t");
-    }
-    Err(NotDecided { limit: MAX_STEPS, of: "steps of the processor demand walk" })
+    // The synchronous busy period, stalls of the jobs released in it included.
+    let released = |l: u64| -> f64 { tasks.iter().zip(&stalls.requests).map(|(k, &n)| l.div_ceil(k.period_ns) as f64 * n).sum() };
+    let l = busy_period(tasks, |l| stalls.of(released(l), l)).ok_or(NotDecided { limit: MAX_STEPS, of: "steps of the busy period with stalls" })?;
+    // At a deadline t: the jobs due by t and their stalls up to t; between
+    // deadlines the same as at the last one, so QPA's steps hold.
+    let due = |t: u64| -> f64 { tasks.iter().zip(&stalls.requests).filter(|(k, _)| t >= k.deadline_ns).map(|(k, &n)| ((t - k.deadline_ns) / k.period_ns + 1) as f64 * n).sum() };
+    qpa(tasks, l, |t| deadline_at_or_before(tasks, t).map_or(0, |d| dbf(tasks, d) + stalls.of(due(d), d)))
 }
 
 #[cfg(test)]

@@ -144,6 +144,18 @@ fn costs_of(worst: &[crate::interference::fluid::WorstCase]) -> Vec<JobCost> {
         .collect()
 }
 
+/// The longest a core's jobs can run in a window of `w_ns`, each task as
+/// (period, longest running time of a job): one job more than its releases
+/// (one may have begun before the window), and at most w.
+pub fn running_ns(jobs: &[(u64, u64)], w_ns: u64) -> f64 {
+    jobs.iter().map(|&(t, c)| (w_ns.div_ceil(t) + 1) as f64 * c as f64).sum::<f64>().min(w_ns as f64)
+}
+
+/// The long-run share of the time they run, at most 1.
+pub fn running_share(jobs: &[(u64, u64)]) -> f64 {
+    jobs.iter().map(|&(t, c)| c as f64 / t as f64).sum::<f64>().min(1.0)
+}
+
 /// MemGuard's stall in a window whose jobs issue `requests` on a core with
 /// budget `budget` per `period_ns`.
 pub fn memguard_stall_ns(requests: f64, budget: u64, period_ns: u64) -> u64 {

@@ -34,6 +34,7 @@
 //! ⌈w/P_h⌉ + 1 preemptions by each higher-priority server h on the core.
 
 use super::supply::Supply;
+use super::memory::{running_ns, running_share};
 use super::NotDecided;
 
 /// One job's worst case: processor time and requests, every period.
@@ -80,8 +81,8 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server:
     // Long-run demand on each of the server's two budgets.
     let interference_rate: f64 = server.interference.iter().map(|&(pk, a)| a as f64 / pk as f64).sum();
     let cpu_rate: f64 = (own.time_ns as f64 / own.period_ns as f64 + higher.iter().map(|h| h.time_ns as f64 / h.period_ns as f64).sum::<f64>() + interference_rate) * p / q;
-    let presence = |w: u64| -> f64 { server.corunners.iter().map(|core| core.iter().map(|&(pk, a)| (w.div_ceil(pk) + 1) as f64 * a as f64).sum::<f64>().min(w as f64)).sum() };
-    let presence_rate: f64 = server.corunners.iter().map(|core| core.iter().map(|&(pk, a)| a as f64 / pk as f64).sum::<f64>().min(1.0)).sum();
+    let presence = |w: u64| -> f64 { server.corunners.iter().map(|core| running_ns(core, w)).sum() };
+    let presence_rate: f64 = server.corunners.iter().map(|core| running_share(core)).sum();
     let mem_rate: f64 = match server.memory_budget {
         Some(m) => {
             let rate = |r: fn(&Demand) -> f64| r(&own) / own.period_ns as f64 + higher.iter().map(|h| r(h) / h.period_ns as f64).sum::<f64>();

@@ -526,6 +526,17 @@ impl Task {
         self.arrival == Arrival::Background
     }
 
+    /// Period and relative deadline of the jobs as they run (simulator and
+    /// runtime): a background task's one endless job never recurs nor is
+    /// due (u64::MAX each), whatever its stand-in says.
+    pub fn running_period_deadline_ns(&self) -> (u64, u64) {
+        if self.is_background() {
+            (u64::MAX, u64::MAX)
+        } else {
+            (self.period_ns, self.deadline_ns)
+        }
+    }
+
     /// A task's utilization with a given PET.
     pub fn utilization(&self, pet_ns: u64) -> f64 {
         pet_ns as f64 / self.period_ns as f64

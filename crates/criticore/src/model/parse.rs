@@ -719,19 +719,17 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
             0 => return Err(FieldError::new(obj.field("runnables"), "they sum to 0: a task needs a positive PET")),
             sum => LevelPets([Some(sum); 4]),
         },
-        (false, Some(v), false) => {
+        (false, Some(v @ Value::String(_)), false) => {
             let sum: u64 = runnables.iter().map(|r| r.pet_ns).sum();
-            match v {
-                Value::String(_) if as_duration_positive(v, &pet_field)? == sum => LevelPets([Some(sum); 4]),
-                Value::String(_) => {
-                    return Err(FieldError::new(
-                        pet_field,
-                        format!("{}, but its runnables sum to {} (leave `pet` out to take their sum)", units::format_duration_ns(as_duration(v, &obj.field("pet"))?), units::format_duration_ns(sum)),
-                    ))
+            match as_duration_positive(v, &pet_field)? {
+                pet if pet == sum => LevelPets([Some(sum); 4]),
+                pet => {
+                    let (pet, sum) = (units::format_duration_ns(pet), units::format_duration_ns(sum));
+                    return Err(FieldError::new(pet_field, format!("{pet}, but its runnables sum to {sum} (leave `pet` out to take their sum)")));
                 }
-                _ => return Err(FieldError::new(pet_field, "a task with runnables has one PET, their sum: a duration, not a table per level")),
             }
         }
+        (false, Some(_), false) => return Err(FieldError::new(pet_field, "a task with runnables has one PET, their sum: a duration, not a table per level")),
         (false, _, true) => walk_pet_value(obj.req("pet")?, pet_field.clone())?,
     };
     let unmanaged_field = obj.field("pet_unmanaged");

@@ -28,6 +28,15 @@ use crate::model::TaskSystem;
 /// Events between two calls of the progress callback (a power of two).
 pub const PROGRESS_EVENTS: u64 = 256;
 
+/// A job's segment to the sink, and, for a task with runnables (`named`),
+/// its work over it as (done at the start, done at the end, in all).
+fn close_segment(sink: &mut dyn Sink, segment: Segment, named: bool, (work_start_ns, work_end_ns, exec_ns): (u64, u64, u64)) {
+    sink.segment(&segment);
+    if named {
+        sink.work_span(&WorkSpan { segment, work_start_ns, work_end_ns, exec_ns });
+    }
+}
+
 /// Run `system` for `config.duration_ns` under a scheduler, memory model and
 /// regulator, handing records to `sink` and asking `progress` whether to go on.
 pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
@@ -191,10 +200,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
             completed += 1;
             if trace {
                 let segment = Segment { core: c as u32, task: job.task, number: job.number, start_ns: segment_start[c], end_ns: now };
-                sink.segment(&segment);
-                if named_steps[job.task as usize] {
-                    sink.work_span(&WorkSpan { segment, work_start_ns: segment_work[c], work_end_ns: job.exec_ns, exec_ns: job.exec_ns });
-                }
+                close_segment(sink, segment, named_steps[job.task as usize], (segment_work[c], job.exec_ns, job.exec_ns));
             }
             if config.record_jobs {
                 sink.job(&record);
@@ -268,10 +274,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                 if trace {
                     let j = jobs.get(old);
                     let segment = Segment { core: c as u32, task: j.task, number: j.number, start_ns: segment_start[c], end_ns: now };
-                    sink.segment(&segment);
-                    if named_steps[j.task as usize] {
-                        sink.work_span(&WorkSpan { segment, work_start_ns: segment_work[c], work_end_ns: j.exec_ns - j.remaining_ns, exec_ns: j.exec_ns });
-                    }
+                    close_segment(sink, segment, named_steps[j.task as usize], (segment_work[c], j.exec_ns - j.remaining_ns, j.exec_ns));
                 }
                 if !running.contains(&Some(old)) {
                     let j = jobs.get_mut(old);
@@ -368,12 +371,9 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
             if let Some(id) = running[c] {
                 let j = jobs.get(id);
                 let segment = Segment { core: c as u32, task: j.task, number: j.number, start_ns: segment_start[c], end_ns: end };
-                sink.segment(&segment);
-                if named_steps[j.task as usize] {
-                    // At rate 1 the work left is brought up to date only when a job leaves its core.
-                    let left = if rates_vary { j.remaining_ns } else { finish_at[c].saturating_sub(end).min(j.remaining_ns) };
-                    sink.work_span(&WorkSpan { segment, work_start_ns: segment_work[c], work_end_ns: j.exec_ns - left, exec_ns: j.exec_ns });
-                }
+                // At rate 1 the work left is brought up to date only when a job leaves its core.
+                let left = if rates_vary { j.remaining_ns } else { finish_at[c].saturating_sub(end).min(j.remaining_ns) };
+                close_segment(sink, segment, named_steps[j.task as usize], (segment_work[c], j.exec_ns - left, j.exec_ns));
             }
             if let Some(s) = servers_before[c] {
                 sink.server_segment(&ServerSegment { core: c as u32, server: s, start_ns: server_since[c], end_ns: end });
@@ -396,14 +396,15 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     for (task, stats) in result.per_task.iter_mut().enumerate() {
         stats.released = if releases.is_endless(task as u32) { 0 } else { releases.made(task as u32) };
     }
-    // A background task's one job never finishes: its preemptions count here.
-    for (_, job) in jobs.live().filter(|(_, j)| releases.is_endless(j.task)) {
+    for (_, job) in jobs.live() {
         let stats = &mut result.per_task[job.task as usize];
-        stats.preemptions += job.preemptions as u64;
-        stats.migrations += job.migrations as u64;
-    }
-    for (_, job) in jobs.live().filter(|(_, j)| !releases.is_endless(j.task)) {
-        let stats = &mut result.per_task[job.task as usize];
+        if releases.is_endless(job.task) {
+            // A background task's one job never finishes: no job of the
+            // statistics, but its preemptions count here.
+            stats.preemptions += job.preemptions as u64;
+            stats.migrations += job.migrations as u64;
+            continue;
+        }
         stats.left_unfinished(job.release_ns);
         if job.deadline_ns <= end {
             stats.misses += 1;

@@ -126,11 +126,12 @@ impl Releases {
                 };
                 let endless = t.is_background();
                 let random = !endless && (max_jitter_ns > 0 || best_case_fraction.is_some());
+                let (period_ns, deadline_ns) = t.running_period_deadline_ns();
                 TaskArrivals {
                     endless,
-                    // Its one job has more work than the run has time: it never finishes.
-                    period_ns: if endless { u64::MAX } else { t.period_ns },
-                    deadline_ns: if endless { u64::MAX } else { t.deadline_ns },
+                    period_ns,
+                    deadline_ns,
+                    // A background job has more work than the run has time: it never finishes.
                     pet_ns: if endless { end.saturating_add(1) } else { t.pet_at(level) },
                     max_jitter_ns,
                     next_number: 1,
