@@ -17,6 +17,7 @@
 //! under MemGuard groups, whose holds make it slower still); the full sample is
 //!   CRITICORE_SOUNDNESS_SYSTEMS=10000 cargo test --release -p criticore \
 //!     --test analysis_soundness -- --nocapture
+//! (CRITICORE_SOUNDNESS_FIRST=K starts at seed K, to split a long run),
 //! which also prints the distribution of simulated / bound (how tight).
 
 use criticore::analysis::classic::{analyze, TaskAnalysis};
@@ -98,9 +99,12 @@ fn check_with(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: Sch
     }
 }
 
-/// Systems per analysis: CRITICORE_SOUNDNESS_SYSTEMS, else `default`.
-fn systems(default: u64) -> u64 {
-    std::env::var("CRITICORE_SOUNDNESS_SYSTEMS").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+/// Seeds per analysis: CRITICORE_SOUNDNESS_SYSTEMS systems (else `default`),
+/// from CRITICORE_SOUNDNESS_FIRST (else 0), so a long run can be split.
+fn seeds(default: u64) -> std::ops::Range<u64> {
+    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+    let first = var("CRITICORE_SOUNDNESS_FIRST").unwrap_or(0);
+    first..first + var("CRITICORE_SOUNDNESS_SYSTEMS").unwrap_or(default)
 }
 
 fn run(label: &str, kind: SchedulerKind, cbs: bool) {
@@ -117,7 +121,7 @@ fn run_with(label: &str, kind: SchedulerKind, default_systems: u64, make: impl F
 /// As [`run_with`], each system with its monitor's overhead table, if any.
 fn run_tables(label: &str, kind: SchedulerKind, default_systems: u64, make: impl Fn(u64) -> (String, TaskSystem, Option<OverheadTable>)) {
     let mut tally = Tally { systems: 0, miss_free: 0, miss_free_accepted: 0, schedulable: 0, bounded_tasks: 0, ratios: Vec::new() };
-    for seed in 0..systems(default_systems) {
+    for seed in seeds(default_systems) {
         let (text, system, table) = make(seed);
         let a = analyze(&system, kind).unwrap_or_else(|e| panic!("{label} seed {seed}: {e:?}"));
         check_with(label, seed, &text, &system, kind, &a, &mut tally, table);

@@ -82,6 +82,31 @@ fn a_preempted_job_reloads_the_lines_its_preemptor_brought_in_up_to_what_it_had_
 }
 
 #[test]
+fn a_job_reloads_at_most_its_own_references_however_often_it_resumes() {
+    // References left count the job's PET only: reload work is no reference
+    // of its own (docs/memory-model.md item 6). The victim (5,000 references:
+    // 1,000 per ms of 5 ms) is preempted at 0.1 ms by a 10 ms sweeper (10,000
+    // lines in), resumes at 10.1 ms and reloads min(10,000, 8,192, 4,900
+    // left) = 4,900 lines = 0.49 ms. A second 10 ms sweeper preempts it at
+    // 10.3 ms, 0.2 ms later, still in its reload: at least 0.3 − 0.49 < 0 of
+    // its PET is done, so all 5,000 references may be left: it reloads
+    // min(10,000, 8,192, 5,000) = 5,000 lines = 0.5 ms at 20.3 ms, and
+    // finishes at 20.3 + 5.19 + 0.5 = 25.99 ms with exec 5 + 0.49 + 0.5 ms.
+    // (Counting the reload work as references, it reloaded 5,190 lines.)
+    let second = "\n[[task]]\nname = \"sweeper2\"\ncore = 0\npriority = 3\noffset = \"10300us\"\nperiod = \"100ms\"\npet = \"10ms\"\n\
+                  memory = { wss = \"2MiB\", pattern = \"stream\", read_fraction = 1.0, accesses_per_ms = 1000 }\n";
+    let text = format!("{PLATFORM}{VICTIM}{}{second}", sweeper(10).replace("offset = \"1ms\"", "offset = \"100us\""));
+    let r = run(&text, SchedulerKind::Pfp, 50 * MS);
+    let v = first_job(&r, 0);
+    assert_eq!((v.preemptions, v.exec_ns, v.finish_ns), (2, 5_990_000, 25_990_000));
+    // The analysis charges a resumption the same most: 5,000 lines × 100 ns
+    // (not the 8,192 cached), and a job's start as much.
+    let system = parse_task_system(&text, Format::Toml, "t.toml").unwrap();
+    let cost = criticore::analysis::memory::job_costs(&system)[0];
+    assert_eq!((cost.reload_ns, cost.cold_ns), (500_000, 500_000));
+}
+
+#[test]
 fn a_preemption_by_a_job_without_memory_or_in_another_partition_costs_no_reload() {
     // Without memory: the preemptor brings no line in, so the victim resumes at
     // 3 ms with nothing to reload and runs its 4 ms left: exec 5 ms, finish 7 ms.

@@ -178,10 +178,11 @@ mod tests {
         // beside b's 4 MiB it may keep only 1·4/8 = 0.5 MiB: misses 0.875, each
         // 120 + W (one other core: 1·S) + R = 165.8416 ns. τ = 0.91 + 0.001·0.875·165.8416
         // = 1.0551114 → 10 ms take 10,551,114 ns, + 1 ns of rounding = 10,551,115;
-        // 0.001·0.875·10⁷ = 8,750 requests. Reload: 1 MiB / 32 B = 32,768 lines × 120 ns
-        // = 3,932,160 ns of work, × τ = 4,148,867 ns. Cold start (b's misses may
-        // evict a's lines between its jobs): min(32,768 lines, its 10,000
-        // references) × 120 ns = 1,200,000 ns of work, × τ = 1,266,134 ns, in
+        // 0.001·0.875·10⁷ = 8,750 requests. Reload: min(1 MiB / 32 B = 32,768 lines,
+        // its job's 10,000 references) × 120 ns = 1,200,000 ns of work, × τ =
+        // 1,266,134 ns (32,768 lines, 4,148,867 ns, before a reload was capped by
+        // the job's references). Cold start (b's misses may evict a's lines
+        // between its jobs): as much, 1,266,134 ns, in
         // every job: 11,200,000 × τ = 11,817,247.5 → 11,817,248 + 1 ns, and
         // 0.000875 × 11,200,000 = 9,800 requests.
         let text = "[platform]\ncores = 2\n\
@@ -193,7 +194,7 @@ mod tests {
         let a = job_costs(&system)[0];
         assert_eq!(a.time_ns, 11_817_249);
         assert!((a.requests - 9_800.0).abs() < 1e-6, "{}", a.requests);
-        assert_eq!(a.reload_ns, 4_148_867);
+        assert_eq!(a.reload_ns, 1_266_134);
         assert_eq!(a.cold_ns, 1_266_134);
         // Alone in the LLC with a 1 MiB set nothing can evict its lines: no cold start.
         let alone = text.replace("wss = \"4MiB\", pattern = \"random\"", "wss = \"512KiB\", pattern = \"random\"").replace("wss = \"4MiB\", pattern = \"stream\"", "wss = \"512KiB\", pattern = \"stream\"");

@@ -502,9 +502,11 @@ impl FluidRules {
                     })
                     .collect();
                 let worst_rf = tm.phases.iter().map(|ph| self.isolated_miss_ns(ph.read_fraction)).fold(0.0, f64::max);
-                let reload = (self.cached_lines(i) * worst_rf).round() as u64;
-                // A job's start: its whole references at most (the simulator caps by what is left).
-                let cold = if self.never_evicted(i) { 0.0 } else { self.reload_lines(i, f64::INFINITY, self.refs_between(i, 0, pet_ns[i])) };
+                // A resumption or a job's start reloads at most the job's
+                // references (the simulator caps by those left in its PET).
+                let refs = self.refs_between(i, 0, pet_ns[i]);
+                let reload = (self.reload_lines(i, f64::INFINITY, refs) * worst_rf).round() as u64;
+                let cold = if self.never_evicted(i) { 0.0 } else { self.reload_lines(i, f64::INFINITY, refs) };
                 WorstCase { phases, reload_work_ns: reload, cold_work_ns: (cold * worst_rf).ceil() as u64, fastest_request_rate: self.fastest_at(i, miss, m0) }
             })
             .collect()

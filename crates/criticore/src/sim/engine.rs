@@ -305,6 +305,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                         let job = jobs.get_mut(new);
                         job.remaining_ns = job.remaining_ns.saturating_add(penalty);
                         job.exec_ns = job.exec_ns.saturating_add(penalty);
+                        job.reload_ns = job.reload_ns.saturating_add(penalty);
                     }
                 }
             }

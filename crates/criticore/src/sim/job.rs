@@ -34,6 +34,8 @@ pub struct Job {
     /// The memory model's mark when the job was last preempted (fluid: lines
     /// brought into its LLC partition so far).
     pub cache_mark: f64,
+    /// Reload work added to `exec_ns` so far (its PET is `exec_ns` less this).
+    pub reload_ns: u64,
 }
 
 /// Slab of live jobs; ids are recycled so memory stays bounded by the jobs in flight.

@@ -272,6 +272,7 @@ impl Releases {
             memory_stall_ns: 0.0,
             needs_reload: false,
             cache_mark: 0.0,
+            reload_ns: 0,
         };
         a.next_number += 1;
         a.next_ns = time.saturating_add(a.period_ns).saturating_add(jitter);

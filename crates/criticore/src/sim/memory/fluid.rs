@@ -567,7 +567,8 @@ impl MemoryModel for Fluid {
     /// Cache-related preemption delay, at a resumption and at a job's start:
     /// the lines brought into its partition since the job (at a start, its
     /// task's last job) left could have evicted its useful lines, at most
-    /// its cached lines and its references left (`FluidRules::reload_lines`),
+    /// its cached lines and the references left in its PET's work
+    /// (`FluidRules::reload_lines`; so never more than its job's references),
     /// reloaded at the isolated miss cost.
     fn resume_penalty_ns(&mut self, now: u64, job: &Job) -> u64 {
         let t = job.task as usize;
@@ -579,8 +580,11 @@ impl MemoryModel for Fluid {
         self.count_lines_to(now);
         let p = self.part_of[t];
         let mark = if job.cache_mark.is_nan() { self.task_mark[t] } else { job.cache_mark };
+        // References left in its PET's work: reload work is no reference of
+        // its own, and the job has done at least `done` less all reload added.
         let done = job.exec_ns - job.remaining_ns;
-        let lines = self.rules.reload_lines(t, self.filled[p] - mark, self.rules.refs_between(t, done, done + job.remaining_ns));
+        let pet = job.exec_ns - job.reload_ns;
+        let lines = self.rules.reload_lines(t, self.filled[p] - mark, self.rules.refs_between(t, done.saturating_sub(job.reload_ns), pet));
         self.reloading[p] += lines;
         self.any_reloading = true;
         (lines * miss_ns).round() as u64
