@@ -80,6 +80,8 @@ class Task:
     background: bool = False
     #: Named steps of every job in order, as (name, PET ns); empty for a job of one piece.
     runnables: tuple[tuple[str, int], ...] = ()
+    #: Where a job may be preempted: "preemptive", "cooperative" (between runnables) or "non-preemptive".
+    preemption: str = "preemptive"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "runnables", tuple(tuple(r) for r in self.runnables))

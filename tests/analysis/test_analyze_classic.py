@@ -173,12 +173,12 @@ def test_the_intensive_servers_memory_budget_lowers_the_others_bounds(tmp_path):
     text = (ROOT / "examples/mrs-memory.toml").read_text()
     assert text.count("memory_budget = 47500") == 1
     bounds_at = {}
-    for m in (47_500, 10_000, 5_000, 2_000):
+    for m in (47_500, 20_000, 10_000, 5_000):
         f = tmp_path / f"m{m}.toml"
         f.write_text(text.replace("memory_budget = 47500", f"memory_budget = {m}"))
         bounds_at[m] = bounds(criticore.analyze(f).json)
     for task in ("Task4", "Task7"):
-        seq = [bounds_at[m][task] for m in (47_500, 10_000, 5_000, 2_000)]
+        seq = [bounds_at[m][task] for m in (47_500, 20_000, 10_000, 5_000)]
         assert seq[0] is None and all(b is not None for b in seq[1:]), (task, seq)
         assert seq[1] >= seq[2] >= seq[3] and seq[1] > seq[3], (task, seq)
     for task in ("Task1", "Task2"):

@@ -84,7 +84,9 @@ def test_the_api_returns_the_system_the_summary_and_the_model():
     assert m["version"] == "2.1.0"
     assert [m["runnables"][r]["name"] for r in m["tasks"][0]["steps"]] == ["Ra", "Rb", "Rd"]
     assert m["tasks"][1]["stimulus"] == {"kind": "relative_periodic", "min_ns": 4_000_000, "max_ns": 6_000_000, "offset_ns": 1_000_000, "distribution": "TimeUniformDistribution"}
-    assert m["tasks"][2]["preemption"] == "non_preemptive"
+    # The task system's spelling (docs/format.md), in the model as read and in the system.
+    assert m["tasks"][2]["preemption"] == "non-preemptive"
+    assert imp.system.tasks[2].preemption == "non-preemptive"
     assert m["labels"][0]["memory"] == 0 and m["memories"][0]["name"] == "RAM0"
     assert imp.toml.startswith(f"# Imported from {V2} by `criticore import amalthea`")
     with pytest.raises(InputError) as e:

@@ -259,6 +259,7 @@ fn view(m: &TaskSystem) -> Value {
                 "has_cost_curve": t.cost.is_some(),
                 "background": t.is_background(),
                 "runnables": t.runnables.iter().map(|r| (r.name.clone(), r.pet_ns)).collect::<Vec<_>>(),
+                "preemption": t.preemption.name(),
             })
         })
         .collect();

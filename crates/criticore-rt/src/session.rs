@@ -591,6 +591,7 @@ fn plan(system: &TaskSystem, options: &Options, notices: &mut Vec<String>) -> Re
     let mut members = Vec::new();
     for g in &groups_plan {
         for &t in &g.tasks {
+            crate::workload::periodic::refuse_limited_preemption(system, t).map_err(|e| err(e.field, e.reason))?;
             if commands[t].is_none() && attach_of_task[t].is_empty() {
                 return Err(err(format!("task[{t}].command"), format!("task \"{}\" has no command to run (add command = [...] or --attach PID)", system.tasks[t].name)));
             }

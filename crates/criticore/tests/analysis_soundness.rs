@@ -177,6 +177,12 @@ fn cbs_server_bounds_hold() {
 }
 
 #[test]
+fn fixed_priority_with_limited_preemption_bounds_hold() {
+    // Cooperative and non-preemptive tasks: blocking and last regions (fp_rta::limited_preemptive).
+    run_with("pfp, cooperative and non-preemptive", SchedulerKind::Pfp, 1_000, classic::system_limited);
+}
+
+#[test]
 fn fixed_priority_with_memory_stalls_bounds_hold() {
     run_with("pfp + memory (fluid, unregulated)", SchedulerKind::Pfp, 1_000, |seed| classic::system_with_memory(false, seed));
 }

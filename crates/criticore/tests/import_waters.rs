@@ -10,7 +10,7 @@
 
 use criticore::import::decimal::Exact;
 use criticore::import::{import_amalthea, Imported, Stimulus};
-use criticore::model::{parse_task_system, Arrival, Format};
+use criticore::model::{parse_task_system, Arrival, Format, Preemption};
 use libtest_mimic::{Arguments, Completion, Trial};
 use std::io::Read;
 use std::path::PathBuf;
@@ -116,7 +116,9 @@ fn summary_counts(bytes: &[u8], imp: &Imported) {
     assert_eq!(kind("label placements"), Some(n("am:AbstractElementMapping")));
     assert_eq!(kind("memories"), Some(n("<memories ")));
     assert_eq!(kind("event chains"), Some(n("<eventChains ")));
-    assert_eq!(kind("cooperative tasks"), Some(n("preemption=\"cooperative\"")));
+    // Cooperative tasks are the task system's own now (`preemption`).
+    assert_eq!(kind("cooperative tasks"), None);
+    assert_eq!(imp.system.tasks.iter().filter(|t| t.preemption == Preemption::Cooperative).count(), n("preemption=\"cooperative\""));
     assert_eq!(kind("activation limits"), Some(n("multipleTaskActivationLimit=")));
     assert_eq!(kind("execution-need distributions (upper bound used)"), Some(n("am:WeibullEstimators")));
     assert!(s.line().starts_with(&format!("imported {} tasks on {} cores; not represented yet: ", s.tasks, s.cores)), "{}", s.line());
@@ -144,25 +146,32 @@ fn scaled(bytes: &[u8], imp: &Imported) {
     }
 }
 
-/// Response-time analysis by hand (Lehoczky 1990, arbitrary deadlines): on
-/// each core, by priority (higher first; ties by shorter period, then file
-/// order: docs/format.md), the level-i busy period L = Σ⌈L/Tⱼ⌉·Cⱼ over i and
-/// the tasks above it, and for each job q in it w = (q+1)·Cᵢ + Σ⌈w/Tⱼ⌉·Cⱼ,
-/// R = max(w − q·Tᵢ). Sporadic tasks at their least separation.
-fn rta(tasks: &[(u64, u64, i64, usize)]) -> Vec<Option<u64>> {
-    // (pet, period, priority, index)
+/// Response-time analysis by hand (Lehoczky 1990, arbitrary deadlines, with
+/// limited preemption: Bril, Lukkien and Verhaegh 2009, Yao, Buttazzo and
+/// Bertogna 2011): on each core, by priority (higher first; ties by shorter
+/// period, then file order: docs/format.md), blocking B = the longest
+/// non-preemptive region of a lower task less 1 ns (a release at the same
+/// instant goes first). A preemptive task: the level-i busy period
+/// L = B + Σ⌈L/Tⱼ⌉·Cⱼ over i and the tasks above it, and for each job q in
+/// it w = B + (q+1)·Cᵢ + Σ⌈w/Tⱼ⌉·Cⱼ, R = max(w − q·Tᵢ). A cooperative one
+/// (regions its runnables, the last q_last): its job q starts its last region
+/// at S = B + (q+1)·Cᵢ − q_last + Σ(⌊S/Tⱼ⌋ + 1)·Cⱼ and ends at S + q_last.
+/// Sporadic tasks at their least separation.
+fn rta(tasks: &[(u64, u64, i64, usize, Vec<u64>)]) -> Vec<Option<u64>> {
+    // (pet, period, priority, index, non-preemptive regions: empty if preemptive)
     let mut order: Vec<usize> = (0..tasks.len()).collect();
     order.sort_by_key(|&k| (std::cmp::Reverse(tasks[k].2), tasks[k].1, tasks[k].3));
     let mut out = vec![None; tasks.len()];
     for (rank, &i) in order.iter().enumerate() {
         let hp: Vec<(u64, u64)> = order[..rank].iter().map(|&j| (tasks[j].0, tasks[j].1)).collect();
+        let b = order[rank + 1..].iter().flat_map(|&j| tasks[j].4.iter().copied()).max().map_or(0, |q| q - 1);
         let (c, t) = (tasks[i].0, tasks[i].1);
         let u: f64 = hp.iter().map(|&(c, t)| c as f64 / t as f64).sum::<f64>() + c as f64 / t as f64;
         if u > 1.0 {
             continue;
         }
-        let demand = |w: u64, own: u64| own + hp.iter().map(|&(cj, tj)| w.div_ceil(tj) * cj).sum::<u64>();
-        let mut l = c;
+        let demand = |w: u64, own: u64| b + own + hp.iter().map(|&(cj, tj)| w.div_ceil(tj) * cj).sum::<u64>();
+        let mut l = c + b;
         loop {
             let next = demand(l, l.div_ceil(t) * c);
             if next == l {
@@ -172,15 +181,29 @@ fn rta(tasks: &[(u64, u64, i64, usize)]) -> Vec<Option<u64>> {
         }
         let mut worst = 0;
         for q in 0..l.div_ceil(t) {
-            let mut w = (q + 1) * c;
-            loop {
-                let next = demand(w, (q + 1) * c);
-                if next == w {
-                    break;
+            let finish = match tasks[i].4.last() {
+                Some(&last) => {
+                    let mut s = 0;
+                    loop {
+                        let next = b + (q + 1) * c - last + hp.iter().map(|&(cj, tj)| (s / tj + 1) * cj).sum::<u64>();
+                        if next == s {
+                            break s + last;
+                        }
+                        s = next;
+                    }
                 }
-                w = next;
-            }
-            worst = worst.max(w - q * t);
+                None => {
+                    let mut w = (q + 1) * c;
+                    loop {
+                        let next = demand(w, (q + 1) * c);
+                        if next == w {
+                            break w;
+                        }
+                        w = next;
+                    }
+                }
+            };
+            worst = worst.max(finish - q * t);
         }
         out[i] = Some(worst);
     }
@@ -193,11 +216,17 @@ fn pfp_at_0_7(bytes: &[u8], _: &Imported) {
     let scale = Exact::parse("0.7").unwrap();
     let system = import_amalthea(bytes, "waters.amxmi.gz", Some(&scale)).unwrap().system;
     assert!(system.tasks.iter().all(|t| t.memory.is_none()), "CPU-only: the import writes no memory profile yet");
+    assert!(system.tasks.iter().any(|t| t.preemption == Preemption::Cooperative), "WATERS 2017 has cooperative tasks");
     let a = analyze(&system, SchedulerKind::Pfp).unwrap();
     let mut checked = 0;
     for core in 0..system.platform.cores {
         let on: Vec<usize> = (0..system.tasks.len()).filter(|&i| system.tasks[i].core == Some(core)).collect();
-        let tasks: Vec<(u64, u64, i64, usize)> = on.iter().map(|&i| (system.tasks[i].pet_ns.highest().unwrap(), system.tasks[i].period_ns, system.tasks[i].priority.unwrap_or(i64::MIN), i)).collect();
+        // A cooperative task's regions: its runnables of nonzero PET.
+        let regions = |i: usize| match system.tasks[i].preemption {
+            Preemption::Preemptive => Vec::new(),
+            _ => system.tasks[i].runnables.iter().map(|r| r.pet_ns).filter(|&p| p > 0).collect(),
+        };
+        let tasks: Vec<(u64, u64, i64, usize, Vec<u64>)> = on.iter().map(|&i| (system.tasks[i].pet_ns.highest().unwrap(), system.tasks[i].period_ns, system.tasks[i].priority.unwrap_or(i64::MIN), i, regions(i))).collect();
         for (&i, want) in on.iter().zip(rta(&tasks)) {
             let row = a.tasks.iter().find(|r| r.task == system.tasks[i].name).unwrap();
             assert_eq!(row.bound_ns, want, "{} on core {core}", system.tasks[i].name);

@@ -617,6 +617,7 @@ fn expected_full() -> TaskSystem {
                 io: None,
                 command: None,
                 runnables: Vec::new(),
+                preemption: Default::default(),
             },
             Task {
                 name: "beta".into(),
@@ -638,6 +639,7 @@ fn expected_full() -> TaskSystem {
                 io: None,
                 command: None,
                 runnables: Vec::new(),
+                preemption: Default::default(),
             },
             Task {
                 name: "gamma".into(),
@@ -658,6 +660,7 @@ fn expected_full() -> TaskSystem {
                 io: None,
                 command: None,
                 runnables: Vec::new(),
+                preemption: Default::default(),
             },
             Task {
                 name: "delta".into(),
@@ -678,6 +681,7 @@ fn expected_full() -> TaskSystem {
                 io: None,
                 command: None,
                 runnables: Vec::new(),
+                preemption: Default::default(),
             },
         ],
         servers: vec![],

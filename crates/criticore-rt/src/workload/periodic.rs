@@ -72,9 +72,21 @@ pub struct JobPlan {
     pub offset_ns: u64,
 }
 
+/// A cooperative or non-preemptive task is not run on a machine: Linux may
+/// preempt a process anywhere, so it would run preemptively, unlike the
+/// simulator and the analysis (docs/format.md, `preemption`).
+pub fn refuse_limited_preemption(system: &TaskSystem, task: usize) -> Result<(), FieldError> {
+    let t = &system.tasks[task];
+    match t.preemption {
+        criticore::model::Preemption::Preemptive => Ok(()),
+        p => Err(FieldError::new(format!("task[{task}].preemption"), format!("{} tasks are simulated and analyzed, not run on a machine (Linux may preempt a process anywhere)", p.name()))),
+    }
+}
+
 impl JobPlan {
     /// Task `task` of `system` as the periodic worker runs it.
     pub fn of(system: &TaskSystem, task: usize) -> Result<JobPlan, FieldError> {
+        refuse_limited_preemption(system, task)?;
         let system = pet::conditioned(system).map_err(|e| e.field_error())?;
         let t = &system.tasks[task];
         let line_bytes = system.platform.llc.line_bytes as usize;
@@ -391,6 +403,16 @@ mod tests {
         let kinds: Vec<(EventKind, u32)> = events.iter().map(|e| (e.kind, e.arg)).collect();
         let one = |j| vec![(EventKind::JobBegin, j), (EventKind::Phase, 0), (EventKind::Phase, 1), (EventKind::JobEnd, j)];
         assert_eq!(kinds, [one(0), one(1), one(2), one(3)].concat());
+    }
+
+    #[test]
+    fn a_cooperative_task_is_not_run_on_a_machine() {
+        let text = "[platform]\ncores = 1\n[[task]]\nname = \"t\"\ncore = 0\nperiod = \"10ms\"\npet = \"1ms\"\npreemption = \"cooperative\"\n";
+        let system = criticore::model::parse_task_system(text, criticore::model::Format::Toml, "t.toml").unwrap();
+        let e = JobPlan::of(&system, 0).unwrap_err();
+        assert_eq!((e.field.as_str(), e.reason.as_str()), ("task[0].preemption", "cooperative tasks are simulated and analyzed, not run on a machine (Linux may preempt a process anywhere)"));
+        let preemptive = text.replace("preemption = \"cooperative\"\n", "");
+        assert!(JobPlan::of(&criticore::model::parse_task_system(&preemptive, criticore::model::Format::Toml, "t.toml").unwrap(), 0).is_ok());
     }
 
     #[test]

@@ -144,20 +144,26 @@ pub struct Stalls {
     pub period_ns: u64,
     /// MemGuard's reclaim: ⌈(⌈t/P⌉ + 1)/2⌉ throttle errors more.
     pub reclaim: bool,
+    /// The least time the core needs to issue Q (`memory::issue_ns`): each
+    /// stalled period but the first is that much shorter than P.
+    pub issue_ns: u64,
 }
 
 impl Stalls {
     /// Stalls of an interval of `t` whose jobs issue `requests`.
     fn of(&self, requests: f64, t: u64) -> u128 {
-        let count = if self.budget == 0 { u64::MAX as u128 } else { (requests / self.budget as f64).floor() as u128 + 1 };
+        if self.budget == 0 {
+            return u64::MAX as u128;
+        }
+        let stalls = super::memory::memguard_stall_ns(requests, self.budget, self.period_ns, self.issue_ns) as u128;
         let errors = if self.reclaim { (t.div_ceil(self.period_ns) as u128 + 1).div_ceil(2) } else { 0 };
-        (count + errors).saturating_mul(self.period_ns as u128)
+        stalls + errors.saturating_mul(self.period_ns as u128)
     }
 
     /// Long-run share of the time stalled.
     fn rate(&self, tasks: &[EdfTask]) -> f64 {
         let per_ns: f64 = tasks.iter().zip(&self.requests).map(|(k, &n)| n / k.period_ns as f64).sum();
-        per_ns * self.period_ns as f64 / self.budget.max(1) as f64 + if self.reclaim { 0.5 } else { 0.0 }
+        per_ns * (self.period_ns - self.issue_ns.min(self.period_ns)) as f64 / self.budget.max(1) as f64 + if self.reclaim { 0.5 } else { 0.0 }
     }
 }
 

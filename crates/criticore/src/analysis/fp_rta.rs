@@ -112,6 +112,66 @@ pub fn worst_window(task: FpTask, higher: &[FpTask], supply: Supply, extra_share
     Err(not_decided)
 }
 
+/// Limited-preemptive fixed priority with fixed preemption points (OSEK
+/// cooperative tasks: preempted only between runnables) on a dedicated core:
+/// Bril, Lukkien and Verhaegh (Real-Time Systems 42, 2009) with Yao, Buttazzo
+/// and Bertogna's last-region refinement (Real-Time Systems 47, 2011;
+/// docs/references.md, "Limited preemption"). Job k (from 0) of the level-i
+/// active period starts its last non-preemptive region q_last at the least
+///   S = B + (k+1)·C − q_last + Σ_{j ∈ hp} (⌊S/Tⱼ⌋ + 1)·Cⱼ
+/// (a higher-priority job released at S, a preemption point, still goes
+/// first) and finishes at F = S + q_last; R = max over k of F − k·T, for every
+/// job of the active period, the least L = B + Σ_{hep} ⌈L/T⌉·C. B is the
+/// blocking by the lower-priority tasks' longest region. Ok(None) if the
+/// utilization with the higher-priority tasks exceeds 1, or equals it with
+/// blocking (the active period need not end).
+pub fn limited_preemptive(task: FpTask, last_region_ns: u64, higher: &[FpTask], blocking_ns: u64) -> Result<Option<Window>, NotDecided> {
+    match cmp_rate(task, higher, Supply::Dedicated) {
+        Ordering::Greater => return Ok(None),
+        Ordering::Equal if blocking_ns > 0 => return Ok(None),
+        _ => {}
+    }
+    let not_decided = NotDecided { limit: MAX_JOBS, of: "jobs of the level active period" };
+    let q_last = last_region_ns.min(task.pet_ns);
+    // The level-i active period: blocking, then every job of this level.
+    let mut l = blocking_ns.saturating_add(task.pet_ns) + higher.iter().map(|h| h.pet_ns).sum::<u64>();
+    loop {
+        let next = blocking_ns as u128 + std::iter::once(&task).chain(higher).map(|t| (l as u128).div_ceil(t.period_ns as u128) * t.pet_ns as u128).sum::<u128>();
+        if next > u64::MAX as u128 / 4 {
+            return Err(not_decided);
+        }
+        if next as u64 <= l {
+            break;
+        }
+        l = next as u64;
+    }
+    let jobs = l.div_ceil(task.period_ns).max(1);
+    if jobs > MAX_JOBS {
+        return Err(not_decided);
+    }
+    let mut worst: Option<Window> = None;
+    let mut s = 0u64;
+    for k in 0..jobs {
+        // S only grows with k: start from the last job's.
+        loop {
+            let next = blocking_ns as u128 + (k as u128 + 1) * task.pet_ns as u128 - q_last as u128 + higher.iter().map(|h| (s as u128 / h.period_ns as u128 + 1) * h.pet_ns as u128).sum::<u128>();
+            if next > u64::MAX as u128 / 4 {
+                return Err(not_decided);
+            }
+            if next as u64 <= s {
+                break;
+            }
+            s = next as u64;
+        }
+        let finish = s + q_last;
+        let response = finish - k * task.period_ns;
+        if worst.is_none_or(|w| response > w.response_ns) {
+            worst = Some(Window { q: k, w: finish, response_ns: response });
+        }
+    }
+    Ok(worst)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +225,29 @@ mod tests {
         assert_eq!(response_time(t(3, 40), &[t(2, 20)], s), Ok(Some(25)));
         // Demand rate 0.5 > 0.4 supplied: no bound.
         assert_eq!(response_time(t(5, 10), &[], s), Ok(None));
+    }
+
+    #[test]
+    fn limited_preemption_by_hand() {
+        // Non-preemptive (q_last = C) below nothing, blocked 4: S = 4 + 3 − 3 = 4, F = 7.
+        assert_eq!(limited_preemptive(t(3, 20), 3, &[], 4).unwrap().map(|w| w.response_ns), Some(7));
+        // A cooperative task (C = 6 in regions 4 + 2: q_last = 2) below (2, 5),
+        // no blocking: S = 6 − 2 + (⌊S/5⌋ + 1)·2: 4 + 2 = 6 → 4 + 4 = 8 → 8: F = 10.
+        // Fully preemptive it would end at 6 + ⌈w/5⌉·2 = 10 too; with q_last = 4
+        // (regions 2 + 4): S = 2 + (⌊S/5⌋ + 1)·2: 4 → 4, F = 8 (its last region
+        // runs through the release at 5, which waits).
+        let hi = t(2, 5);
+        assert_eq!(limited_preemptive(t(6, 20), 2, &[hi], 0).unwrap().map(|w| w.response_ns), Some(10));
+        assert_eq!(limited_preemptive(t(6, 20), 4, &[hi], 0).unwrap().map(|w| w.response_ns), Some(8));
+        // Self-pushing (Bril et al. 2009): a non-preemptive (3, 12) below (2, 6) and
+        // (2, 5). Job 0: S = (⌊S/6⌋ + 1)·2 + (⌊S/5⌋ + 1)·2 = 4, F = 7. The active
+        // period L = ⌈L/12⌉·3 + ⌈L/6⌉·2 + ⌈L/5⌉·2: 7 → 11 → 13 → 18 → 20 → 22 →
+        // 24 holds two jobs; job 1: S = 6 − 3 + …: 7 → 11 → 13 → 15 → 17, F = 20,
+        // response 8 > 7 (the simulator's schedule too: tests/cooperative.rs).
+        assert_eq!(limited_preemptive(t(3, 12), 3, &[t(2, 6), t(2, 5)], 0), Ok(Some(Window { q: 1, w: 20, response_ns: 8 })));
+        // U = 1 with blocking: no bound; U = 1 without: the last region decides.
+        assert_eq!(limited_preemptive(t(2, 4), 2, &[t(2, 4)], 1), Ok(None));
+        assert_eq!(limited_preemptive(t(2, 4), 2, &[t(2, 4)], 0).unwrap().map(|w| w.response_ns), Some(4));
     }
 
     #[test]

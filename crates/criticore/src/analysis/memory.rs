@@ -157,12 +157,33 @@ pub fn running_share(jobs: &[(u64, u64)]) -> f64 {
 }
 
 /// MemGuard's stall in a window whose jobs issue `requests` on a core with
-/// budget `budget` per `period_ns`.
-pub fn memguard_stall_ns(requests: f64, budget: u64, period_ns: u64) -> u64 {
+/// budget `budget` per `period_ns`: ⌊N/Q⌋ + 1 stalled periods, the first
+/// (spent before the window, perhaps) P long, each other one P less
+/// `issue_ns`, the time the core needs to issue Q in that period
+/// ([`issue_ns`]).
+pub fn memguard_stall_ns(requests: f64, budget: u64, period_ns: u64, issue_ns: u64) -> u64 {
     if budget == 0 {
         return u64::MAX / 4;
     }
-    ((requests / budget as f64).floor() as u64 + 1).saturating_mul(period_ns)
+    memguard_stalls_ns((requests / budget as f64).floor() as u64 + 1, period_ns, issue_ns)
+}
+
+/// `count` stalled periods: the first P, the others P − `issue_ns` each.
+pub fn memguard_stalls_ns(count: u64, period_ns: u64, issue_ns: u64) -> u64 {
+    count.saturating_sub(1).saturating_mul(period_ns - issue_ns.min(period_ns)).saturating_add(period_ns.min(count.saturating_mul(period_ns)))
+}
+
+/// The least time a core whose jobs issue at most `fastest` requests per ns
+/// (while they run) needs to issue its budget Q: a period in which it
+/// stalls after spending Q has run that long in it, so the stall is at most
+/// P − Q/r (the throttled period of the per-period stall model, Mancuso et
+/// al. ECRTS 2017, docs/references.md: s_j = P − Q). Less 2 ns for the
+/// engine's rounding of rates and events; 0 if it issues nothing.
+pub fn issue_ns(budget: u64, period_ns: u64, fastest: f64) -> u64 {
+    if fastest <= 0.0 || !fastest.is_finite() {
+        return 0;
+    }
+    ((budget as f64 / fastest).floor() as u64).saturating_sub(2).min(period_ns)
 }
 
 #[cfg(test)]
@@ -246,7 +267,16 @@ mod tests {
     fn stalls_by_hand() {
         // 2,500 requests against 1,000 per 1 ms: at most 3 stalls (2 full budgets
         // in the window plus a period already spent before it), 3 ms.
-        assert_eq!(memguard_stall_ns(2_500.0, 1_000, 1_000_000), 3_000_000);
-        assert_eq!(memguard_stall_ns(0.0, 1_000, 1_000_000), 1_000_000);
+        assert_eq!(memguard_stall_ns(2_500.0, 1_000, 1_000_000, 0), 3_000_000);
+        assert_eq!(memguard_stall_ns(0.0, 1_000, 1_000_000, 0), 1_000_000);
+        // A core that issues at most 0.01 requests per ns needs 100,000 ns for
+        // its 1,000: each stall after the first at most 1 ms − (100,000 − 2) ns.
+        let issue = issue_ns(1_000, 1_000_000, 0.01);
+        assert_eq!(issue, 99_998);
+        assert_eq!(memguard_stall_ns(2_500.0, 1_000, 1_000_000, issue), 1_000_000 + 2 * 900_002);
+        assert_eq!(memguard_stall_ns(0.0, 1_000, 1_000_000, issue), 1_000_000);
+        assert_eq!(memguard_stalls_ns(0, 1_000_000, issue), 0);
+        // It issues nothing: no time to take off.
+        assert_eq!(issue_ns(1_000, 1_000_000, 0.0), 0);
     }
 }

@@ -6,9 +6,12 @@
 //! whole CPU budget Q or spends its memory budget M and is suspended until the
 //! next period (rule 5). So a window in which the server's jobs need W of
 //! processor time and issue N requests ends after at most
-//! k = ⌈W/Q⌉ + ⌈N/M⌉ + 1 of its periods' services (the + 1: a lower-priority
-//! task of the server may have spent the memory budget of the period the
-//! window opens in, before the job was released); each period's service lies
+//! k = ⌊N/M⌋ + ⌈(W − ⌊N/M⌋·d)/Q⌉ + 1 of its periods' services: the first
+//! (a lower-priority task of the server may have spent part of its budgets
+//! before the job was released), at most ⌊N/M⌋ that spend M, each running at
+//! least d, the time the server's tasks need to issue M at their fastest
+//! (`memory::issue_ns`; the per-period stall model's throttled period), the
+//! ones that run Q, and the one the window ends in; each period's service lies
 //! within R_s of the period's start (the server's own response time), so k
 //! services fit in (P − Q) + (R_s − Q) + (k − 1)·P + Q (the worst case: the
 //! window opens just after a service at a period's start). Without a memory
@@ -56,6 +59,8 @@ pub struct ServerView {
     pub within_ns: u64,
     /// M per period, if MRS regulates it and its tasks issue requests.
     pub memory_budget: Option<u64>,
+    /// d: the least running time in which its tasks can issue M (0: none known).
+    pub issue_ns: u64,
     /// Periods of the higher-priority servers on its core.
     pub higher_periods_ns: Vec<u64>,
     /// Co-runners taken out of the jobs' costs: per server on another core,
@@ -78,25 +83,25 @@ pub const MAX_JOBS: u64 = 1_000_000;
 /// long-run demand on a budget reaches the server's (no window closes).
 pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server: &ServerView) -> Result<Option<u64>, NotDecided> {
     let (p, q) = (server.period_ns as f64, server.budget_ns as f64);
-    // Long-run demand on each of the server's two budgets.
-    let interference_rate: f64 = server.interference.iter().map(|&(pk, a)| a as f64 / pk as f64).sum();
-    let cpu_rate: f64 = (own.time_ns as f64 / own.period_ns as f64 + higher.iter().map(|h| h.time_ns as f64 / h.period_ns as f64).sum::<f64>() + interference_rate) * p / q;
     let presence = |w: u64| -> f64 { server.corunners.iter().map(|core| running_ns(core, w)).sum() };
     let presence_rate: f64 = server.corunners.iter().map(|core| running_share(core)).sum();
-    let mem_rate: f64 = match server.memory_budget {
-        Some(m) => {
-            let rate = |r: fn(&Demand) -> f64| r(&own) / own.period_ns as f64 + higher.iter().map(|h| r(h) / h.period_ns as f64).sum::<f64>();
-            let full = rate(|d| d.requests);
-            let beside = rate(|d| d.alone_requests) + server.excess_per_work * presence_rate;
-            full.min(beside) * p / m.max(1) as f64
-        }
-        None => 0.0,
-    };
     // Reloads: one per loss of the core (each own period, each higher server's
     // release) and per release of a higher task, in the long run.
     let losses_rate = 1.0 / p + server.higher_periods_ns.iter().map(|&ph| 1.0 / ph as f64).sum::<f64>() + higher.iter().map(|h| 1.0 / h.period_ns as f64).sum::<f64>();
-    let reload_rate = losses_rate * (reload.0 as f64 * p / q + reload.1 * server.memory_budget.map_or(0.0, |m| p / m.max(1) as f64));
-    if cpu_rate + mem_rate + reload_rate >= 1.0 {
+    // Long-run processor time and requests per ns of the server's jobs.
+    let interference_rate: f64 = server.interference.iter().map(|&(pk, a)| a as f64 / pk as f64).sum();
+    let time_rate = own.time_ns as f64 / own.period_ns as f64 + higher.iter().map(|h| h.time_ns as f64 / h.period_ns as f64).sum::<f64>() + interference_rate + losses_rate * reload.0 as f64;
+    let rate = |r: fn(&Demand) -> f64| r(&own) / own.period_ns as f64 + higher.iter().map(|h| r(h) / h.period_ns as f64).sum::<f64>();
+    let request_rate = rate(|d| d.requests).min(rate(|d| d.alone_requests) + server.excess_per_work * presence_rate) + losses_rate * reload.1;
+    // Services per ns: those that spend M (each running at least d) and
+    // those that run Q (module doc); at most every period.
+    let d = server.issue_ns.min(server.budget_ns) as f64;
+    let spending = match server.memory_budget {
+        Some(m) if d > 0.0 => (request_rate / m.max(1) as f64).min(time_rate / d),
+        Some(m) => request_rate / m.max(1) as f64,
+        None => 0.0,
+    };
+    if (spending + (time_rate - spending * d).max(0.0) / q) * p >= 1.0 {
         return Ok(None);
     }
     let supply = Supply::Periodic { period_ns: server.period_ns, budget_ns: server.budget_ns, within_ns: server.within_ns };
@@ -112,7 +117,9 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server:
         match server.memory_budget {
             None => Some(supply.time_for(time)),
             Some(m) => {
-                let k = time.div_ceil(server.budget_ns) + (requests / m.max(1) as f64).ceil() as u64 + 1;
+                let spent = (requests / m.max(1) as f64).floor() as u64;
+                let d = server.issue_ns.min(server.budget_ns);
+                let k = spent + time.saturating_sub(spent.saturating_mul(d)).div_ceil(server.budget_ns) + 1;
                 Some((server.period_ns - server.budget_ns) + (server.within_ns - server.budget_ns) + (k - 1).checked_mul(server.period_ns)? + server.budget_ns)
             }
         }
@@ -144,7 +151,7 @@ mod tests {
     use super::*;
 
     fn server(memory_budget: Option<u64>) -> ServerView {
-        ServerView { period_ns: 10, budget_ns: 4, within_ns: 4, memory_budget, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0 }
+        ServerView { period_ns: 10, budget_ns: 4, within_ns: 4, memory_budget, issue_ns: 0, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0 }
     }
 
     #[test]
@@ -157,16 +164,43 @@ mod tests {
 
     #[test]
     fn a_spent_memory_budget_costs_whole_periods() {
-        // 3 of time and 250 requests against M = 100 per period: k = ⌈3/4⌉ + ⌈250/100⌉ + 1
-        // = 1 + 3 + 1 = 5 services: 6 + 0 + 4·10 + 4 = 50. With M = 1,000: k = 3 → 30.
+        // 3 of time and 250 requests against M = 100 per period: the first service
+        // (its budgets perhaps partly spent before), at most ⌊250/100⌋ = 2 that spend
+        // M, ⌈3/4⌉ = 1 more for the work, the last among them: k = 2 + 1 + 1 = 4
+        // services, 6 + 0 + 3·10 + 4 = 40 (the first 100 requests, the next 100, the
+        // last 50 with the work). With M = 1,000: k = 0 + 1 + 1 = 2 → 20.
         let d = Demand { time_ns: 3, requests: 250.0, alone_requests: 250.0, period_ns: 1_000 };
-        assert_eq!(response_time(d, &[], (0, 0.0), &server(Some(100))), Ok(Some(50)));
-        assert_eq!(response_time(d, &[], (0, 0.0), &server(Some(1_000))), Ok(Some(30)));
+        assert_eq!(response_time(d, &[], (0, 0.0), &server(Some(100))), Ok(Some(40)));
+        assert_eq!(response_time(d, &[], (0, 0.0), &server(Some(1_000))), Ok(Some(20)));
         // A reload of 1 per loss of the core (⌈w/10⌉ + 1 of them): w = 0: 1 loss, time 4,
-        // k = 1 + 1 + 1 → 30; 4 losses, time 7, k = 2 + 1 + 1 → 40; 5 losses, time 8, k = 4 → 40.
-        assert_eq!(response_time(d, &[], (1, 0.0), &server(Some(1_000))), Ok(Some(40)));
+        // k = 0 + 1 + 1 → 20; 3 losses, time 6, k = 0 + 2 + 1 → 30; 4 losses, time 7,
+        // k = 3 → 30.
+        assert_eq!(response_time(d, &[], (1, 0.0), &server(Some(1_000))), Ok(Some(30)));
         // More demand than the budgets give: no bound.
         let heavy = Demand { time_ns: 3, requests: 250.0, alone_requests: 250.0, period_ns: 20 };
+        assert_eq!(response_time(heavy, &[], (0, 0.0), &server(Some(100))), Ok(None));
+    }
+
+    #[test]
+    fn a_period_that_spends_the_memory_budget_also_runs() {
+        // As above (3 of time, 250 requests, M = 100) with tasks that need at
+        // least d = 2 of running to issue 100: two services that spend M would
+        // run 4 > 3, so the work ends sooner: k = 2 + ⌈(3 − 2·2)⁺/4⌉ + 1 = 3
+        // (the first 100, one more 100 with 2 of work, the last 50 with 1):
+        // 6 + 0 + 2·10 + 4 = 30.
+        let d = Demand { time_ns: 3, requests: 250.0, alone_requests: 250.0, period_ns: 1_000 };
+        let view = ServerView { issue_ns: 2, ..server(Some(100)) };
+        assert_eq!(response_time(d, &[], (0, 0.0), &view), Ok(Some(30)));
+        // In the long run a service that spends M runs d of Q too: 6 of time and
+        // 100 requests every 20 with d = 3 (they issue at most 100 per 3):
+        // 100/20/100 = 0.05 spending services per ns and (6/20 − 0.05·3)/4 =
+        // 0.0375 running Q, 0.875 per period < 1 (with d = 0: 0.05 + 0.075,
+        // 1.25 per period, no bound). Its window: job 1 needs 1 + ⌈(6 − 3)/4⌉ + 1
+        // = 3 services (30), two jobs 2 + ⌈(12 − 6)/4⌉ + 1 = 5 (50, job 2
+        // responds in 30), three 3 + 3 + 1 = 7 (70: 30), four 4 + 3 + 1 = 8 (80 ≤
+        // 60 + 20: the window closes, job 4 responds in 20): 30.
+        let heavy = Demand { time_ns: 6, requests: 100.0, alone_requests: 100.0, period_ns: 20 };
+        assert_eq!(response_time(heavy, &[], (0, 0.0), &ServerView { issue_ns: 3, ..server(Some(100)) }), Ok(Some(30)));
         assert_eq!(response_time(heavy, &[], (0, 0.0), &server(Some(100))), Ok(None));
     }
 }

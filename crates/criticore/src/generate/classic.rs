@@ -73,6 +73,34 @@ pub fn partitioned(rng: &mut Rng) -> String {
     text
 }
 
+/// As [`partitioned`], each task preemptive, cooperative (its PET split
+/// into 1-4 runnables at random) or non-preemptive, a third each (pfp with
+/// limited preemption).
+pub fn partitioned_limited(rng: &mut Rng) -> String {
+    let text = partitioned(rng);
+    let mut parts = text.split("[[task]]\n");
+    let mut out = parts.next().unwrap_or_default().to_string();
+    for one in parts {
+        out.push_str("[[task]]\n");
+        out.push_str(one);
+        match rng.next() % 3 {
+            0 => {}
+            1 => out.push_str("preemption = \"non-preemptive\"\n"),
+            _ => {
+                // The PET in 1-4 runnables: cut at random points, in order.
+                let pet: u64 = one.split("pet = \"").nth(1).and_then(|r| r.split("ns").next()).and_then(|v| v.parse().ok()).expect("task() writes pet in ns");
+                let mut cuts: Vec<u64> = (0..rng.range(0, 3)).map(|_| rng.range(1, pet.max(2) - 1)).collect();
+                cuts.sort_unstable();
+                cuts.dedup();
+                let bounds: Vec<u64> = std::iter::once(0).chain(cuts).chain(std::iter::once(pet)).collect();
+                let steps: Vec<String> = bounds.windows(2).enumerate().map(|(r, w)| format!("{{ name = \"r{r}\", pet = \"{}ns\" }}", w[1] - w[0])).collect();
+                out.push_str(&format!("preemption = \"cooperative\"\nrunnables = [{}]\n", steps.join(", ")));
+            }
+        }
+    }
+    out
+}
+
 /// 2 or 4 cores, m+1 to 3m tasks, total utilization 0.2m-m (gedf, gfp).
 pub fn global(rng: &mut Rng, constrained: bool) -> String {
     let m = rng.pick(&[2u64, 4]);
@@ -285,6 +313,11 @@ pub fn cbs_servers_with_memory(seed: u64) -> (String, TaskSystem) {
 /// A server system with memory profiles, unregulated or under MRS.
 pub fn servers_with_memory(mrs: bool, seed: u64) -> (String, TaskSystem) {
     generated(seed, 0x5e5 ^ mrs as u64, |rng| servers_memory(rng, mrs))
+}
+
+/// A pfp system with cooperative and non-preemptive tasks ([`partitioned_limited`]).
+pub fn system_limited(seed: u64) -> (String, TaskSystem) {
+    generated(seed, 0x11b, partitioned_limited)
 }
 
 /// A pfp system with memory profiles under MemGuard group budgets.

@@ -95,14 +95,8 @@ pub enum Stimulus {
     InterProcess { name: String },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Preemption {
-    Preemptive,
-    /// OSEK cooperative: preempted only between runnables.
-    Cooperative,
-    NonPreemptive,
-}
+/// Amalthea's preemption attribute, as the task system holds it.
+pub use crate::model::Preemption;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Runnable {

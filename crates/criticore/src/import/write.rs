@@ -5,7 +5,7 @@
 use super::Summary;
 use crate::model::units::format_duration_ns;
 use crate::model::write::{document_text, task_head};
-use crate::model::{Arrival, Format, TaskSystem};
+use crate::model::{Arrival, Format, Preemption, TaskSystem};
 use serde_json::{json, Value};
 
 /// The file text of `system`, imported from `source`. Only the fields an
@@ -29,6 +29,9 @@ pub fn system_toml(system: &TaskSystem, summary: &Summary, source: &str) -> Stri
                 o.insert("priority".into(), json!(p));
             }
             o.insert("pet".into(), json!(d(t.pet_ns.highest().expect("imported tasks have a PET"))));
+            if t.preemption != Preemption::Preemptive {
+                o.insert("preemption".into(), json!(t.preemption.name()));
+            }
             if !t.runnables.is_empty() {
                 o.insert("runnables".into(), Value::Array(t.runnables.iter().map(|r| json!({ "name": r.name, "pet": d(r.pet_ns) })).collect()));
             }

@@ -487,6 +487,34 @@ pub struct Task {
     /// Named steps of every job, run in this order (Amalthea's runnables);
     /// their PETs sum to the task's. Empty: the job is one piece of work.
     pub runnables: Vec<Runnable>,
+    /// Where a job may be preempted (OSEK's preemptive, cooperative and
+    /// non-preemptive tasks).
+    pub preemption: Preemption,
+}
+
+/// Where a task's jobs may be preempted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Preemption {
+    /// Anywhere (the default).
+    #[default]
+    Preemptive,
+    /// Only between runnables (OSEK cooperative tasks): each runnable is a
+    /// non-preemptive region; without runnables the whole job is one.
+    Cooperative,
+    /// Never: the whole job is one non-preemptive region.
+    NonPreemptive,
+}
+
+impl Preemption {
+    /// As the file spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preemption::Preemptive => "preemptive",
+            Preemption::Cooperative => "cooperative",
+            Preemption::NonPreemptive => "non-preemptive",
+        }
+    }
 }
 
 /// A runnable: one named step of a task's jobs and its execution time.
@@ -497,6 +525,18 @@ pub struct Runnable {
 }
 
 impl Task {
+    /// A job's non-preemptive regions in order, as work at rate 1 (its PET
+    /// at `level` split), or None if it may be preempted anywhere: a
+    /// cooperative task's runnables of nonzero PET (it may be preempted
+    /// between them), else the whole job. The last region is the job's rest.
+    pub fn regions_ns(&self, level: Level) -> Option<Vec<u64>> {
+        match self.preemption {
+            Preemption::Preemptive => None,
+            Preemption::Cooperative if !self.runnables.is_empty() => Some(self.runnables.iter().map(|r| r.pet_ns).filter(|&p| p > 0).collect()),
+            _ => Some(vec![self.pet_at(level)]),
+        }
+    }
+
     /// A periodic MC² task with implicit deadline, no offset and RM priority.
     pub fn mc2(name: impl Into<String>, level: Level, core: Option<usize>, period_ns: u64, pet_ns: LevelPets) -> Task {
         Task {
@@ -518,6 +558,7 @@ impl Task {
             io: None,
             command: None,
             runnables: Vec::new(),
+            preemption: Preemption::Preemptive,
         }
     }
 

@@ -598,7 +598,7 @@ fn walk_pet_value(v: &Value, field: String) -> FieldResult<LevelPets> {
 fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<Task> {
     obj.only(&[
         "name", "level", "core", "period", "deadline", "offset", "arrival", "jitter", "priority", "server", "pet",
-        "pet_unmanaged", "memory", "cost", "ipc", "io", "command", "runnables",
+        "pet_unmanaged", "memory", "cost", "ipc", "io", "command", "runnables", "preemption",
     ])?;
     let name = as_name(obj.req("name")?, &obj.field("name"))?;
     if name.trim().is_empty() {
@@ -657,7 +657,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         }
         Some("background") => {
             // A load runs from its offset to the end: nothing per job to state.
-            for field in ["period", "deadline", "jitter", "pet", "pet_unmanaged", "cost", "io", "ipc", "runnables"] {
+            for field in ["period", "deadline", "jitter", "pet", "pet_unmanaged", "cost", "io", "ipc", "runnables", "preemption"] {
                 if obj.opt(field).is_some() {
                     return Err(FieldError::new(obj.field(field), "a background task has no jobs; drop this field (or make the task periodic)"));
                 }
@@ -710,6 +710,15 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
                 .ok_or_else(|| FieldError::new(obj.field("priority"), format!("expected an integer, got {}", type_name(v))))?,
         ),
     };
+    let preemption = match obj.opt("preemption").map(|v| as_str(v, &obj.field("preemption"))).transpose()? {
+        None | Some("preemptive") => Preemption::Preemptive,
+        Some("cooperative") => Preemption::Cooperative,
+        Some("non-preemptive") => Preemption::NonPreemptive,
+        Some(other) => return Err(FieldError::new(obj.field("preemption"), format!("unknown preemption {} (expected preemptive, cooperative or non-preemptive)", quote(other)))),
+    };
+    if preemption != Preemption::Preemptive && level.is_some() {
+        return Err(FieldError::new(obj.field("preemption"), "MC² tasks are preemptive (mc2-hardware-management §2)"));
+    }
     let pet_field = obj.field("pet");
     let runnables = walk_runnables(obj)?;
     let pet_ns = match (background, obj.opt("pet"), runnables.is_empty()) {
@@ -776,6 +785,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         io,
         command: obj.opt("command").map(|v| walk_command(v, &obj.field("command"))).transpose()?,
         runnables,
+        preemption,
     })
 }
 

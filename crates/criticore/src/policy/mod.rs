@@ -70,6 +70,22 @@ impl SchedulerKind {
     }
 }
 
+/// Cooperative and non-preemptive tasks (`preemption`) run, and are
+/// analyzed, under partitioned fixed priority only (OSEK's model); any other
+/// scheduler refuses them rather than preempt them anyway.
+pub fn require_preemptive_unless_pfp(system: &TaskSystem, kind: SchedulerKind) -> Result<(), FieldError> {
+    if kind == SchedulerKind::Pfp {
+        return Ok(());
+    }
+    match system.tasks.iter().position(|t| t.preemption != crate::model::Preemption::Preemptive) {
+        Some(i) => Err(FieldError::new(
+            format!("task[{i}].preemption"),
+            format!("{} tasks run under pfp only (limited preemption is simulated and analyzed for partitioned fixed priority), not {}", system.tasks[i].preemption.name(), kind.name()),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The server of every task; with servers, every task needs one.
 pub fn server_of_tasks(system: &TaskSystem) -> Result<Vec<usize>, FieldError> {
     system

@@ -19,6 +19,7 @@ use super::job::{JobId, JobRecord, Jobs, NONE_U32, NONE_U64};
 use super::memory::{Flows, MemoryContext, MemoryModel};
 use super::regulate::{CoreView, Regulator};
 use super::regulate::Interval;
+use super::regions::Regions;
 use super::release::Releases;
 use super::sched::Scheduler;
 use super::sink::{Progress, Sink};
@@ -64,6 +65,9 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     let mut depleted: Vec<u32> = Vec::new();
     let mut holds: Vec<(u32, bool)> = Vec::new();
     let mut finish_at = vec![NONE_U64; m];
+    // Cooperative and non-preemptive tasks: where each core's job reaches its next preemption point.
+    let regions = Regions::new(system);
+    let mut point_at = vec![NONE_U64; m];
     let mut segment_start = vec![0u64; m];
     // Work done by the running job when its segment began (tasks with runnables).
     let mut segment_work = vec![0u64; m];
@@ -104,6 +108,9 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     loop {
         let next_finish = finish_at.iter().copied().min().unwrap_or(NONE_U64);
         let mut t = releases.next_time().min(sched.next_timer()).min(end).min(next_finish);
+        if regions.any() {
+            t = t.min(point_at.iter().copied().min().unwrap_or(NONE_U64));
+        }
         if mem_active {
             t = t.min(memory.next_event());
         }
@@ -258,6 +265,16 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
             }
         }
 
+        // A job inside a non-preemptive region keeps its core.
+        if regions.any() {
+            for c in 0..m {
+                let Some(id) = running[c] else { continue };
+                let left = if rates_vary { jobs.get(id).remaining_ns } else { finish_at[c].saturating_sub(now) };
+                let job = jobs.get_mut(id);
+                job.locked = regions.locked(job, job.exec_ns - left);
+            }
+        }
+
         // Scheduling decision and its bookkeeping (`previous` is `running` as it
         // was before the decision: kept equal core by core, no copy per event).
         sched.dispatch(now, &jobs, &mut running);
@@ -296,18 +313,21 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                     job.migrations += 1;
                 }
                 job.last_core = c as u32;
+                let mut reload = 0;
                 if job.needs_reload {
                     job.needs_reload = false;
                     if mem_active {
                         // Cache-related preemption delay: the reload is extra work
                         // (the model counts what was evicted meanwhile).
-                        let penalty = memory.resume_penalty_ns(now, job);
+                        reload = memory.resume_penalty_ns(now, job);
                         let job = jobs.get_mut(new);
-                        job.remaining_ns = job.remaining_ns.saturating_add(penalty);
-                        job.exec_ns = job.exec_ns.saturating_add(penalty);
-                        job.reload_ns = job.reload_ns.saturating_add(penalty);
+                        job.remaining_ns = job.remaining_ns.saturating_add(reload);
+                        job.exec_ns = job.exec_ns.saturating_add(reload);
+                        job.reload_ns = job.reload_ns.saturating_add(reload);
                     }
                 }
+                let job = jobs.get_mut(new);
+                regions.on_core(job, job.exec_ns - job.remaining_ns, reload);
             }
             // Here, not after the loop: a core listed twice is seen once.
             previous[c] = running[c];
@@ -360,6 +380,30 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                     }
                 }
             };
+        }
+        // Each limited job's next preemption point (a job that ran past one
+        // without losing its core enters its next region).
+        if regions.any() {
+            for c in 0..m {
+                point_at[c] = NONE_U64;
+                let Some(id) = running[c] else { continue };
+                let left = if rates_vary { jobs.get(id).remaining_ns } else { finish_at[c].saturating_sub(now) };
+                let job = jobs.get_mut(id);
+                let done = job.exec_ns - left;
+                regions.kept(job, done);
+                if !regions.locked(job, done) || job.region_end >= job.exec_ns {
+                    continue;
+                }
+                let to_go = job.region_end - done;
+                let rate = if rates_vary { flows.rate[c] } else { 1.0 };
+                point_at[c] = if rate == 1.0 {
+                    now + to_go
+                } else if rate > 0.0 {
+                    now.saturating_add((to_go as f64 / rate).ceil() as u64)
+                } else {
+                    NONE_U64
+                };
+            }
         }
     }
 

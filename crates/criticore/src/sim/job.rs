@@ -36,6 +36,12 @@ pub struct Job {
     pub cache_mark: f64,
     /// Reload work added to `exec_ns` so far (its PET is `exec_ns` less this).
     pub reload_ns: u64,
+    /// Cooperative and non-preemptive tasks: the next region to start, where
+    /// the current one ends (work done, as `exec_ns − remaining_ns`), and
+    /// whether the job is inside it now (the scheduler may not preempt it).
+    pub region: u32,
+    pub region_end: u64,
+    pub locked: bool,
 }
 
 /// Slab of live jobs; ids are recycled so memory stays bounded by the jobs in flight.

@@ -11,6 +11,7 @@ pub mod engine;
 pub mod job;
 pub mod memory;
 pub mod quad_heap;
+pub mod regions;
 pub mod regulate;
 pub mod release;
 pub mod report;
@@ -323,6 +324,7 @@ pub fn simulate_into(
     sink: &mut dyn sink::Sink,
     progress: &mut dyn sink::Progress,
 ) -> Result<SimResult, FieldError> {
+    crate::policy::require_preemptive_unless_pfp(system, kind)?;
     let mut mem = memory_model(system, config)?;
     let mut reg = regulator(system, config)?;
     let (mem, reg) = (mem.as_mut(), reg.as_mut());

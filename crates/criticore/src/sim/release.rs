@@ -273,6 +273,9 @@ impl Releases {
             needs_reload: false,
             cache_mark: 0.0,
             reload_ns: 0,
+            region: 0,
+            region_end: 0,
+            locked: false,
         };
         a.next_number += 1;
         a.next_ns = time.saturating_add(a.period_ns).saturating_add(jitter);

@@ -45,9 +45,10 @@ impl Scheduler for Pfp {
         true
     }
 
-    fn dispatch(&mut self, _now: u64, _jobs: &Jobs, running: &mut [Option<JobId>]) {
+    fn dispatch(&mut self, _now: u64, jobs: &Jobs, running: &mut [Option<JobId>]) {
+        // A job in a non-preemptive region keeps its core (the engine marks it).
         for (slot, queue) in running.iter_mut().zip(&mut self.cores) {
-            *slot = queue.dispatch();
+            *slot = queue.dispatch_unless(|id| jobs.get(id).locked);
         }
     }
 }

@@ -115,6 +115,12 @@ impl CoreQueue {
 
     /// Put the best job on the core (preempting a worse running one); returns the running job.
     pub fn dispatch(&mut self) -> Option<JobId> {
+        self.dispatch_unless(|_| false)
+    }
+
+    /// As [`CoreQueue::dispatch`], but a running job that `locked` says is in
+    /// a non-preemptive region keeps the core (cooperative tasks).
+    pub fn dispatch_unless(&mut self, locked: impl Fn(JobId) -> bool) -> Option<JobId> {
         if !self.held.is_empty() {
             // Held tasks' jobs step aside until they are let go.
             while let Some(k) = self.ready.peek().filter(|&k| self.held.contains(&task_of(k))) {
@@ -124,7 +130,7 @@ impl CoreQueue {
         }
         match (self.running, self.ready.peek()) {
             (None, Some(_)) => self.running = self.ready.pop(),
-            (Some(run), Some(best)) if preempts(best, run) => {
+            (Some(run), Some(best)) if preempts(best, run) && !locked(run.2) => {
                 self.ready.pop();
                 self.ready.push(run);
                 self.running = Some(best);
