@@ -228,16 +228,19 @@ fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str) -> 
             // Blocking: a lower-priority job may have entered its longest region
             // 1 ns before the release (a release at the same instant goes first).
             let blocking = regions[k + 1..].iter().flatten().flat_map(|r| r.iter().copied()).max().map_or(0, |q| q - 1);
-            let window = match &regions[k] {
-                // Its last region runs through every release (Yao et al.'s refinement).
-                Some(r) => fp_rta::limited_preemptive(own, r.last().copied().unwrap_or(own.pet_ns), &hp, blocking),
+            // Its last region runs through every release (Yao et al.'s refinement).
+            let last_region = regions[k].as_ref().map(|r| r.last().copied().unwrap_or(own.pet_ns));
+            let window = match last_region {
+                Some(q) => fp_rta::limited_preemptive(own, q, &hp, blocking),
                 None => fp_rta::worst_window(own, &hp, supply, 0.0, |_, _| blocking),
             };
             match window {
                 Ok(window) => {
-                    let note = window.is_none().then(|| if blocking > 0 { format!("{}, with {blocking} ns of blocking by lower-priority non-preemptive regions", unbounded(own, &hp, supply, 0.0, Cost::PET)) } else { unbounded(own, &hp, supply, 0.0, Cost::PET) });
+                    let note = window.is_none().then(|| {
+                        let why = unbounded(own, &hp, supply, 0.0, Cost::PET);
+                        if blocking > 0 { format!("{why}, with {blocking} ns of blocking by lower-priority non-preemptive regions") } else { why }
+                    });
                     let mut r = row(system, ordered[k], on.to_string(), window.map(|w| w.response_ns), note);
-                    let last_region = regions[k].as_ref().map(|r| r.last().copied().unwrap_or(own.pet_ns));
                     r.terms = window.map(|win| {
                         // Under limited preemption the higher-priority jobs are those
                         // released by the start of the last region, S = w − q_last.

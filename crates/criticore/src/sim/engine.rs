@@ -29,6 +29,17 @@ use crate::model::TaskSystem;
 /// Events between two calls of the progress callback (a power of two).
 pub const PROGRESS_EVENTS: u64 = 256;
 
+/// When a core running at `rate` (work per ns) finishes `work` more from `now`.
+fn time_to(now: u64, work: u64, rate: f64) -> u64 {
+    if rate == 1.0 {
+        now + work
+    } else if rate > 0.0 {
+        now.saturating_add((work as f64 / rate).ceil() as u64)
+    } else {
+        NONE_U64
+    }
+}
+
 /// A job's segment to the sink, and, for a task with runnables (`named`),
 /// its work over it as (done at the start, done at the end, in all).
 fn close_segment(sink: &mut dyn Sink, segment: Segment, named: bool, (work_start_ns, work_end_ns, exec_ns): (u64, u64, u64)) {
@@ -368,17 +379,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
             finish_at[c] = match running[c] {
                 None => NONE_U64,
                 Some(id) if !rates_vary => now + jobs.get(id).remaining_ns,
-                Some(id) => {
-                    let left = jobs.get(id).remaining_ns;
-                    let rate = flows.rate[c];
-                    if rate == 1.0 {
-                        now + left
-                    } else if rate > 0.0 {
-                        now.saturating_add((left as f64 / rate).ceil() as u64)
-                    } else {
-                        NONE_U64
-                    }
-                }
+                Some(id) => time_to(now, jobs.get(id).remaining_ns, flows.rate[c]),
             };
         }
         // Each limited job's next preemption point (a job that ran past one
@@ -394,15 +395,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                 if !regions.locked(job, done) || job.region_end >= job.exec_ns {
                     continue;
                 }
-                let to_go = job.region_end - done;
-                let rate = if rates_vary { flows.rate[c] } else { 1.0 };
-                point_at[c] = if rate == 1.0 {
-                    now + to_go
-                } else if rate > 0.0 {
-                    now.saturating_add((to_go as f64 / rate).ceil() as u64)
-                } else {
-                    NONE_U64
-                };
+                point_at[c] = time_to(now, job.region_end - done, if rates_vary { flows.rate[c] } else { 1.0 });
             }
         }
     }
