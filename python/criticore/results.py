@@ -156,6 +156,8 @@ class TaskStats:
     migrations: int
     memory_requests: int
     memory_stall_ns: int
+    #: Releases lost to the task's ``activation_limit`` (never jobs).
+    lost_activations: int = 0
 
 
 @dataclass(frozen=True)

@@ -618,6 +618,7 @@ fn expected_full() -> TaskSystem {
                 command: None,
                 runnables: Vec::new(),
                 preemption: Default::default(),
+                activation_limit: None,
             },
             Task {
                 name: "beta".into(),
@@ -640,6 +641,7 @@ fn expected_full() -> TaskSystem {
                 command: None,
                 runnables: Vec::new(),
                 preemption: Default::default(),
+                activation_limit: None,
             },
             Task {
                 name: "gamma".into(),
@@ -661,6 +663,7 @@ fn expected_full() -> TaskSystem {
                 command: None,
                 runnables: Vec::new(),
                 preemption: Default::default(),
+                activation_limit: None,
             },
             Task {
                 name: "delta".into(),
@@ -682,6 +685,7 @@ fn expected_full() -> TaskSystem {
                 command: None,
                 runnables: Vec::new(),
                 preemption: Default::default(),
+                activation_limit: None,
             },
         ],
         servers: vec![],

@@ -1023,6 +1023,26 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
     Ok((in_file_order(system, rows), groups))
 }
 
+/// A task with an activation limit N (OSEK): a release is lost only while N
+/// earlier jobs are active, and with a bound R at most ⌈R/T⌉ − 1 are (a job
+/// released ⌈R/T⌉ periods before has finished), so none is lost when
+/// ⌈R/T⌉ ≤ N; the bound holds for the jobs that run either way.
+fn note_activation_limits(system: &TaskSystem, rows: &mut [TaskBound]) {
+    for row in rows.iter_mut() {
+        let Some(t) = system.tasks.iter().find(|t| t.name == row.task) else { continue };
+        let Some(n) = t.activation_limit else { continue };
+        let said = match row.bound_ns {
+            Some(r) if r.div_ceil(t.period_ns) <= n as u64 => format!("activation limit {n}: no release is lost (at most {} jobs active)", r.div_ceil(t.period_ns).max(1)),
+            Some(r) => format!("activation limit {n}: releases may be lost (up to {} jobs would be active)", r.div_ceil(t.period_ns)),
+            None => format!("activation limit {n}: releases may be lost"),
+        };
+        row.note = Some(match row.note.take() {
+            Some(note) => format!("{note}; {said}"),
+            None => said,
+        });
+    }
+}
+
 /// Under fixed priority a task below a background task on its core (pfp) or
 /// in its server never runs once the load starts: its note names the load.
 fn name_the_background_above(system: &TaskSystem, kind: SchedulerKind, rows: &mut [TaskBound]) {
@@ -1080,6 +1100,7 @@ pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis,
     };
     let mut tasks = tasks;
     name_the_background_above(system, kind, &mut tasks);
+    note_activation_limits(system, &mut tasks);
     // Only background tasks: no job to bound, so no verdict either way.
     let schedulable = if tasks.iter().all(|t| t.background) { None } else { all_of(tasks.iter().map(|t| t.schedulable).chain(groups.iter().map(|g| g.schedulable))) };
     Ok(TaskAnalysis { scheduler: kind.name(), test, schedulable, tasks, groups, notes })

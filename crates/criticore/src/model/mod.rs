@@ -490,6 +490,10 @@ pub struct Task {
     /// Where a job may be preempted (OSEK's preemptive, cooperative and
     /// non-preemptive tasks).
     pub preemption: Preemption,
+    /// OSEK's multiple-activation limit: at most this many jobs of the task
+    /// active (released, unfinished) at once; a release beyond it is lost.
+    /// None: no limit.
+    pub activation_limit: Option<u32>,
 }
 
 /// Where a task's jobs may be preempted.
@@ -559,6 +563,7 @@ impl Task {
             command: None,
             runnables: Vec::new(),
             preemption: Preemption::Preemptive,
+            activation_limit: None,
         }
     }
 

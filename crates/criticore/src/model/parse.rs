@@ -598,7 +598,7 @@ fn walk_pet_value(v: &Value, field: String) -> FieldResult<LevelPets> {
 fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<Task> {
     obj.only(&[
         "name", "level", "core", "period", "deadline", "offset", "arrival", "jitter", "priority", "server", "pet",
-        "pet_unmanaged", "memory", "cost", "ipc", "io", "command", "runnables", "preemption",
+        "pet_unmanaged", "memory", "cost", "ipc", "io", "command", "runnables", "preemption", "activation_limit",
     ])?;
     let name = as_name(obj.req("name")?, &obj.field("name"))?;
     if name.trim().is_empty() {
@@ -657,7 +657,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         }
         Some("background") => {
             // A load runs from its offset to the end: nothing per job to state.
-            for field in ["period", "deadline", "jitter", "pet", "pet_unmanaged", "cost", "io", "ipc", "runnables", "preemption"] {
+            for field in ["period", "deadline", "jitter", "pet", "pet_unmanaged", "cost", "io", "ipc", "runnables", "preemption", "activation_limit"] {
                 if obj.opt(field).is_some() {
                     return Err(FieldError::new(obj.field(field), "a background task has no jobs; drop this field (or make the task periodic)"));
                 }
@@ -719,6 +719,14 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
     if preemption != Preemption::Preemptive && level.is_some() {
         return Err(FieldError::new(obj.field("preemption"), "MC² tasks are preemptive (mc2-hardware-management §2)"));
     }
+    let activation_limit = match obj.opt("activation_limit") {
+        None => None,
+        Some(v) => match v.as_i64() {
+            Some(n) if (1..=u32::MAX as i64).contains(&n) => Some(n as u32),
+            Some(n) => return Err(FieldError::new(obj.field("activation_limit"), format!("expected a positive integer (jobs active at once), got {n}"))),
+            None => return Err(FieldError::new(obj.field("activation_limit"), format!("expected a positive integer (jobs active at once), got {}", type_name(v)))),
+        },
+    };
     let pet_field = obj.field("pet");
     let runnables = walk_runnables(obj)?;
     let pet_ns = match (background, obj.opt("pet"), runnables.is_empty()) {
@@ -786,6 +794,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         command: obj.opt("command").map(|v| walk_command(v, &obj.field("command"))).transpose()?,
         runnables,
         preemption,
+        activation_limit,
     })
 }
 

@@ -7,6 +7,7 @@
 //! are per-task statistics, optional job records and execution segments, from
 //! which [`report`] builds the summary and [`trace`] the Perfetto trace.
 
+pub mod activation;
 pub mod engine;
 pub mod job;
 pub mod memory;
@@ -109,6 +110,8 @@ pub struct TaskStats {
     pub memory_requests: f64,
     /// Time the task's jobs spent stalled (memory or regulator).
     pub memory_stall_ns: f64,
+    /// Releases lost to the task's activation limit (never jobs).
+    pub lost_activations: u64,
 }
 
 impl TaskStats {

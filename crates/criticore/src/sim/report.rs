@@ -24,6 +24,13 @@ pub struct Stats {
     pub memory_requests: u64,
     /// Time all jobs spent stalled on memory or by a regulator.
     pub memory_stall_ns: u64,
+    /// Releases lost to activation limits (left out when none were).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub lost_activations: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -97,6 +104,7 @@ fn merge(into: &mut Stats, s: &Stats) {
     into.migrations += s.migrations;
     into.memory_requests += s.memory_requests;
     into.memory_stall_ns += s.memory_stall_ns;
+    into.lost_activations += s.lost_activations;
 }
 
 pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
@@ -123,6 +131,7 @@ pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
                 migrations: s.migrations,
                 memory_requests: s.memory_requests.round() as u64,
                 memory_stall_ns: s.memory_stall_ns.round() as u64,
+                lost_activations: s.lost_activations,
             },
         })
         .collect();
