@@ -82,9 +82,38 @@ def render_task_bounds(console: Console, file: str, r: dict) -> None:
             console.print(f"  {escape(grp['name'])}: {escape(grp['note'])}")
     for note in r["notes"]:
         console.print(f"  note: {escape(note)}")
+    render_chain_bounds(console, r.get("chains") or [])
     console.print("  verdict:", _verdict(r["schedulable"], "not decided"))
     if "check_sim" in r:
         render_check_sim(console, r)
+
+
+def render_chain_bounds(console: Console, chains: list[dict]) -> None:
+    """Each cause-effect chain's reaction-time and data-age bounds."""
+    if not chains:
+        return
+    t = table("Cause-effect chains (bounds)")
+    for col in ("chain", "tasks", "reaction", "data age"):
+        t.add_column(col, justify="left" if col in ("chain", "tasks") else "right")
+    for c in chains:
+        t.add_row(Text(c["name"]), Text(" → ".join(c["tasks"])), duration_text(c["reaction_ns"]), duration_text(c["data_age_ns"]))
+    console.print(t)
+    for c in chains:
+        if c.get("note"):
+            console.print(f"  {escape(c['name'])}: {escape(c['note'])}")
+
+
+def render_chain_latencies(console: Console, chains: list[dict]) -> None:
+    """Each cause-effect chain's measured reaction times and data ages."""
+    if not chains:
+        return
+    t = table("Cause-effect chains (simulated)")
+    for col in ("chain", "reactions", "max reaction", "p99", "outputs", "max data age", "p99 "):
+        t.add_column(col, justify="left" if col == "chain" else "right")
+    for c in chains:
+        t.add_row(Text(c["chain"]), f"{c['reactions']:,}", duration_text(c["max_reaction_ns"]), duration_text(c["p99_reaction_ns"]),
+                  f"{c['outputs']:,}", duration_text(c["max_data_age_ns"]), duration_text(c["p99_data_age_ns"]))
+    console.print(t)
 
 
 def render_check_sim(console: Console, r: dict) -> None:
@@ -248,6 +277,7 @@ def render_simulation(console: Console, file: str, r: dict) -> None:
             par = details["parallelism"]
             console.print(f"  monitor: {details['jobs']} real-time jobs, {details['suspensions']} suspensions, "
                           f"best-effort parallelism min {min(par):.2f} / mean {sum(par) / len(par):.2f}")
+    render_chain_latencies(console, r.get("chains") or [])
     style = "bold red" if r["deadline_misses"] else "bold green"
     console.print(f"Deadline misses: [{style}]{r['deadline_misses']}[/] of {r['released']} jobs released "
                   f"({r['unfinished']} unfinished at the end); {r['events']} events")

@@ -80,6 +80,18 @@ class Configuration:
 
 
 @dataclass(frozen=True)
+class ChainBound:
+    """A cause-effect chain's end-to-end bounds (ns; None with the reason in
+    ``note``): docs/analysis.md, "Cause-effect chains"."""
+
+    name: str
+    tasks: tuple[str, ...]
+    reaction_ns: int | None
+    data_age_ns: int | None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
 class Analysis:
     """A schedulability analysis. ``scheduler`` "mc2" fills ``levels`` and
     ``configurations``; the classic tests fill ``tasks`` (bounds in ns)."""
@@ -91,13 +103,16 @@ class Analysis:
     levels: Mapping[str, bool]
     configurations: Mapping[str, Configuration]
     json: dict = field(repr=False)
+    #: The file's cause-effect chains, bounded (empty without ``[[chain]]``).
+    chains: tuple[ChainBound, ...] = ()
 
     @classmethod
     def from_json(cls, report: dict) -> Analysis:
         levels = {k: v["schedulable"] for k, v in (report.get("levels") or {}).items()}
         configurations = {k: _take(Configuration, c, name=k) for k, c in (report.get("configurations") or {}).items()}
         tasks = tuple(_take(TaskBound, t) for t in report.get("tasks") or () if isinstance(t, dict))
-        return cls(report["scheduler"], report.get("schedulable"), report.get("test"), tasks, levels, configurations, report)
+        chains = tuple(_take(ChainBound, c, tasks=tuple(c["tasks"])) for c in report.get("chains") or ())
+        return cls(report["scheduler"], report.get("schedulable"), report.get("test"), tasks, levels, configurations, report, chains)
 
     def bound(self, task: str) -> TaskBound:
         """The bound of ``task`` (KeyError if the test gives none)."""
@@ -156,6 +171,26 @@ class TaskStats:
     migrations: int
     memory_requests: int
     memory_stall_ns: int
+    #: Releases lost to the task's ``activation_limit`` (never jobs).
+    lost_activations: int = 0
+
+
+@dataclass(frozen=True)
+class ChainLatency:
+    """A cause-effect chain's latencies in a run (ns; None when none was
+    seen): how many reactions and outputs, their largest, mean and 99th
+    percentile (docs/simulator.md, "Cause-effect chains")."""
+
+    chain: str
+    tasks: tuple[str, ...]
+    reactions: int
+    max_reaction_ns: int | None
+    mean_reaction_ns: int | None
+    p99_reaction_ns: int | None
+    outputs: int
+    max_data_age_ns: int | None
+    mean_data_age_ns: int | None
+    p99_data_age_ns: int | None
 
 
 @dataclass(frozen=True)
@@ -191,6 +226,8 @@ class Simulation:
     trace: str | None = field(repr=False)
     json: dict = field(repr=False)
     _run: SimRun = field(repr=False, compare=False)
+    #: The file's cause-effect chains, measured (empty without ``[[chain]]``).
+    chains: tuple[ChainLatency, ...] = ()
 
     @classmethod
     def from_run(cls, system: TaskSystem, run: SimRun) -> Simulation:
@@ -202,8 +239,9 @@ class Simulation:
         if run.bandwidth is not None and run.bin_ns is not None:
             bandwidth = _bandwidth_table(run.bandwidth, run.bin_ns, system.platform.line_bytes)
         per_task = tuple(_take(TaskStats, t) for t in report["per_task"])
+        chains = tuple(_take(ChainLatency, c, tasks=tuple(c["tasks"])) for c in report.get("chains") or ())
         return _take(cls, report, system=system, partial=bool(report.get("partial")), per_task=per_task, jobs=jobs,
-                     segments=segments, bandwidth=bandwidth, trace=run.trace, json=report, _run=run)
+                     segments=segments, bandwidth=bandwidth, trace=run.trace, json=report, _run=run, chains=chains)
 
     def task(self, name: str) -> TaskStats:
         """The statistics of task ``name`` (KeyError if none)."""

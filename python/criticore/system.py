@@ -82,6 +82,10 @@ class Task:
     runnables: tuple[tuple[str, int], ...] = ()
     #: Where a job may be preempted: "preemptive", "cooperative" (between runnables) or "non-preemptive".
     preemption: str = "preemptive"
+    #: OSEK's multiple-activation limit: a release finding this many jobs active is lost (None: no limit).
+    activation_limit: int | None = None
+    #: When its jobs read and write for cause-effect chains: "implicit" (start, finish) or "let" (release, period end).
+    communication: str = "implicit"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "runnables", tuple(tuple(r) for r in self.runnables))
@@ -89,6 +93,14 @@ class Task:
     def utilization(self, level: str = "C") -> float:
         """PET at ``level`` over the period."""
         return self.pet_ns[level] / self.period_ns
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A cause-effect chain: each task reads what the one before it wrote."""
+
+    name: str
+    tasks: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -237,6 +249,11 @@ class TaskSystem:
     @cached_property
     def servers(self) -> tuple[Server, ...]:
         return tuple(Server(**s) for s in self._view["servers"])
+
+    @cached_property
+    def chains(self) -> tuple[Chain, ...]:
+        """The cause-effect chains (``[[chain]]``), each its tasks by name, cause to effect."""
+        return tuple(Chain(c["name"], tuple(c["tasks"])) for c in self._view["chains"])
 
     @cached_property
     def allocation(self) -> Allocation | None:

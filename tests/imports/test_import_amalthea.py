@@ -87,6 +87,8 @@ def test_the_api_returns_the_system_the_summary_and_the_model():
     # The task system's spelling (docs/format.md), in the model as read and in the system.
     assert m["tasks"][2]["preemption"] == "non-preemptive"
     assert imp.system.tasks[2].preemption == "non-preemptive"
+    # OSEK's activation limits, as the 0.7 fixture's tasks state them.
+    assert [t.activation_limit for t in import_amalthea(V07).system.tasks] == [1, 2, None]
     assert m["labels"][0]["memory"] == 0 and m["memories"][0]["name"] == "RAM0"
     assert imp.toml.startswith(f"# Imported from {V2} by `criticore import amalthea`")
     with pytest.raises(InputError) as e:

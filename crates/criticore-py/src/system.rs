@@ -260,6 +260,8 @@ fn view(m: &TaskSystem) -> Value {
                 "background": t.is_background(),
                 "runnables": t.runnables.iter().map(|r| (r.name.clone(), r.pet_ns)).collect::<Vec<_>>(),
                 "preemption": t.preemption.name(),
+                "activation_limit": t.activation_limit,
+                "communication": t.communication.name(),
             })
         })
         .collect();
@@ -287,6 +289,7 @@ fn view(m: &TaskSystem) -> Value {
             "os_isolation": a.os_isolation,
         })),
         "regulation": m.regulation.as_ref().map(|r| json!({"kind": r.kind, "period_ns": r.period_ns})),
+        "chains": m.chains.iter().map(|c| json!({"name": c.name, "tasks": c.tasks.iter().map(|&t| m.tasks[t].name.clone()).collect::<Vec<_>>()})).collect::<Vec<_>>(),
         "implied_scheduler": SchedulerKind::implied_by(m).name(),
     })
 }

@@ -43,12 +43,8 @@ struct Tally {
     ratios: Vec<f64>,
 }
 
-/// Simulate `system` under `kind` and check every bound of `a`.
-fn check(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: SchedulerKind, a: &TaskAnalysis, tally: &mut Tally) {
-    check_with(label, seed, text, system, kind, a, tally, None)
-}
-
-/// As [`check`], with the bandwidth monitor's overhead table.
+/// Simulate `system` under `kind` and check every bound of `a` (with the
+/// bandwidth monitor's overhead table, if any).
 #[allow(clippy::too_many_arguments)]
 fn check_with(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: SchedulerKind, a: &TaskAnalysis, tally: &mut Tally, table: Option<OverheadTable>) {
     let config = SimConfig { seed, exec: ExecModel::Pet(Level::C), record_jobs: true, overhead_table: table, ..SimConfig::new(HORIZON_NS) };

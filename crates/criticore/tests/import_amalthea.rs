@@ -64,6 +64,7 @@ fn import_v07_maps_every_element() {
     assert_eq!(tasks, [(Preemption::Preemptive, Some(1)), (Preemption::Cooperative, Some(2)), (Preemption::NonPreemptive, None)]);
     // The task system holds them (written as `preemption`, read back by the round trip below).
     assert_eq!(imp.system.tasks.iter().map(|t| t.preemption).collect::<Vec<_>>(), [Preemption::Preemptive, Preemption::Cooperative, Preemption::NonPreemptive]);
+    assert_eq!(imp.system.tasks.iter().map(|t| t.activation_limit).collect::<Vec<_>>(), [Some(1), Some(2), None]);
     assert_eq!(m.tasks[0].triggers, ["IPA"]);
     assert_eq!(m.tasks[2].stimulus, Stimulus::InterProcess { name: "IPA".into() });
     assert_eq!((m.chains[0].segments.len(), m.chains[0].stimulus.entity.as_deref()), (1, Some("R1")));
@@ -74,14 +75,13 @@ fn import_v07_maps_every_element() {
         ("memories", 2),
         ("access paths", 2),
         ("event chains", 1),
-        ("activation limits", 2),
         ("inter-process activations (at the activating task's rate)", 1),
         ("execution-need distributions (upper bound used)", 1),
         ("switches (largest branch kept)", 1),
     ];
     let got: Vec<(&str, usize)> = imp.summary.not_represented.iter().map(|(k, n)| (k.as_str(), *n)).collect();
     assert_eq!(got, expected);
-    assert_eq!(imp.summary.line(), "imported 3 tasks on 2 cores; not represented yet: 2 label accesses, 2 labels, 2 label placements, 2 memories, 2 access paths, 1 event chains, 2 activation limits, 1 inter-process activations (at the activating task's rate), 1 execution-need distributions (upper bound used), 1 switches (largest branch kept)");
+    assert_eq!(imp.summary.line(), "imported 3 tasks on 2 cores; not represented yet: 2 label accesses, 2 labels, 2 label placements, 2 memories, 2 access paths, 1 event chains, 1 inter-process activations (at the activating task's rate), 1 execution-need distributions (upper bound used), 1 switches (largest branch kept)");
 }
 
 #[test]
@@ -123,7 +123,6 @@ fn import_v2_maps_every_element() {
         ("memories", 1),
         ("access paths", 1),
         ("event chains", 2),
-        ("activation limits", 1),
         ("inter-process activations (at the activating task's rate)", 1),
         ("periodic jitters", 1),
         ("execution-need distributions (upper bound used)", 3),

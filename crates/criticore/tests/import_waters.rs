@@ -119,7 +119,9 @@ fn summary_counts(bytes: &[u8], imp: &Imported) {
     // Cooperative tasks are the task system's own now (`preemption`).
     assert_eq!(kind("cooperative tasks"), None);
     assert_eq!(imp.system.tasks.iter().filter(|t| t.preemption == Preemption::Cooperative).count(), n("preemption=\"cooperative\""));
-    assert_eq!(kind("activation limits"), Some(n("multipleTaskActivationLimit=")));
+    // Activation limits too (`activation_limit`).
+    assert_eq!(kind("activation limits"), None);
+    assert_eq!(imp.system.tasks.iter().filter(|t| t.activation_limit.is_some()).count(), n("multipleTaskActivationLimit="));
     assert_eq!(kind("execution-need distributions (upper bound used)"), Some(n("am:WeibullEstimators")));
     assert!(s.line().starts_with(&format!("imported {} tasks on {} cores; not represented yet: ", s.tasks, s.cores)), "{}", s.line());
     assert_eq!(imp.model.chains.iter().map(|c| c.segments.len()).sum::<usize>(), n("am:SubEventChain"));

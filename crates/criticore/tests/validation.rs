@@ -618,6 +618,8 @@ fn expected_full() -> TaskSystem {
                 command: None,
                 runnables: Vec::new(),
                 preemption: Default::default(),
+                activation_limit: None,
+                communication: Default::default(),
             },
             Task {
                 name: "beta".into(),
@@ -640,6 +642,8 @@ fn expected_full() -> TaskSystem {
                 command: None,
                 runnables: Vec::new(),
                 preemption: Default::default(),
+                activation_limit: None,
+                communication: Default::default(),
             },
             Task {
                 name: "gamma".into(),
@@ -661,6 +665,8 @@ fn expected_full() -> TaskSystem {
                 command: None,
                 runnables: Vec::new(),
                 preemption: Default::default(),
+                activation_limit: None,
+                communication: Default::default(),
             },
             Task {
                 name: "delta".into(),
@@ -682,6 +688,8 @@ fn expected_full() -> TaskSystem {
                 command: None,
                 runnables: Vec::new(),
                 preemption: Default::default(),
+                activation_limit: None,
+                communication: Default::default(),
             },
         ],
         servers: vec![],
@@ -693,6 +701,7 @@ fn expected_full() -> TaskSystem {
         }),
         regulation: None,
         devices: vec![],
+        chains: vec![],
     }
 }
 

@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::os::counter_page::{now_ns, CounterPage, EventKind};
 use criticore::error::FieldError;
 use criticore::model::{AccessPattern, TaskSystem};
+use criticore::policy::activation::ActivationLimit;
 use criticore::policy::pet;
 use crate::workload::load::{Walker, LINES_PER_ITERATION};
 use crate::workload::sizing_cache::{PhaseKey, SizingCache};
@@ -50,6 +51,10 @@ pub struct PeriodicSpec {
     /// Stop after this many jobs, or this long (the earlier).
     pub jobs: Option<u64>,
     pub duration_ns: Option<u64>,
+    /// OSEK's multiple-activation limit (`criticore::policy::activation`):
+    /// a release that finds this many jobs active is lost, no job of its own
+    /// (job numbers count releases, so a lost one leaves a gap).
+    pub activation_limit: Option<u32>,
 }
 
 /// What a task of the file does per job, before this machine's costs size
@@ -70,6 +75,7 @@ pub struct JobPlan {
     pub period_ns: u64,
     pub deadline_ns: u64,
     pub offset_ns: u64,
+    pub activation_limit: Option<u32>,
 }
 
 /// A cooperative or non-preemptive task is not run on a machine: Linux may
@@ -112,7 +118,7 @@ impl JobPlan {
             }
         }
         let random = t.memory.as_ref().is_some_and(|m| m.pattern == AccessPattern::Random);
-        Ok(JobPlan { pet_ns, phases, buffer_bytes, line_bytes, random, background, period_ns: t.period_ns, deadline_ns: t.deadline_ns, offset_ns: t.offset_ns })
+        Ok(JobPlan { pet_ns, phases, buffer_bytes, line_bytes, random, background, period_ns: t.period_ns, deadline_ns: t.deadline_ns, offset_ns: t.offset_ns, activation_limit: t.activation_limit })
     }
 }
 
@@ -149,6 +155,7 @@ impl JobPlan {
             line_bytes: self.line_bytes,
             jobs,
             duration_ns,
+            activation_limit: self.activation_limit,
         };
         (spec, notes)
     }
@@ -264,6 +271,7 @@ pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>,
         return Ok(Vec::new());
     }
     let mut records = Vec::new();
+    let mut limit = spec.activation_limit.map(ActivationLimit::new);
     for k in 0u64.. {
         if spec.jobs.is_some_and(|n| k >= n) || stop.load(Ordering::Relaxed) {
             break;
@@ -271,6 +279,10 @@ pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>,
         let release = t0 + spec.offset_ns + k * spec.period_ns;
         if release >= end || !sleep_to(release, stop) {
             break;
+        }
+        // Jobs run one after another: none is in flight while a release is decided.
+        if limit.as_ref().is_some_and(|l| l.lost(release, 0)) {
+            continue;
         }
         let start = now_ns();
         let cpu = crate::os::clock::thread_cpu_ns();
@@ -292,6 +304,9 @@ pub fn run(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPage>,
             exec_ns: crate::os::clock::thread_cpu_ns() - cpu,
             memory_requests: lines,
         };
+        if let Some(l) = &mut limit {
+            l.completed(finish);
+        }
         on_job(&r);
         records.push(r);
     }
@@ -385,6 +400,7 @@ mod tests {
             line_bytes: 64,
             jobs: Some(4),
             duration_ns: None,
+            activation_limit: None,
         };
         let stop = AtomicBool::new(false);
         let jobs = run(&spec, &mut walker, Some(&page), &stop, |_| {}).unwrap();
@@ -403,6 +419,42 @@ mod tests {
         let kinds: Vec<(EventKind, u32)> = events.iter().map(|e| (e.kind, e.arg)).collect();
         let one = |j| vec![(EventKind::JobBegin, j), (EventKind::Phase, 0), (EventKind::Phase, 1), (EventKind::JobEnd, j)];
         assert_eq!(kinds, [one(0), one(1), one(2), one(3)].concat());
+    }
+
+    #[test]
+    fn releases_that_find_the_limit_s_jobs_active_are_lost() {
+        // Releases every µs and jobs of 10,000 line accesses (longer than 2 µs
+        // on any machine), limit 2: the third release finds jobs 0 and 1
+        // active and is lost. Every decision is checked against the kept
+        // jobs' own finishing times, worked out again here.
+        let mut walker = Walker::new(1 << 20, 64, false, false).unwrap();
+        let spec = PeriodicSpec {
+            background: false,
+            period_ns: 1_000,
+            deadline_ns: 1_000,
+            offset_ns: 0,
+            phases: vec![PhaseWork { iterations: 1_000, read_nb: 4, delay_nb: 0, work_ns: 0 }],
+            buffer_bytes: 1 << 20,
+            line_bytes: 64,
+            jobs: Some(2_000),
+            duration_ns: None,
+            activation_limit: Some(2),
+        };
+        let stop = AtomicBool::new(false);
+        let jobs = run(&spec, &mut walker, None, &stop, |_| {}).unwrap();
+        let last = jobs.last().unwrap().job;
+        assert!((jobs.len() as u32) < last + 1, "no release was lost");
+        let mut kept: Vec<&JobRecord> = Vec::new();
+        for k in 0..=last {
+            let release = k as u64 * 1_000;
+            let active = kept.iter().filter(|j| j.finish_ns > release).count();
+            let ran = jobs.iter().find(|j| j.job == k);
+            assert_eq!(ran.is_some(), active < 2, "release {k}: {active} jobs active");
+            if let Some(j) = ran {
+                assert_eq!(j.release_ns, release);
+                kept.push(j);
+            }
+        }
     }
 
     #[test]
@@ -445,6 +497,7 @@ mod tests {
             line_bytes: 64,
             jobs: Some(3),
             duration_ns: Some(10_000_000_000),
+            activation_limit: None,
         };
         let stop = AtomicBool::new(false);
         let jobs = run(&spec, &mut walker, Some(&page), &stop, |_| panic!("a background task has no jobs")).unwrap();

@@ -32,6 +32,8 @@ use super::{Charged, NotDecided, Sporadic};
 use crate::error::FieldError;
 use crate::model::{BudgetGroup, Level, Preemption, RegulationKind, ServerKind, TaskSystem};
 use crate::policy::{fixed_priority_ranks, server_of_tasks, SchedulerKind};
+use crate::policy::activation::jobs_active_at_most;
+use super::chains::{self, ChainBound};
 use serde::Serialize;
 use std::cmp::Ordering;
 
@@ -124,6 +126,9 @@ pub struct TaskAnalysis {
     pub tasks: Vec<TaskBound>,
     pub groups: Vec<GroupResult>,
     pub notes: Vec<String>,
+    /// The file's cause-effect chains, bounded from `tasks` (`chains`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<ChainBound>,
 }
 
 fn pet(system: &TaskSystem, i: usize) -> u64 {
@@ -332,6 +337,8 @@ struct Memory {
     monitor: Option<(usize, Vec<usize>)>,
     /// MemGuard's reclaim: an entity may stall below its budget (a throttle error).
     reclaim: bool,
+    /// `memory::job_costs_and_rates_beside`, for per-core MemGuard (else empty).
+    beside: Vec<Vec<Option<f64>>>,
 }
 
 /// What the bounds of `kind` must include: None when the simulator would run
@@ -340,7 +347,7 @@ struct Memory {
 /// periodic servers unregulated or under MRS are).
 fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>, String> {
     let reclaim = system.regulation.as_ref().is_some_and(|r| r.kind == RegulationKind::Memguard && r.memguard.reclaim);
-    let plain = |costs| Memory { costs, memguard: None, mrs: false, groups: None, mcti: false, monitor: None, reclaim };
+    let plain = |costs| Memory { costs, memguard: None, mrs: false, groups: None, mcti: false, monitor: None, reclaim, beside: Vec::new() };
     // The monitor only takes interference away from its real-time task, but
     // suspends its best-effort cores, memory profiles or not (its estimate
     // grows with every sample).
@@ -355,7 +362,10 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
     let memory = |memguard, mrs| Ok(Some(Memory { memguard, mrs, ..plain(job_costs(system)) }));
     match (kind, &system.regulation) {
         (SchedulerKind::Pfp | SchedulerKind::Pedf | SchedulerKind::Servers, None) => memory(None, false),
-        (SchedulerKind::Pfp | SchedulerKind::Pedf, Some(r)) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && !r.budgets.is_empty() => memory(Some((r.budgets.clone(), r.period_ns)), false),
+        (SchedulerKind::Pfp | SchedulerKind::Pedf, Some(r)) if r.kind == RegulationKind::Memguard && r.groups.is_empty() && !r.budgets.is_empty() => {
+            let (costs, beside) = memory::job_costs_and_rates_beside(system);
+            Ok(Some(Memory { memguard: Some((r.budgets.clone(), r.period_ns)), beside, ..plain(costs) }))
+        }
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Memguard && !r.groups.is_empty() => Ok(Some(Memory { groups: Some((r.groups.clone(), r.period_ns)), ..plain(job_costs(system)) })),
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Mcti && r.groups.is_empty() && !r.budgets.is_empty() => {
             Ok(Some(Memory { memguard: Some((r.budgets.clone(), r.period_ns)), mcti: true, ..plain(memory::job_costs_mcti(system)) }))
@@ -373,13 +383,15 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
 /// preempt, and MemGuard its stalls in the window.
 /// `suspended`: the bandwidth monitor may suspend this core for at most R
 /// per real-time job of period T, as (R, T).
-fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str, mem: &Memory, suspended: Option<(u64, u64)>) -> Vec<TaskBound> {
+/// `responses`: bounds known already per task (an earlier round), which
+/// limit what the other cores' jobs run in a window.
+fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str, mem: &Memory, suspended: Option<(u64, u64)>, responses: &[Option<u64>]) -> Vec<TaskBound> {
     // MemGuard's budget for this core and its period, where its tasks can spend it.
     let memguard = match &mem.memguard {
         Some((budgets, period)) if ordered.iter().any(|&i| mem.costs[i].requests > 0.0) => Some((budgets.get(core).copied().unwrap_or(0), *period)),
         _ => None,
     };
-    let view = CoreView::of(system, core, mem);
+    let view = CoreView::of(system, core, mem, responses);
     // Each task's bound as found, for the tasks below it.
     let mut found: Vec<Option<u64>> = Vec::with_capacity(ordered.len());
     (0..ordered.len())
@@ -401,27 +413,91 @@ struct CoreView {
 
 /// Another core, as a co-runner of this one.
 struct OtherCore {
-    /// Its tasks with a memory profile, and each as (period, worst time of a job).
+    /// Its tasks with a memory profile, and each as (period, worst time of a
+    /// job, its response bound where known).
     with_memory: Vec<usize>,
-    running: Vec<(u64, u64)>,
+    running: Vec<(u64, u64, Option<u64>)>,
+    /// Per task of the system, its response bound where known.
+    responses: Vec<Option<u64>>,
     /// All its tasks.
     all: Vec<usize>,
     /// Its budget per period where it never exceeds it (per-core MemGuard or
     /// MCTI without reclaim).
     budget: Option<u64>,
+    /// Per period, the longest it can run a task that raises the misses of
+    /// one of this core's tasks while that task runs (None: unbounded
+    /// here, a whole period): such a pair issues at least r per ns, so it
+    /// spends its budget within (Q + 1)/r (docs/analysis.md, "Co-runners
+    /// beside this core's jobs").
+    beside_per_period: Option<f64>,
+    /// Whether it can spend its budget in a period at all, with the
+    /// cores raising its misses beside it at most their `beside_per_period`.
+    may_exhaust: bool,
+    /// Per period, the longest the cores raising its misses run beside it,
+    /// and its largest excess requests per ns of work meanwhile.
+    beside_it: f64,
+    excess: f64,
+}
+
+impl OtherCore {
+    /// The longest its jobs with memory run in a window of w, at most w.
+    fn running_ns(&self, w: u64) -> f64 {
+        self.running.iter().map(|&(t, c, r)| memory::workload_ns(t, c, r, w)).sum::<f64>().min(w as f64)
+    }
+
+    /// The long-run share of the time they run, at most 1.
+    fn running_share(&self) -> f64 {
+        self.running.iter().map(|&(t, c, _)| c as f64 / t as f64).sum::<f64>().min(1.0)
+    }
+
+    /// The longest it runs beside this core's jobs raising their misses in a
+    /// window of w, with MemGuard periods of `period` (None: unregulated).
+    fn beside_ns(&self, w: u64, period: Option<u64>) -> f64 {
+        match (self.beside_per_period, period) {
+            (Some(b), Some(p)) => self.running_ns(w).min(b * (w.div_ceil(p) + 1) as f64),
+            _ => self.running_ns(w),
+        }
+    }
+
+    /// Its long-run share.
+    fn beside_share(&self, period: Option<u64>) -> f64 {
+        match (self.beside_per_period, period) {
+            (Some(b), Some(p)) => self.running_share().min(b / p as f64),
+            _ => self.running_share(),
+        }
+    }
 }
 
 impl CoreView {
-    fn of(system: &TaskSystem, core: usize, mem: &Memory) -> CoreView {
+    fn of(system: &TaskSystem, core: usize, mem: &Memory, responses: &[Option<u64>]) -> CoreView {
         let on = |d: usize| -> Vec<usize> { (0..system.tasks.len()).filter(|&x| task_core(system, x) == Some(d)).collect() };
         let budgets = mem.memguard.as_ref().filter(|_| !mem.reclaim).map(|(b, _)| b);
+        let spare = system.regulation.as_ref().is_some_and(|r| r.memguard.spare_sharing);
+        let budget_of = |d: usize| budgets.map(|b| b.get(d).copied().unwrap_or(0));
+        // Per period, the longest core `src` runs a task raising the misses of
+        // a task of core `dst` beside it (None: unbounded, a whole period).
+        let beside = |src: usize, dst: usize| -> Option<f64> {
+            let q = budget_of(src).filter(|_| !mem.beside.is_empty() && !mem.mcti && !spare)?;
+            let here: Vec<usize> = on(dst).into_iter().filter(|&i| mem.costs[i].excess_per_work > 0.0).collect();
+            let there: Vec<usize> = on(src).into_iter().filter(|&j| system.tasks[j].memory.is_some()).collect();
+            let pairs = here.iter().flat_map(|&i| there.iter().filter_map(move |&j| mem.beside[i][j]));
+            pairs.map(|r| if r > 0.0 { (q + 1) as f64 / r } else { f64::INFINITY }).reduce(f64::max).or(Some(0.0)).filter(|b| b.is_finite())
+        };
+        let period = mem.memguard.as_ref().map_or(0, |(_, p)| *p) as f64;
         let others = (0..system.platform.cores)
             .filter(|&d| d != core)
             .map(|d| {
                 let all = on(d);
                 let with_memory: Vec<usize> = all.iter().copied().filter(|&x| system.tasks[x].memory.is_some()).collect();
-                let running = with_memory.iter().map(|&x| (system.tasks[x].period_ns, mem.costs[x].time_ns)).collect();
-                OtherCore { with_memory, running, all, budget: budgets.map(|b| b.get(d).copied().unwrap_or(0)) }
+                let running = with_memory.iter().map(|&x| (system.tasks[x].period_ns, mem.costs[x].time_ns, responses[x])).collect();
+                let budget = budget_of(d);
+                // Its requests in a period: at most its alone rate all period
+                // and its excess while the cores raising its misses run beside it.
+                let presence: f64 = (0..system.platform.cores).filter(|&e| e != d).map(|e| beside(e, d).unwrap_or(period)).sum::<f64>().min(period);
+                let alone = all.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max);
+                let excess = all.iter().map(|&x| mem.costs[x].excess_per_work).fold(0.0, f64::max);
+                let may_exhaust = budget.is_none_or(|q| mem.mcti || spare || alone * period + excess * presence + 1.0 >= q as f64);
+                OtherCore { with_memory, running, all, budget, responses: responses.to_vec(), beside_per_period: beside(d, core), may_exhaust, beside_it: presence, excess }
             })
             .collect();
         CoreView { on_core: on(core), others }
@@ -495,8 +571,11 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         .collect();
     // Time some co-runner runs in a window of w: per other core, its jobs
     // (one more each than their releases) at their worst time, at most w.
-    let presence = |w: u64| -> f64 { others.iter().map(|o| memory::running_ns(&o.running, w)).sum() };
-    let presence_rate: f64 = others.iter().map(|o| memory::running_share(&o.running)).sum();
+    // Only while a co-runner raising its misses runs beside its job, at most
+    // `beside_per_period` of each MemGuard period.
+    let mg_period = memguard.map(|(_, p)| p);
+    let presence = |w: u64| -> f64 { others.iter().map(|o| o.beside_ns(w, mg_period)).sum() };
+    let presence_rate: f64 = others.iter().map(|o| o.beside_share(mg_period)).sum();
     let alone_rate = mem.costs[i].alone_requests / own.period_ns as f64 + (0..k).map(|h| hp_alone[h] / system.tasks[ordered[h]].period_ns as f64).sum::<f64>();
     let alone_requests = |q: u64, w: u64| -> f64 { (q + 1) as f64 * mem.costs[i].alone_requests + (0..k).map(|h| w.div_ceil(system.tasks[ordered[h]].period_ns) as f64 * hp_alone[h]).sum::<f64>() };
     let requests_beside = |q: u64, w: u64| -> f64 { alone_requests(q, w) + excess * presence(w) };
@@ -514,48 +593,71 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // issues at least r per ns while it runs runs at most (Q + 1)/r of a
     // period before its budget stops it (docs/analysis.md, "Stalls bounded
     // by the periods a co-runner runs in").
-    let per_period_presence = |period: u64| -> f64 {
-        others
-            .iter()
-            .filter(|o| !o.with_memory.is_empty())
-            .map(|o| {
-                let least = o.with_memory.iter().map(|&x| mem.costs[x].min_request_rate).fold(f64::INFINITY, f64::min);
-                // Under MCTI a critical task runs on past its budget (rule 5);
-                // with MemGuard's spare sharing every core runs on once all are stalled.
-                let overloads = (mem.mcti && o.with_memory.iter().any(|&x| system.tasks[x].criticality > 0)) || system.regulation.as_ref().is_some_and(|r| r.memguard.spare_sharing);
-                match o.budget {
-                    Some(q) if least > 0.0 && least.is_finite() && !overloads => ((q + 1) as f64 / least).min(period as f64),
-                    _ => period as f64,
-                }
-            })
-            .sum::<f64>()
-            .min(period as f64)
+    let brief = |o: &OtherCore, period: u64| -> f64 {
+        let least = o.with_memory.iter().map(|&x| mem.costs[x].min_request_rate).fold(f64::INFINITY, f64::min);
+        // Under MCTI a critical task runs on past its budget (rule 5);
+        // with MemGuard's spare sharing every core runs on once all are stalled.
+        let overloads = (mem.mcti && o.with_memory.iter().any(|&x| system.tasks[x].criticality > 0)) || system.regulation.as_ref().is_some_and(|r| r.memguard.spare_sharing);
+        let alone = match o.budget {
+            Some(q) if least > 0.0 && least.is_finite() && !overloads => ((q + 1) as f64 / least).min(period as f64),
+            _ => period as f64,
+        };
+        alone.min(o.beside_per_period.unwrap_or(f64::INFINITY))
     };
+    let per_period_presence = |period: u64| -> f64 { others.iter().filter(|o| !o.with_memory.is_empty()).map(|o| brief(o, period)).sum::<f64>().min(period as f64) };
+    // Co-runner presence in a window of w, each core at most its presence
+    // per period in each period the window overlaps.
+    let presence_in_periods = |w: u64, period: u64| -> f64 {
+        others.iter().filter(|o| !o.with_memory.is_empty()).map(|o| o.running_ns(w).min(brief(o, period) * (w.div_ceil(period) + 1) as f64)).sum()
+    };
+    let presence_rate_in_periods = |period: u64| -> f64 { others.iter().filter(|o| !o.with_memory.is_empty()).map(|o| o.running_share().min(brief(o, period) / period as f64)).sum() };
+    // Whether this core's alone requests (no co-runner running) can spend
+    // Q in a period: if not, only a period a co-runner runs in can stall it.
+    let alone_fast = |q: u64, period: u64| on_core.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max) * period as f64 + 1.0 >= q as f64;
+    let alone_stalls = |q: u64, w: u64, budget: u64, period: u64| if alone_fast(budget, period) { (alone_requests(q, w) / budget.max(1) as f64).floor() + 1.0 } else { 0.0 };
     let here_can_exhaust = |q: u64, period: u64| {
         let alone = on_core.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max);
         let excess = on_core.iter().map(|&x| mem.costs[x].excess_per_work).fold(0.0, f64::max);
         can_exhaust(on_core, q, period) && alone * period as f64 + excess * per_period_presence(period) + 1.0 >= q as f64
+    };
+    // A period this core stalls in holds at least x of co-runner presence:
+    // it issues Q there, at most its alone rate for the whole period and its
+    // excess only while a co-runner runs (docs/analysis.md, "Stalls bounded
+    // by the co-runners' presence"). None where alone requests may reach Q.
+    let presence_needed = |q: u64, period: u64| -> Option<f64> {
+        let alone = on_core.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max);
+        let excess = on_core.iter().map(|&x| mem.costs[x].excess_per_work).fold(0.0, f64::max);
+        let x = (q as f64 - 1.0 - alone * period as f64) / excess;
+        (x > 0.0 && x.is_finite()).then_some(x)
     };
     // Periods a co-runner core runs in: its running time's periods, two per
     // release there (a start, a resumption), and its own stalls (⌊N/Q⌋ + 1
     // under a per-core budget, none where it cannot issue Q), at most every
     // period; in a window of w (`Some(w)`), or per ns in the long run (`None`).
     let touched = |w: Option<u64>, period: u64| -> f64 {
-        let jobs = |x: usize| match w {
-            Some(w) => (w.div_ceil(system.tasks[x].period_ns) + 1) as f64,
-            None => 1.0 / system.tasks[x].period_ns as f64,
-        };
         others
             .iter()
             .filter(|o| !o.with_memory.is_empty())
             .map(|o| {
-                let running = w.map_or_else(|| memory::running_share(&o.running), |w| memory::running_ns(&o.running, w));
+                let jobs = |x: usize| match w {
+                    Some(w) => memory::jobs_overlapping(system.tasks[x].period_ns, o.responses[x], w) as f64,
+                    None => 1.0 / system.tasks[x].period_ns as f64,
+                };
+                let running = w.map_or_else(|| o.running_share(), |w| o.running_ns(w));
                 let runs = o.all.iter().map(|&x| 2.0 * jobs(x)).sum::<f64>();
                 let reload = o.all.iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max);
                 let stalls = match o.budget {
-                    Some(q) if !can_exhaust(&o.all, q, period) => 0.0,
+                    Some(q) if !can_exhaust(&o.all, q, period) || !o.may_exhaust => 0.0,
                     Some(q) if q > 0 => {
-                        let n = o.all.iter().map(|&x| jobs(x) * (mem.costs[x].requests + reload)).sum::<f64>() / q as f64;
+                        // Its jobs' requests: at most their worst, and at most
+                        // their alone requests plus its excess while the cores
+                        // raising its misses run beside it.
+                        let worst = o.all.iter().map(|&x| jobs(x) * (mem.costs[x].requests + reload)).sum::<f64>();
+                        let beside = match w {
+                            Some(w) => o.all.iter().map(|&x| jobs(x) * (mem.costs[x].alone_requests + reload)).sum::<f64>() + o.excess * o.beside_it.min(period as f64) * (w.div_ceil(period) + 1) as f64,
+                            None => o.all.iter().map(|&x| jobs(x) * (mem.costs[x].alone_requests + reload)).sum::<f64>() + o.excess * o.beside_it.min(period as f64) / period as f64,
+                        };
+                        let n = worst.min(beside) / q as f64;
                         if w.is_some() { n.floor() + 1.0 } else { n }
                     }
                     Some(_) => f64::INFINITY,
@@ -601,7 +703,9 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         if reclaim {
             return by_requests.saturating_add(errors);
         }
-        let by_periods = (touched(Some(w), period) + (alone_requests(q, w) / budget.max(1) as f64).floor() + 1.0).min(u64::MAX as f64 / 4.0) as u64;
+        // Periods overlapping the window lie in one P longer on each side.
+        let by_presence = presence_needed(budget, period).map_or(f64::INFINITY, |x| (presence(w.saturating_add(2 * period)) / x).floor());
+        let by_periods = (touched(Some(w), period) + alone_stalls(q, w, budget, period)).min(by_presence).min(u64::MAX as f64 / 4.0) as u64;
         by_requests.min(memory::memguard_stalls_ns(by_periods, period, issue(budget, period)))
     };
     // In the long run each Q requests stall the core (the group) at most P;
@@ -621,7 +725,9 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                 if reclaim {
                     return by_requests;
                 }
-                by_requests.min((touched(None, period) + alone_rate / budget.max(1) as f64) * stalled_ns)
+                let by_presence = presence_needed(budget, period).map_or(f64::INFINITY, |x| presence_rate / x);
+                let alone_share = if alone_fast(budget, period) { alone_rate / budget.max(1) as f64 } else { 0.0 };
+                by_requests.min((touched(None, period) + alone_share).min(by_presence) * stalled_ns)
             }),
         };
     // Under groups a held job resumes at a period boundary and reloads,
@@ -666,6 +772,75 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         Ok(window) => window,
         Err(why) => return not_decided(system, i, on.to_string(), why),
     };
+    // Per-core MemGuard: a period some co-runner runs in, or one this core's
+    // alone requests spend its budget in, costs at most P; in every other
+    // period the jobs run at their alone speed (docs/analysis.md, "The
+    // co-runners' periods"). Not under reclaim, spare sharing or MCTI, where
+    // a period may stall a core without Q issued or let it run past Q.
+    let spare = system.regulation.as_ref().is_some_and(|r| r.memguard.spare_sharing);
+    let alone_time = |x: usize| mem.costs[x].alone_time_ns.max(pet(system, x));
+    // Sought only where the classic window leaves the task past its deadline
+    // (what it costs: benches/RESULTS.md).
+    let by_periods = memguard.filter(|_| window.is_none_or(|w| w.response_ns > system.tasks[i].deadline_ns) && mem.groups.is_none() && !reclaim && !mem.mcti && !spare && suspended.is_none()).and_then(|(budget, period)| {
+        let own2 = FpTask { pet_ns: alone_time(i), period_ns: own.period_ns };
+        let hp2: Vec<FpTask> = (0..k).map(|h| FpTask { pet_ns: alone_time(ordered[h]) + (hp[h].pet_ns - base(ordered[h])), period_ns: hp[h].period_ns }).collect();
+        let jobs_share = own2.pet_ns as f64 / own2.period_ns as f64 + hp2.iter().map(|h| h.pet_ns as f64 / h.period_ns as f64).sum::<f64>();
+        let jobs = |q: u64, w: u64| -> u128 { (q as u128 + 1) * own2.pet_ns as u128 + hp2.iter().map(|h| (w as u128).div_ceil(h.period_ns as u128) * h.pet_ns as u128).sum::<u128>() };
+        let p = period as f64;
+        // Two ways to charge the periods, each a bound (docs/analysis.md): every
+        // period a co-runner runs in (or this core's alone requests stall it
+        // in) whole; or, where its alone requests cannot spend Q in a period,
+        // the co-runners' presence and whole only the periods with enough of
+        // it to spend Q (at least `presence_needed`).
+        let alone_fast = alone_fast(budget, period);
+        let whole = |q: u64, w: u64| -> (f64, f64) { (touched(Some(w), period) + alone_stalls(q, w, budget, period), 0.0) };
+        let whole_share = (touched(None, period) + if alone_fast { alone_rate / budget.max(1) as f64 } else { 0.0 }) * p;
+        let needed = presence_needed(budget, period).filter(|_| !alone_fast);
+        let by_presence = |_: u64, w: u64| -> (f64, f64) {
+            let x = needed.expect("only with a threshold");
+            let stalling = if here_can_exhaust(budget, period) { touched(Some(w), period).min((presence(w.saturating_add(2 * period)) / x).floor()) } else { 0.0 };
+            (stalling, presence_in_periods(w, period))
+        };
+        let by_presence_share = needed.map(|x| {
+            let stalling = if here_can_exhaust(budget, period) { touched(None, period).min(presence_rate / x) * p } else { 0.0 };
+            stalling + presence_rate_in_periods(period)
+        });
+        let window_of = |charge: &dyn Fn(u64, u64) -> (f64, f64), share: f64| -> Option<(fp_rta::Window, u64)> {
+            if jobs_share + share >= 1.0 {
+                return None;
+            }
+            let lost = |q: u64, w: u64| -> u64 {
+                let (periods, beside) = charge(q, w);
+                (periods * p + beside).ceil().min(u64::MAX as f64 / 8.0) as u64
+            };
+            let win = fp_rta::worst_window_of(own2.period_ns, Supply::Dedicated, |q, w| jobs(q, w) + lost(q, w) as u128).ok()?;
+            Some((win, lost(win.q, win.w)))
+        };
+        let candidates = [Some(window_of(&whole, whole_share)), by_presence_share.map(|share| window_of(&by_presence, share))];
+        let (win, lost) = candidates.into_iter().flatten().flatten().min_by_key(|(w, _)| w.response_ns)?;
+        let (q1, pet_i) = (win.q + 1, pet(system, i));
+        let mut terms = BoundTerms {
+            jobs: q1,
+            own_pet_ns: q1 * pet_i,
+            own_interference_ns: q1 * (own2.pet_ns - pet_i),
+            regulation_ns: lost,
+            earlier_releases_ns: win.q * own.period_ns,
+            ..BoundTerms::default()
+        };
+        for (h, f) in hp2.iter().enumerate() {
+            let (x, jobs) = (ordered[h], win.w.div_ceil(f.period_ns));
+            let pet_x = pet(system, x);
+            terms.higher_pet_ns += jobs * pet_x;
+            terms.higher_interference_ns += jobs * (alone_time(x) - pet_x);
+            terms.reload_ns += jobs * (f.pet_ns - alone_time(x));
+        }
+        Some((win, terms))
+    });
+    if let Some((win, terms)) = by_periods.filter(|(w2, _)| window.is_none_or(|w1| w2.response_ns < w1.response_ns)) {
+        let note = if system.tasks[i].memory.is_some() { Some("with memory stalls (fluid model) and MemGuard's budget stalls, its co-runners' periods whole".to_string()) } else { None };
+        let r = row(system, i, on.to_string(), Some(win.response_ns), note);
+        return TaskBound { terms: Some(terms).filter(|_| !r.background), ..r };
+    }
     let bound = window.map(|w| w.response_ns);
     let terms = window.map(|win| {
         let (q1, cost) = (win.q + 1, &mem.costs[i]);
@@ -730,15 +905,71 @@ fn monitor_suspension<'m>(system: &TaskSystem, mem: &'m Memory) -> Option<((u64,
     let (rt, be) = mem.monitor.as_ref()?;
     let rt_core = system.tasks[*rt].core?;
     let on: Vec<usize> = (0..system.tasks.len()).filter(|&i| system.tasks[i].core == Some(rt_core)).collect();
-    let rows = fp_with_memory(system, &by_rank(system, &on), rt_core, "", mem, None);
+    let rows = fp_with_memory(system, &by_rank(system, &on), rt_core, "", mem, None, &vec![None; system.tasks.len()]);
     let bound = rows.iter().find(|r| r.task == system.tasks[*rt].name).and_then(|r| r.bound_ns);
     Some(((bound.unwrap_or(u64::MAX / 4), system.tasks[*rt].period_ns), be))
 }
+
+/// Rounds of the pfp memory bounds of every core in `cores`: each round
+/// bounds a core's tasks with the other cores' jobs limited by the bounds
+/// of the round before (none in the first), so every round's bounds hold
+/// if the earlier ones do, and each task keeps its least; until none
+/// improves or every task meets its deadline, at most `FP_MEMORY_ROUNDS`.
+/// Per core, its rows by rank.
+fn fp_memory_rounds(system: &TaskSystem, cores: &[usize], mem: &Memory, suspended: impl Fn(usize) -> Option<(u64, u64)>) -> Vec<Vec<TaskBound>> {
+    let ordered: Vec<Vec<usize>> = cores.iter().map(|&c| by_rank(system, &(0..system.tasks.len()).filter(|&i| system.tasks[i].core == Some(c)).collect::<Vec<_>>())).collect();
+    let mut responses = vec![None; system.tasks.len()];
+    let bounds_of = |rows: &[Vec<TaskBound>], responses: &mut Vec<Option<u64>>| {
+        for (k, core_rows) in rows.iter().enumerate() {
+            for (r, &i) in core_rows.iter().zip(&ordered[k]) {
+                responses[i] = r.bound_ns;
+            }
+        }
+    };
+    let round = |responses: &[Option<u64>]| -> Vec<Vec<TaskBound>> { cores.iter().zip(&ordered).map(|(&c, on)| fp_with_memory(system, on, c, &format!("core {c}"), mem, suspended(c), responses)).collect() };
+    let mut best = round(&responses);
+    // Unregulated, a co-runner's presence bounds nothing: one round.
+    let rounds = if mem.memguard.is_some() { FP_MEMORY_ROUNDS } else { 1 };
+    for _ in 1..rounds {
+        // Every task meets its deadline already: no verdict left to change.
+        if best.iter().flatten().all(|r| r.schedulable == Some(true)) {
+            break;
+        }
+        bounds_of(&best, &mut responses);
+        if responses.iter().all(Option::is_none) {
+            break;
+        }
+        let mut improved = false;
+        for (old, new) in best.iter_mut().zip(round(&responses)) {
+            for (o, n) in old.iter_mut().zip(new) {
+                if n.bound_ns.is_some_and(|b| o.bound_ns.is_none_or(|a| b < a)) {
+                    *o = n;
+                    improved = true;
+                }
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    best
+}
+
+/// Rounds of [`fp_memory_rounds`] at most.
+const FP_MEMORY_ROUNDS: usize = 4;
 
 fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
     require_cores(system, if edf { "pedf" } else { "pfp" })?;
     // Once for all the monitor's best-effort cores.
     let suspension = memory.filter(|_| !edf).and_then(|m| monitor_suspension(system, m));
+    // The pfp cores with memory bounds, all at once (their bounds limit each other's).
+    let limited = |c: usize| system.tasks.iter().any(|t| t.core == Some(c) && t.preemption != Preemption::Preemptive);
+    let fp_cores: Vec<usize> = (0..system.platform.cores).filter(|&c| !edf && !limited(c) && system.tasks.iter().any(|t| t.core == Some(c))).collect();
+    let mut fp_rows = match memory.filter(|_| !edf) {
+        Some(mem) => fp_memory_rounds(system, &fp_cores, mem, |c| suspension.filter(|(_, be)| be.contains(&c)).map(|(s, _)| s)),
+        None => Vec::new(),
+    }
+    .into_iter();
     let mut rows = Vec::new();
     let mut groups = Vec::new();
     for core in 0..system.platform.cores {
@@ -794,9 +1025,8 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Resul
             // Blocking and last regions are bounded for CPU-only cores so far.
             let why = format!("no bound yet for limited preemption with memory stalls ({} task {} on this core); without memory profiles the core is analyzed", system.tasks[i].preemption.name(), system.tasks[i].name);
             on.iter().map(|&j| undecided(system, j, name.clone(), why.clone())).collect()
-        } else if let Some(mem) = memory {
-            let suspended = suspension.filter(|(_, be)| be.contains(&core)).map(|(s, _)| s);
-            fp_with_memory(system, &by_rank(system, &on), core, &name, mem, suspended)
+        } else if memory.is_some() {
+            fp_rows.next().expect("a round's rows per pfp core")
         } else {
             fp_over(system, &by_rank(system, &on), Supply::Dedicated, &name)
         };
@@ -1026,6 +1256,25 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
     Ok((in_file_order(system, rows), groups))
 }
 
+/// A task with an activation limit N (OSEK): none of its releases is lost
+/// when at most N jobs can be active (`policy::activation`); the bound holds
+/// for the jobs that run either way.
+fn note_activation_limits(system: &TaskSystem, rows: &mut [TaskBound]) {
+    for row in rows.iter_mut() {
+        let Some(t) = system.tasks.iter().find(|t| t.name == row.task) else { continue };
+        let Some(n) = t.activation_limit else { continue };
+        let said = match row.bound_ns.map(|r| jobs_active_at_most(r, t.period_ns)) {
+            Some(active) if active <= n as u64 => format!("activation limit {n}: no release is lost (at most {active} jobs active)"),
+            Some(active) => format!("activation limit {n}: releases may be lost (up to {active} jobs would be active)"),
+            None => format!("activation limit {n}: releases may be lost"),
+        };
+        row.note = Some(match row.note.take() {
+            Some(note) => format!("{note}; {said}"),
+            None => said,
+        });
+    }
+}
+
 /// Under fixed priority a task below a background task on its core (pfp) or
 /// in its server never runs once the load starts: its note names the load.
 fn name_the_background_above(system: &TaskSystem, kind: SchedulerKind, rows: &mut [TaskBound]) {
@@ -1083,9 +1332,11 @@ pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis,
     };
     let mut tasks = tasks;
     name_the_background_above(system, kind, &mut tasks);
+    note_activation_limits(system, &mut tasks);
     // Only background tasks: no job to bound, so no verdict either way.
     let schedulable = if tasks.iter().all(|t| t.background) { None } else { all_of(tasks.iter().map(|t| t.schedulable).chain(groups.iter().map(|g| g.schedulable))) };
-    Ok(TaskAnalysis { scheduler: kind.name(), test, schedulable, tasks, groups, notes })
+    let chains = chains::bounds(system, |t| tasks.iter().find(|r| r.task == system.tasks[t].name).and_then(|r| r.bound_ns));
+    Ok(TaskAnalysis { scheduler: kind.name(), test, schedulable, tasks, groups, notes, chains })
 }
 
 #[cfg(test)]

@@ -83,6 +83,14 @@ pub fn worst_window(task: FpTask, higher: &[FpTask], supply: Supply, extra_share
             + higher.iter().map(|h| (w as u128).div_ceil(h.period_ns as u128) * h.pet_ns as u128).sum::<u128>()
             + extra(q, w) as u128
     };
+    worst_window_of(task.period_ns, supply, demand).map(Some)
+}
+
+/// The worst window over `supply` of a task of period `period_ns` whose jobs
+/// 0..=q of the busy period, with everything they wait for, need at most
+/// `demand(q, w)` in a window of w (nondecreasing in both); the caller has
+/// checked that the demand's long-run share stays below the supply's rate.
+pub fn worst_window_of(period_ns: u64, supply: Supply, demand: impl Fn(u64, u64) -> u128) -> Result<Window, NotDecided> {
     let not_decided = NotDecided { limit: MAX_JOBS, of: "jobs of the busy period" };
     let mut worst = Window { q: 0, w: 0, response_ns: 0 };
     let mut w = 0u64;
@@ -100,13 +108,13 @@ pub fn worst_window(task: FpTask, higher: &[FpTask], supply: Supply, extra_share
             }
             w = next;
         }
-        let release = q as u128 * task.period_ns as u128;
+        let release = q as u128 * period_ns as u128;
         let response = (w as u128 - release) as u64;
         if q == 0 || response > worst.response_ns {
             worst = Window { q, w, response_ns: response };
         }
-        if w as u128 <= release + task.period_ns as u128 {
-            return Ok(Some(worst));
+        if w as u128 <= release + period_ns as u128 {
+            return Ok(worst);
         }
     }
     Err(not_decided)

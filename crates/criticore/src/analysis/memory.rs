@@ -52,6 +52,9 @@ pub struct JobCost {
     pub alone_per_work: f64,
     /// Most requests per ns of wall time a job can issue.
     pub fastest_request_rate: f64,
+    /// Longest execution time of a job that runs with no co-runner running
+    /// (its alone miss ratio; cold start at its worst), ns.
+    pub alone_time_ns: u64,
     /// Least and most time per ns of work over the job's phases.
     pub fastest_per_work: f64,
     pub slowest_per_work: f64,
@@ -92,6 +95,22 @@ pub fn charged_costs(costs: &[JobCost], preempts: impl Fn(usize, usize) -> bool)
         .collect()
 }
 
+/// [`job_costs`], and per pair of tasks on different cores, `[i][j]`: None
+/// where task j cannot raise task i's misses (`FluidRules::presses_on`),
+/// else the fewest requests per ns j issues while i runs beside it
+/// (`FluidRules::least_rate_beside`).
+pub fn job_costs_and_rates_beside(system: &TaskSystem) -> (Vec<JobCost>, Vec<Vec<Option<f64>>>) {
+    let rules = FluidRules::new(system);
+    let cores: Vec<Option<usize>> = (0..system.tasks.len()).map(|i| task_core(system, i)).collect();
+    let apart = |i: usize, j: usize| cores[i].is_none() || cores[j].is_none() || cores[i] != cores[j];
+    let pets: Vec<u64> = system.tasks.iter().map(|t| t.pet_at(Level::C)).collect();
+    let worst = rules.worst_case(&pets, system.platform.cores, apart);
+    let rates = (0..system.tasks.len())
+        .map(|i| (0..system.tasks.len()).map(|j| (i != j && apart(i, j) && rules.presses_on(i, j)).then(|| rules.least_rate_beside(j, i, &worst[j]))).collect())
+        .collect();
+    (costs_of(&worst), rates)
+}
+
 /// As [`job_costs`] under MCTI: the bus may switch to fixed priority while
 /// a core overloads (`FluidRules::worst_case_mcti`).
 pub fn job_costs_mcti(system: &TaskSystem) -> Vec<JobCost> {
@@ -125,7 +144,9 @@ fn costs_of(worst: &[crate::interference::fluid::WorstCase]) -> Vec<JobCost> {
             // The cold start is work at the running phase's rate too: alone, at its alone rate.
             let alone_busiest = w.phases.iter().map(|p| p.alone_requests_per_work).fold(0.0, f64::max);
             let alone = w.phases.iter().map(|p| p.work_ns as f64 * p.alone_requests_per_work).sum::<f64>() + w.cold_work_ns as f64 * alone_busiest;
+            let alone_time = w.phases.iter().map(|p| p.work_ns as f64 * p.alone_time_per_work).sum::<f64>() + w.cold_work_ns as f64 * slowest;
             JobCost {
+                alone_time_ns: (alone_time.ceil() as u64 + w.phases.len() as u64).min(time.ceil() as u64 + w.phases.len() as u64),
                 alone_requests: alone.min(requests),
                 alone_per_work: alone_busiest,
                 fastest_request_rate: w.fastest_request_rate,
@@ -149,6 +170,33 @@ fn costs_of(worst: &[crate::interference::fluid::WorstCase]) -> Vec<JobCost> {
 /// (one may have begun before the window), and at most w.
 pub fn running_ns(jobs: &[(u64, u64)], w_ns: u64) -> f64 {
     jobs.iter().map(|&(t, c)| (w_ns.div_ceil(t) + 1) as f64 * c as f64).sum::<f64>().min(w_ns as f64)
+}
+
+/// Time one task's jobs can run in any window of `w_ns`: period T, longest
+/// running time C of a job and, where known, a bound R on its response. With
+/// R, Bertogna and Cirinei's workload (RTSS 2007): N = ⌊(w + R − C)/T⌋ whole
+/// jobs and at most C of the one before them, N·C + min(C, w + R − C − N·T);
+/// without, one job more than its releases. At most w.
+pub fn workload_ns(period_ns: u64, time_ns: u64, response_ns: Option<u64>, w_ns: u64) -> f64 {
+    let whole = match response_ns {
+        Some(r) => {
+            let (t, c, w, r) = (period_ns as u128, time_ns as u128, w_ns as u128, r.max(time_ns) as u128);
+            let n = (w + r - c) / t;
+            n * c + c.min(w + r - c - n * t)
+        }
+        None => (w_ns.div_ceil(period_ns) + 1) as u128 * time_ns as u128,
+    };
+    (whole as f64).min(w_ns as f64)
+}
+
+/// Jobs of a task (period T, response bound R where known) that can run in a
+/// window of `w_ns`: those released within R before it or in it, ⌈(w + R)/T⌉;
+/// without R, one more than its releases.
+pub fn jobs_overlapping(period_ns: u64, response_ns: Option<u64>, w_ns: u64) -> u64 {
+    match response_ns {
+        Some(r) => w_ns.saturating_add(r).div_ceil(period_ns),
+        None => w_ns.div_ceil(period_ns) + 1,
+    }
 }
 
 /// The long-run share of the time they run, at most 1.
@@ -217,10 +265,63 @@ mod tests {
         assert!((a.requests - 9_800.0).abs() < 1e-6, "{}", a.requests);
         assert_eq!(a.reload_ns, 1_266_134);
         assert_eq!(a.cold_ns, 1_266_134);
+        // With no co-runner running it misses 0.75 at worst cost per miss:
+        // τ_alone = 0.91 + 0.001·0.75·165.8416 = 1.0343812, its cold start still
+        // at τ: 10⁷·τ_alone + 1,200,000·τ = 11,609,945.5 → 11,609,946 + 1 ns.
+        assert_eq!(a.alone_time_ns, 11_609_947);
         // Alone in the LLC with a 1 MiB set nothing can evict its lines: no cold start.
         let alone = text.replace("wss = \"4MiB\", pattern = \"random\"", "wss = \"512KiB\", pattern = \"random\"").replace("wss = \"4MiB\", pattern = \"stream\"", "wss = \"512KiB\", pattern = \"stream\"");
         let a = job_costs(&crate::model::parse_task_system(&alone, crate::model::Format::Toml, "t.toml").unwrap())[0];
         assert_eq!(a.cold_ns, 0);
+    }
+
+    #[test]
+    fn a_co_runner_s_least_rate_beside_a_job_by_hand() {
+        // Default platform (above): S = 1600/101 ns, L = 120, R = 30, round
+        // robin on 2 cores (W ≤ S). a on core 0 reads randomly over 4 MiB,
+        // b on core 1 writes a 512 KiB stream, 0.001 references per ns each.
+        // b beside a: 4.5 MiB press on the 1 MiB LLC, b keeps 1/9 MiB of its
+        // 512 KiB and misses every reference; alone it fits (compute share 1).
+        // Its slowest τ: 1 + 0.001·(S + W + R) = 1 + 0.001·(2S + 30), so it
+        // issues at least 0.001/τ per ns. a beside b keeps 8/9 MiB of 4 MiB:
+        // misses 1 − 2/9 = 7/9, τ = 0.91 + 0.001·(7/9)·(120 + S + 30), at
+        // least 0.001·(7/9)/τ per ns.
+        let s = 1600.0 / 101.0;
+        let text = "[platform]\ncores = 2\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"20ms\"\npet = \"10ms\"\n\
+            memory = { wss = \"4MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
+            [[task]]\nname = \"b\"\ncore = 1\nperiod = \"20ms\"\npet = \"1ms\"\n\
+            memory = { wss = \"512KiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 1000 }\n";
+        let rates = job_costs_and_rates_beside(&crate::model::parse_task_system(text, crate::model::Format::Toml, "t.toml").unwrap()).1;
+        let close = |x: Option<f64>, want: f64| x.is_some_and(|x| (x - want).abs() < 1e-12 * want.max(1e-9));
+        assert!(close(rates[0][1], 0.001 / (1.0 + 0.001 * (2.0 * s + 30.0))), "{:?}", rates[0][1]);
+        assert!(close(rates[1][0], 0.001 * (7.0 / 9.0) / (0.91 + 0.001 * (7.0 / 9.0) * (150.0 + s))), "{:?}", rates[1][0]);
+        assert_eq!((rates[0][0], rates[1][1]), (None, None));
+        // Beside a 512 KiB set b's 256 KiB stream still fits (768 KiB ≤ 1 MiB): it may issue nothing.
+        let fits = text.replace("wss = \"4MiB\", pattern = \"random\"", "wss = \"512KiB\", pattern = \"random\"").replace("wss = \"512KiB\", pattern = \"stream\"", "wss = \"256KiB\", pattern = \"stream\"");
+        assert_eq!(job_costs_and_rates_beside(&crate::model::parse_task_system(&fits, crate::model::Format::Toml, "t.toml").unwrap()).1[0][1], Some(0.0));
+        // On one core they never run side by side.
+        let one = text.replace("core = 1", "core = 0");
+        let (costs, rates) = job_costs_and_rates_beside(&crate::model::parse_task_system(&one, crate::model::Format::Toml, "t.toml").unwrap());
+        assert!(rates.iter().flatten().all(Option::is_none));
+        assert_eq!(costs, job_costs(&crate::model::parse_task_system(&one, crate::model::Format::Toml, "t.toml").unwrap()));
+    }
+
+    #[test]
+    fn a_co_runner_s_workload_in_a_window_by_hand() {
+        // T = 10, C = 3. With R = 5, a window of 12 holds N = ⌊(12 + 5 − 3)/10⌋
+        // = 1 whole job and min(3, 12 + 5 − 3 − 10) = 3 of another: 6;
+        // without R, one job more than its releases: (⌈12/10⌉ + 1)·3 = 9.
+        assert_eq!(workload_ns(10, 3, Some(5), 12), 6.0);
+        assert_eq!(workload_ns(10, 3, None, 12), 9.0);
+        // A window of 2: at most 2, whatever the jobs. Of 20 with R = C = 3:
+        // N = ⌊20/10⌋ = 2 whole jobs and min(3, 20 − 20) = 0 more: 6.
+        assert_eq!(workload_ns(10, 3, Some(5), 2), 2.0);
+        assert_eq!(workload_ns(10, 3, Some(3), 20), 6.0);
+        // A bound below C is no bound on the job: taken as C.
+        assert_eq!(workload_ns(10, 3, Some(1), 12), workload_ns(10, 3, Some(3), 12));
+        // Jobs that can run in a window of 12: released within R = 5 before it or in it, ⌈17/10⌉ = 2.
+        assert_eq!((jobs_overlapping(10, Some(5), 12), jobs_overlapping(10, None, 12)), (2, 3));
     }
 
     #[test]
@@ -254,7 +355,7 @@ mod tests {
 
     #[test]
     fn each_job_is_charged_the_largest_reload_it_can_cause() {
-        let cost = |time_ns, reload_ns| JobCost { time_ns, requests: 0.0, reload_ns, reload_requests: 0.0, cold_ns: 0, min_request_rate: 0.0, base_ns: time_ns, alone_requests: 0.0, excess_per_work: 0.0, alone_per_work: 0.0, fastest_request_rate: 0.0, fastest_per_work: 1.0, slowest_per_work: 1.0 };
+        let cost = |time_ns, reload_ns| JobCost { time_ns, requests: 0.0, reload_ns, reload_requests: 0.0, cold_ns: 0, min_request_rate: 0.0, base_ns: time_ns, alone_requests: 0.0, excess_per_work: 0.0, alone_per_work: 0.0, fastest_request_rate: 0.0, fastest_per_work: 1.0, slowest_per_work: 1.0, alone_time_ns: time_ns };
         let costs = [cost(100, 7), cost(200, 30), cost(300, 5)];
         // Task 0 preempts 1 and 2 (reloads 30 and 5): 100 + 30; task 1 preempts
         // only 2: 200 + 5; task 2 none: 300.

@@ -10,6 +10,7 @@
 //! scheduler the simulator runs has its classic test in [`classic`], over
 //! [`fp_rta`], [`edf_demand`], [`gfp_rta`] and [`supply`].
 
+pub mod chains;
 pub mod classic;
 pub mod edf_demand;
 pub mod fp_rta;

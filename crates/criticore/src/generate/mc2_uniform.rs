@@ -65,6 +65,7 @@ pub fn mc2_uniform(params: Mc2UniformParams, seed: u64) -> TaskSystem {
         allocation: None,
         regulation: None,
         devices: Vec::new(),
+        chains: Vec::new(),
     }
 }
 

@@ -46,11 +46,12 @@ pub fn task_system(model: &Model, scale: Option<&Exact>) -> FieldResult<(TaskSys
             priority: t.priority,
             runnables,
             preemption: t.preemption,
+            activation_limit: t.activation_limit,
             ..SystemTask::mc2(t.name.clone(), Level::D, None, period_ns, LevelPets([Some(pet_ns); 4]))
         });
     }
     let platform = Platform { cores: model.cores.len(), ..Platform::preset("imx6").expect("the default preset exists") };
-    let system = TaskSystem { platform, tasks, servers: Vec::new(), allocation: None, regulation: None, devices: Vec::new() };
+    let system = TaskSystem { platform, tasks, servers: Vec::new(), allocation: None, regulation: None, devices: Vec::new(), chains: Vec::new() };
     Ok((system, summary(model, no_need)))
 }
 
@@ -134,7 +135,6 @@ fn summary(model: &Model, no_need: usize) -> Summary {
         ("memories".into(), model.memories.len()),
         ("access paths".into(), model.access_paths.len()),
         ("event chains".into(), model.chains.len()),
-        ("activation limits".into(), count(&|t| t.activation_limit.is_some())),
         ("inter-process activations (at the activating task's rate)".into(), count(&|t| matches!(t.stimulus, Stimulus::InterProcess { .. }))),
         ("periodic jitters".into(), count(&|t| matches!(t.stimulus, Stimulus::Periodic { jitter_ns, .. } if jitter_ns > 0))),
         (

@@ -32,6 +32,9 @@ pub fn system_toml(system: &TaskSystem, summary: &Summary, source: &str) -> Stri
             if t.preemption != Preemption::Preemptive {
                 o.insert("preemption".into(), json!(t.preemption.name()));
             }
+            if let Some(n) = t.activation_limit {
+                o.insert("activation_limit".into(), json!(n));
+            }
             if !t.runnables.is_empty() {
                 o.insert("runnables".into(), Value::Array(t.runnables.iter().map(|r| json!({ "name": r.name, "pet": d(r.pet_ns) })).collect()));
             }

@@ -343,6 +343,9 @@ pub struct WorstPhase {
     /// Requests per ns of work with no co-runner running (the LLC partition
     /// to itself): the rest of `requests_per_work` needs a co-runner running.
     pub alone_requests_per_work: f64,
+    /// `time_per_work` at the alone miss ratio (no co-runner running; waits
+    /// and conflicts still at their worst).
+    pub alone_time_per_work: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -463,6 +466,38 @@ impl FluidRules {
         (miss_ratio(tm.pattern, share(pressure), tm.wss), miss_ratio(tm.pattern, tm.capacity, tm.wss), miss_ratio(tm.pattern, share(alone), tm.wss))
     }
 
+    /// Whether task j running on another core can raise task i's misses
+    /// above its alone ratio: it shares i's partition, or, without OS
+    /// isolation, its kernel lines press on every partition.
+    pub fn presses_on(&self, i: usize, j: usize) -> bool {
+        let (ti, tj) = (&self.tasks[i], &self.tasks[j]);
+        !ti.phases.is_empty() && !tj.phases.is_empty() && (ti.part == tj.part || (!self.os_isolation && tj.os_footprint > 0.0))
+    }
+
+    /// The fewest requests per ns of wall time task j issues while task i
+    /// runs beside it on another core: its miss ratio at the LLC share left
+    /// with at least i's working set (and kernel lines) pressing on its
+    /// partition, over its longest time per ns of work (`worst_case`'s,
+    /// `time_per_work`). 0 when i may leave j its whole working set (j may
+    /// then run beside i without issuing anything).
+    pub fn least_rate_beside(&self, j: usize, i: usize, worst_j: &WorstCase) -> f64 {
+        let (tj, ti) = (&self.tasks[j], &self.tasks[i]);
+        if tj.phases.is_empty() {
+            return 0.0;
+        }
+        let os = if self.os_isolation { 0.0 } else { tj.os_footprint + ti.os_footprint };
+        let pressure = tj.wss + if ti.part == tj.part { ti.wss } else { 0.0 } + os;
+        let share = if pressure <= tj.capacity { tj.wss } else { tj.capacity * tj.wss / pressure };
+        let miss = miss_ratio(tj.pattern, share, tj.wss);
+        tj.phases
+            .iter()
+            .zip(&worst_j.phases)
+            .filter(|(_, w)| w.work_ns > 0)
+            .map(|(ph, w)| (ph.refs_per_ns * miss + tj.extra_refs_per_ns) / w.time_per_work)
+            .reduce(f64::min)
+            .unwrap_or(0.0)
+    }
+
     fn worst_case_waiting(&self, pet_ns: &[u64], cores: usize, corunner: &impl Fn(usize, usize) -> bool, wait_of: impl Fn(usize) -> f64) -> Vec<WorstCase> {
         let s = self.service_ns;
         let irq = (1.0 - self.devices.iter().map(|d| d.irq_share).sum::<f64>()).max(1e-9);
@@ -472,7 +507,7 @@ impl FluidRules {
             .map(|(i, tm)| {
                 if tm.phases.is_empty() {
                     return WorstCase {
-                        phases: vec![WorstPhase { work_ns: pet_ns[i], time_per_work: 1.0 / irq, requests_per_work: 0.0, min_request_rate: 0.0, contention_per_work: 0.0, alone_requests_per_work: 0.0 }],
+                        phases: vec![WorstPhase { work_ns: pet_ns[i], time_per_work: 1.0 / irq, requests_per_work: 0.0, min_request_rate: 0.0, contention_per_work: 0.0, alone_requests_per_work: 0.0, alone_time_per_work: 1.0 / irq }],
                         reload_work_ns: 0,
                         cold_work_ns: 0,
                         fastest_request_rate: 0.0,
@@ -498,7 +533,8 @@ impl FluidRules {
                         let requests_per_work = ph.refs_per_ns * miss + tm.extra_refs_per_ns;
                         let contention_per_work = requests_per_work * (wait + self.row_conflict_ns) / irq;
                         let alone_requests_per_work = (ph.refs_per_ns * alone.min(miss) + tm.extra_refs_per_ns).min(requests_per_work);
-                        WorstPhase { work_ns, time_per_work, requests_per_work, min_request_rate, contention_per_work, alone_requests_per_work }
+                        let alone_time_per_work = ((compute + ph.refs_per_ns * alone.min(miss) * per_miss + tm.extra_refs_per_ns * per_extra).max(1e-12) / irq).min(time_per_work);
+                        WorstPhase { work_ns, time_per_work, requests_per_work, min_request_rate, contention_per_work, alone_requests_per_work, alone_time_per_work }
                     })
                     .collect();
                 let worst_rf = tm.phases.iter().map(|ph| self.isolated_miss_ns(ph.read_fraction)).fold(0.0, f64::max);

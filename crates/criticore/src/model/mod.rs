@@ -490,6 +490,13 @@ pub struct Task {
     /// Where a job may be preempted (OSEK's preemptive, cooperative and
     /// non-preemptive tasks).
     pub preemption: Preemption,
+    /// OSEK's multiple-activation limit: at most this many jobs of the task
+    /// active (released, unfinished) at once; a release beyond it is lost.
+    /// None: no limit.
+    pub activation_limit: Option<u32>,
+    /// When its jobs read their inputs and write their outputs (the
+    /// cause-effect chains' instants).
+    pub communication: Communication,
 }
 
 /// Where a task's jobs may be preempted.
@@ -515,6 +522,56 @@ impl Preemption {
             Preemption::NonPreemptive => "non-preemptive",
         }
     }
+}
+
+/// When a task's jobs read their inputs and write their outputs (Amalthea's
+/// label access semantics; docs/format.md `communication`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Communication {
+    /// Copy-in when the job starts, copy-out when it finishes (the default).
+    #[default]
+    Implicit,
+    /// Logical Execution Time: read at the release, written at the end of
+    /// the period (or when the job finishes, if later: it was late).
+    Let,
+}
+
+impl Communication {
+    /// As the file spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Communication::Implicit => "implicit",
+            Communication::Let => "let",
+        }
+    }
+
+    /// When a job released at `release_ns` that started at `start_ns` reads its inputs.
+    pub fn read_ns(self, release_ns: u64, start_ns: u64) -> u64 {
+        match self {
+            Communication::Implicit => start_ns,
+            Communication::Let => release_ns,
+        }
+    }
+
+    /// When a job of period `period_ns` released at `release_ns` that
+    /// finished at `finish_ns` writes its outputs.
+    pub fn write_ns(self, release_ns: u64, finish_ns: u64, period_ns: u64) -> u64 {
+        match self {
+            Communication::Implicit => finish_ns,
+            Communication::Let => finish_ns.max(release_ns + period_ns),
+        }
+    }
+}
+
+/// A cause-effect chain (docs/format.md `[[chain]]`): each task reads what
+/// the task before it wrote; the first samples the input, the last writes
+/// the output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chain {
+    pub name: String,
+    /// Task indices, cause to effect.
+    pub tasks: Vec<usize>,
 }
 
 /// A runnable: one named step of a task's jobs and its execution time.
@@ -559,6 +616,8 @@ impl Task {
             command: None,
             runnables: Vec::new(),
             preemption: Preemption::Preemptive,
+            activation_limit: None,
+            communication: Communication::Implicit,
         }
     }
 
@@ -770,6 +829,8 @@ pub struct TaskSystem {
     pub allocation: Option<Allocation>,
     pub regulation: Option<Regulation>,
     pub devices: Vec<Device>,
+    /// Cause-effect chains over the tasks.
+    pub chains: Vec<Chain>,
 }
 
 impl TaskSystem {

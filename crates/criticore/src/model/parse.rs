@@ -337,7 +337,7 @@ fn as_bandwidth(v: &Value, field: &str) -> FieldResult<u64> {
 
 fn walk_root(root: &Value, read: ReadParams) -> FieldResult<TaskSystem> {
     let obj = Obj::new(root, String::new())?;
-    obj.only(&["platform", "task", "server", "allocation", "regulation", "device"])?;
+    obj.only(&["platform", "task", "server", "allocation", "regulation", "device", "chain"])?;
     let platform = walk_platform(&Obj::new(obj.req("platform")?, "platform".into())?, read)?;
     let servers = walk_array(&obj, "server", |item| walk_server(item, &platform))?;
     let mut tasks = walk_array(&obj, "task", |item| walk_task(item, &platform, &servers))?;
@@ -352,7 +352,41 @@ fn walk_root(root: &Value, read: ReadParams) -> FieldResult<TaskSystem> {
         .transpose()?;
     let regulation = obj.table("regulation")?.map(|r| walk_regulation(&r, &platform, &tasks)).transpose()?;
     let devices = walk_array(&obj, "device", |item| walk_device(item, &platform))?;
-    Ok(TaskSystem { platform, tasks, servers, allocation, regulation, devices })
+    let chains = walk_array(&obj, "chain", |item| walk_chain(item, &tasks))?;
+    if let Some(k) = chains.iter().enumerate().position(|(k, c)| chains[..k].iter().any(|d| d.name == c.name)) {
+        return Err(FieldError::new(format!("chain[{k}].name"), format!("duplicate chain name {}", quote(&chains[k].name))));
+    }
+    Ok(TaskSystem { platform, tasks, servers, allocation, regulation, devices, chains })
+}
+
+/// A `[[chain]]`: its name and its tasks by name, cause to effect (two or
+/// more, each once, none a background load: it has no jobs to read or write).
+fn walk_chain(obj: &Obj, tasks: &[Task]) -> FieldResult<Chain> {
+    obj.only(&["name", "tasks"])?;
+    let name = as_name(obj.req("name")?, &obj.field("name"))?;
+    let field = obj.field("tasks");
+    let Some(items) = obj.req("tasks")?.as_array() else {
+        return Err(FieldError::new(field, format!("expected an array of task names, got {}", type_name(obj.req("tasks")?))));
+    };
+    if items.len() < 2 {
+        return Err(FieldError::new(field, "a chain needs at least two tasks (cause and effect)"));
+    }
+    let mut ids = Vec::with_capacity(items.len());
+    for (k, v) in items.iter().enumerate() {
+        let f = format!("{field}[{k}]");
+        let n = as_str(v, &f)?;
+        let Some(i) = tasks.iter().position(|t| t.name == n) else {
+            return Err(FieldError::new(f, format!("no task named {}", quote(n))));
+        };
+        if tasks[i].is_background() {
+            return Err(FieldError::new(f, format!("task {} is a background load: it reads and writes no data per job", quote(n))));
+        }
+        if ids.contains(&i) {
+            return Err(FieldError::new(f, format!("task {} is already in this chain", quote(n))));
+        }
+        ids.push(i);
+    }
+    Ok(Chain { name, tasks: ids })
 }
 
 /// An optional array of tables (`[[key]]`), each read by `walk`.
@@ -598,7 +632,8 @@ fn walk_pet_value(v: &Value, field: String) -> FieldResult<LevelPets> {
 fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<Task> {
     obj.only(&[
         "name", "level", "core", "period", "deadline", "offset", "arrival", "jitter", "priority", "server", "pet",
-        "pet_unmanaged", "memory", "cost", "ipc", "io", "command", "runnables", "preemption",
+        "pet_unmanaged", "memory", "cost", "ipc", "io", "command", "runnables", "preemption", "activation_limit",
+        "communication",
     ])?;
     let name = as_name(obj.req("name")?, &obj.field("name"))?;
     if name.trim().is_empty() {
@@ -657,7 +692,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         }
         Some("background") => {
             // A load runs from its offset to the end: nothing per job to state.
-            for field in ["period", "deadline", "jitter", "pet", "pet_unmanaged", "cost", "io", "ipc", "runnables", "preemption"] {
+            for field in ["period", "deadline", "jitter", "pet", "pet_unmanaged", "cost", "io", "ipc", "runnables", "preemption", "activation_limit", "communication"] {
                 if obj.opt(field).is_some() {
                     return Err(FieldError::new(obj.field(field), "a background task has no jobs; drop this field (or make the task periodic)"));
                 }
@@ -719,6 +754,19 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
     if preemption != Preemption::Preemptive && level.is_some() {
         return Err(FieldError::new(obj.field("preemption"), "MC² tasks are preemptive (mc2-hardware-management §2)"));
     }
+    let communication = match obj.opt("communication").map(|v| as_str(v, &obj.field("communication"))).transpose()? {
+        None | Some("implicit") => Communication::Implicit,
+        Some("let") => Communication::Let,
+        Some(other) => return Err(FieldError::new(obj.field("communication"), format!("unknown communication {} (expected implicit or let)", quote(other)))),
+    };
+    let activation_limit = match obj.opt("activation_limit") {
+        None => None,
+        Some(v) => match v.as_i64() {
+            Some(n) if (1..=u32::MAX as i64).contains(&n) => Some(n as u32),
+            Some(n) => return Err(FieldError::new(obj.field("activation_limit"), format!("expected a positive integer (jobs active at once), got {n}"))),
+            None => return Err(FieldError::new(obj.field("activation_limit"), format!("expected a positive integer (jobs active at once), got {}", type_name(v)))),
+        },
+    };
     let pet_field = obj.field("pet");
     let runnables = walk_runnables(obj)?;
     let pet_ns = match (background, obj.opt("pet"), runnables.is_empty()) {
@@ -786,6 +834,8 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         command: obj.opt("command").map(|v| walk_command(v, &obj.field("command"))).transpose()?,
         runnables,
         preemption,
+        activation_limit,
+        communication,
     })
 }
 

@@ -8,8 +8,10 @@
 //!   allocation, [`cost`]): analysis, simulator and runtime read it.
 //! - [`provisioning`]: the PETs a configuration charges (mc2-hardware-management §4.3).
 //! - [`utilization`]: the exact uniprocessor test Σ eᵢ/Tᵢ ≤ 1 a Level-A table rests on.
+//! - [`activation`]: multiple-activation limits (which releases are lost).
 //! - [`cyclic_executive`]: the Level-A table (mc2-hardware-management §2).
 
+pub mod activation;
 pub mod exact;
 pub mod cost;
 pub mod cyclic_executive;

@@ -15,6 +15,7 @@
 //! callback may stop the run: the result is then that of a run whose
 //! duration was the time reached.
 
+use crate::policy::activation::ActivationLimits;
 use super::job::{JobId, JobRecord, Jobs, NONE_U32, NONE_U64};
 use super::memory::{Flows, MemoryContext, MemoryModel};
 use super::regulate::{CoreView, Regulator};
@@ -94,7 +95,10 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     let all_cores: Vec<usize> = (0..m).collect();
     // A busy task's next release may wait for its job to finish (release.rs).
     let serial = sched.serial_tasks() && !(reg_active && regulator.observes_releases());
-    let mut in_flight = vec![0u32; if serial { system.tasks.len() } else { 0 }];
+    // Activation limits count each task's jobs in flight too.
+    let mut limits = ActivationLimits::new(system);
+    let track = serial || limits.any();
+    let mut in_flight = vec![0u32; if track { system.tasks.len() } else { 0 }];
     let mut changed: Vec<usize> = Vec::with_capacity(m);
     let mut result = SimResult {
         duration_ns: end,
@@ -113,6 +117,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
         partial: false,
         regulator_report: None,
         regulator_entities: Vec::new(),
+        chains: Vec::new(),
     };
     let mut now = 0u64;
     let mut stalled_steps = 0u32;
@@ -184,11 +189,18 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
             previous[c] = None;
             finish_at[c] = NONE_U64;
             sched.complete(now, id, &job, c);
-            if serial {
+            if track {
                 in_flight[job.task as usize] -= 1;
-                if releases.is_parked(job.task) {
-                    // Its next job was released meanwhile: made now, released as of its own time.
-                    let mut next = releases.unpark(job.task);
+            }
+            if limits.any() {
+                limits.completed(job.task, now);
+            }
+            if serial && releases.is_parked(job.task) {
+                // Its next job was released meanwhile: made now, released as of its own time.
+                let mut next = releases.unpark(job.task);
+                if limits.any() && limits.lost(next.task, next.release_ns, in_flight[next.task as usize]) {
+                    result.per_task[next.task as usize].lost_activations += 1;
+                } else {
                     in_flight[job.task as usize] += 1;
                     if mem_active {
                         next.needs_reload = memory.released(&mut next);
@@ -245,10 +257,14 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                 continue;
             }
             let Some(mut job) = releases.pop_due(now) else { break };
+            if limits.any() && limits.lost(job.task, job.release_ns, in_flight[job.task as usize]) {
+                result.per_task[job.task as usize].lost_activations += 1;
+                continue;
+            }
             if mem_active {
                 job.needs_reload = memory.released(&mut job);
             }
-            if serial {
+            if track {
                 in_flight[job.task as usize] += 1;
             }
             let task = job.task;
@@ -420,7 +436,17 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     }
     let mut unfinished: Vec<Unfinished> = Vec::new();
     // Released before the end but still waiting for their task's previous job.
+    // Under an activation limit a waiting release may have been lost: the
+    // ones kept before it are active at it too.
+    let mut kept = vec![0u32; if limits.any() { system.tasks.len() } else { 0 }];
     releases.never_made(end, |task, number, release_ns, deadline_ns| {
+        if limits.any() {
+            if limits.lost(task, release_ns, in_flight[task as usize] + kept[task as usize]) {
+                result.per_task[task as usize].lost_activations += 1;
+                return;
+            }
+            kept[task as usize] += 1;
+        }
         let stats = &mut result.per_task[task as usize];
         stats.left_unfinished(release_ns);
         if deadline_ns <= end {
@@ -432,7 +458,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     });
     // Counted here, not per release: the task's statistics stay out of the cache until its job finishes.
     for (task, stats) in result.per_task.iter_mut().enumerate() {
-        stats.released = if releases.is_endless(task as u32) { 0 } else { releases.made(task as u32) };
+        stats.released = if releases.is_endless(task as u32) { 0 } else { releases.made(task as u32) - stats.lost_activations };
     }
     for (_, job) in jobs.live() {
         let stats = &mut result.per_task[job.task as usize];

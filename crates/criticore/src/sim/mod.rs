@@ -7,6 +7,7 @@
 //! are per-task statistics, optional job records and execution segments, from
 //! which [`report`] builds the summary and [`trace`] the Perfetto trace.
 
+pub mod chains;
 pub mod engine;
 pub mod job;
 pub mod memory;
@@ -109,6 +110,8 @@ pub struct TaskStats {
     pub memory_requests: f64,
     /// Time the task's jobs spent stalled (memory or regulator).
     pub memory_stall_ns: f64,
+    /// Releases lost to the task's activation limit (never jobs).
+    pub lost_activations: u64,
 }
 
 impl TaskStats {
@@ -207,6 +210,8 @@ pub struct SimResult {
     pub regulator_report: Option<serde_json::Value>,
     /// Per regulated entity, its whole periods and time held.
     pub regulator_entities: Vec<regulate::EntityTotals>,
+    /// Per cause-effect chain of the file, its measured latencies.
+    pub chains: Vec<chains::ChainStats>,
 }
 
 impl SimResult {
@@ -325,6 +330,23 @@ pub fn simulate_into(
     progress: &mut dyn sink::Progress,
 ) -> Result<SimResult, FieldError> {
     crate::policy::require_preemptive_unless_pfp(system, kind)?;
+    if system.chains.is_empty() {
+        return simulate_kind(system, kind, config, sink, progress);
+    }
+    // Chains read every job of their tasks: the records go through a tap.
+    let mut tap = chains::ChainTap::new(system, sink, config.record_jobs);
+    let mut result = simulate_kind(system, kind, &SimConfig { record_jobs: true, ..config.clone() }, &mut tap, progress)?;
+    result.chains = chains::measure(system, &tap.jobs);
+    Ok(result)
+}
+
+fn simulate_kind(
+    system: &TaskSystem,
+    kind: SchedulerKind,
+    config: &SimConfig,
+    sink: &mut dyn sink::Sink,
+    progress: &mut dyn sink::Progress,
+) -> Result<SimResult, FieldError> {
     let mut mem = memory_model(system, config)?;
     let mut reg = regulator(system, config)?;
     let (mem, reg) = (mem.as_mut(), reg.as_mut());

@@ -24,6 +24,13 @@ pub struct Stats {
     pub memory_requests: u64,
     /// Time all jobs spent stalled on memory or by a regulator.
     pub memory_stall_ns: u64,
+    /// Releases lost to activation limits (left out when none were).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub lost_activations: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -54,6 +61,38 @@ pub struct SimReport {
     pub per_level: BTreeMap<String, Stats>,
     /// Present when a regulator ran.
     pub regulation: Option<RegulationReport>,
+    /// The file's cause-effect chains, measured (left out when it has none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<ChainReport>,
+}
+
+/// One chain's latencies in the run (`sim::chains`): how many of each were
+/// seen, and their largest, mean and 99th-percentile values (ns; None when
+/// none was seen).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ChainReport {
+    pub chain: String,
+    pub tasks: Vec<String>,
+    pub reactions: u64,
+    pub max_reaction_ns: Option<u64>,
+    pub mean_reaction_ns: Option<u64>,
+    pub p99_reaction_ns: Option<u64>,
+    pub outputs: u64,
+    pub max_data_age_ns: Option<u64>,
+    pub mean_data_age_ns: Option<u64>,
+    pub p99_data_age_ns: Option<u64>,
+}
+
+/// (max, mean, 99th percentile, nearest rank) of `xs`.
+fn summary(xs: &[u64]) -> (Option<u64>, Option<u64>, Option<u64>) {
+    if xs.is_empty() {
+        return (None, None, None);
+    }
+    let mut v = xs.to_vec();
+    v.sort_unstable();
+    let mean = (v.iter().map(|&x| x as u128).sum::<u128>() / v.len() as u128) as u64;
+    let p99 = v[(v.len() * 99).div_ceil(100).max(1) - 1];
+    (v.last().copied(), Some(mean), Some(p99))
 }
 
 /// Time and count of each regulator state, per core (or per server for MRS).
@@ -97,6 +136,7 @@ fn merge(into: &mut Stats, s: &Stats) {
     into.migrations += s.migrations;
     into.memory_requests += s.memory_requests;
     into.memory_stall_ns += s.memory_stall_ns;
+    into.lost_activations += s.lost_activations;
 }
 
 pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
@@ -123,6 +163,7 @@ pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
                 migrations: s.migrations,
                 memory_requests: s.memory_requests.round() as u64,
                 memory_stall_ns: s.memory_stall_ns.round() as u64,
+                lost_activations: s.lost_activations,
             },
         })
         .collect();
@@ -152,5 +193,26 @@ pub fn report(system: &TaskSystem, result: &SimResult) -> SimReport {
         per_task,
         per_level,
         regulation,
+        chains: system
+            .chains
+            .iter()
+            .zip(&result.chains)
+            .map(|(c, m)| {
+                let (max_reaction_ns, mean_reaction_ns, p99_reaction_ns) = summary(&m.reaction_ns);
+                let (max_data_age_ns, mean_data_age_ns, p99_data_age_ns) = summary(&m.data_age_ns);
+                ChainReport {
+                    chain: c.name.clone(),
+                    tasks: c.tasks.iter().map(|&t| system.tasks[t].name.clone()).collect(),
+                    reactions: m.reaction_ns.len() as u64,
+                    max_reaction_ns,
+                    mean_reaction_ns,
+                    p99_reaction_ns,
+                    outputs: m.data_age_ns.len() as u64,
+                    max_data_age_ns,
+                    mean_data_age_ns,
+                    p99_data_age_ns,
+                }
+            })
+            .collect(),
     }
 }
