@@ -74,14 +74,14 @@ fn import_v07_maps_every_element() {
         ("label placements", 2),
         ("memories", 2),
         ("access paths", 2),
-        ("event chains", 1),
+        ("event chains (an event of no runnable, or of one several tasks call)", 1),
         ("inter-process activations (at the activating task's rate)", 1),
         ("execution-need distributions (upper bound used)", 1),
         ("switches (largest branch kept)", 1),
     ];
     let got: Vec<(&str, usize)> = imp.summary.not_represented.iter().map(|(k, n)| (k.as_str(), *n)).collect();
     assert_eq!(got, expected);
-    assert_eq!(imp.summary.line(), "imported 3 tasks on 2 cores; not represented yet: 2 label accesses, 2 labels, 2 label placements, 2 memories, 2 access paths, 1 event chains, 1 inter-process activations (at the activating task's rate), 1 execution-need distributions (upper bound used), 1 switches (largest branch kept)");
+    assert_eq!(imp.summary.line(), "imported 3 tasks on 2 cores; not represented yet: 2 label accesses, 2 labels, 2 label placements, 2 memories, 2 access paths, 1 event chains (an event of no runnable, or of one several tasks call), 1 inter-process activations (at the activating task's rate), 1 execution-need distributions (upper bound used), 1 switches (largest branch kept)");
 }
 
 #[test]
@@ -122,7 +122,7 @@ fn import_v2_maps_every_element() {
         ("label placements", 1),
         ("memories", 1),
         ("access paths", 1),
-        ("event chains", 2),
+        ("event chains (an event of no runnable, or of one several tasks call)", 2),
         ("inter-process activations (at the activating task's rate)", 1),
         ("periodic jitters", 1),
         ("execution-need distributions (upper bound used)", 3),

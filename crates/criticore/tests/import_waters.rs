@@ -29,13 +29,14 @@ type Check = fn(&[u8], &Imported);
 
 fn main() {
     let args = Arguments::from_args();
-    let tests: [(&str, Check); 6] = [
+    let tests: [(&str, Check); 7] = [
         ("import_waters_utilization_at_the_upper_bounds", upper_bounds),
         ("import_waters_utilization_at_the_means", means),
         ("import_waters_summary_counts_match_the_xml", summary_counts),
         ("import_waters_file_round_trips", round_trip),
         ("import_waters_scale_multiplies_before_rounding", scaled),
         ("import_waters_pfp_bounds_at_scale_0_7_equal_an_independent_rta", pfp_at_0_7),
+        ("import_waters_event_chains_are_the_tasks_of_their_runnables", chains_by_scan),
     ];
     let trials = tests
         .into_iter()
@@ -115,7 +116,9 @@ fn summary_counts(bytes: &[u8], imp: &Imported) {
     assert_eq!(kind("labels"), Some(n("<labels ")));
     assert_eq!(kind("label placements"), Some(n("am:AbstractElementMapping")));
     assert_eq!(kind("memories"), Some(n("<memories ")));
-    assert_eq!(kind("event chains"), Some(n("<eventChains ")));
+    // Every event chain resolves to tasks (chains_by_scan checks which).
+    assert_eq!(kind("event chains (an event of no runnable, or of one several tasks call)"), None);
+    assert_eq!(imp.system.chains.len(), n("<eventChains "));
     // Cooperative tasks are the task system's own now (`preemption`).
     assert_eq!(kind("cooperative tasks"), None);
     assert_eq!(imp.system.tasks.iter().filter(|t| t.preemption == Preemption::Cooperative).count(), n("preemption=\"cooperative\""));
@@ -238,4 +241,41 @@ fn pfp_at_0_7(bytes: &[u8], _: &Imported) {
     assert_eq!(checked, system.tasks.len());
     // At 0.7 the published studies find the system schedulable; so does this.
     assert!(a.tasks.iter().all(|r| r.bound_ns.is_some()), "{:?}", a.tasks.iter().filter(|r| r.bound_ns.is_none()).map(|r| &r.task).collect::<Vec<_>>());
+}
+
+/// The three event chains as tasks, by a scan of the XML: each segment's
+/// stimulus and response event name "RunnableStart_<runnable>", and a
+/// runnable's task is the `<tasks name=…>` element whose calls name it.
+fn chains_by_scan(bytes: &[u8], imp: &Imported) {
+    let mut xml = String::new();
+    flate2::read::GzDecoder::new(bytes).read_to_string(&mut xml).unwrap();
+    let attr = |line: &str, a: &str| line.split(&format!("{a}=\"")).nth(1).map(|r| r[..r.find('"').unwrap()].to_string());
+    let mut task_of = std::collections::HashMap::new();
+    let mut current = None;
+    for line in xml.lines() {
+        if line.trim_start().starts_with("<tasks ") {
+            current = attr(line, "name");
+        } else if line.trim_start().starts_with("</tasks>") {
+            current = None;
+        } else if let (Some(t), Some(r)) = (&current, attr(line, "runnable")) {
+            task_of.insert(r.trim_end_matches("?type=Runnable").to_string(), t.clone());
+        }
+    }
+    let runnable = |event: &str| event.trim_start_matches("RunnableStart_").trim_end_matches("?type=RunnableEvent").to_string();
+    let mut want: Vec<(String, Vec<String>)> = Vec::new();
+    for line in xml.lines() {
+        let l = line.trim_start();
+        if l.starts_with("<eventChains ") {
+            want.push((attr(l, "name").unwrap(), Vec::new()));
+        } else if l.starts_with("<eventChain ") {
+            let steps = &mut want.last_mut().unwrap().1;
+            if steps.is_empty() {
+                steps.push(task_of[&runnable(&attr(l, "stimulus").unwrap())].clone());
+            }
+            steps.push(task_of[&runnable(&attr(l, "response").unwrap())].clone());
+        }
+    }
+    let got: Vec<(String, Vec<String>)> = imp.system.chains.iter().map(|c| (c.name.clone(), c.tasks.iter().map(|&t| imp.system.tasks[t].name.clone()).collect())).collect();
+    assert_eq!(got, want);
+    assert_eq!(want.len(), 3);
 }

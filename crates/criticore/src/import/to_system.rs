@@ -1,13 +1,13 @@
 //! The intermediate Amalthea [`Model`] as criticore's task system today: one
 //! `[[task]]` per task with its period, deadline, offset, arrival, core,
 //! priority, one PET and its runnables in call order (name and PET each),
-//! and `platform.cores`. What the task system cannot
+//! `platform.cores`, and its event chains as `[[chain]]`s of tasks. What the task system cannot
 //! hold yet is counted by kind in the [`Summary`] (docs/amalthea.md).
 
 use super::decimal::Exact;
 use super::*;
 use crate::error::{key, quote, FieldError, FieldResult};
-use crate::model::{Arrival, Level, LevelPets, Platform, Runnable, Task as SystemTask};
+use crate::model::{Arrival, Chain as SystemChain, Level, LevelPets, Platform, Runnable, Task as SystemTask};
 
 /// The task system of `model`, execution needs multiplied by `scale` (1 when None).
 pub fn task_system(model: &Model, scale: Option<&Exact>) -> FieldResult<(TaskSystem, Summary)> {
@@ -51,8 +51,45 @@ pub fn task_system(model: &Model, scale: Option<&Exact>) -> FieldResult<(TaskSys
         });
     }
     let platform = Platform { cores: model.cores.len(), ..Platform::preset("imx6").expect("the default preset exists") };
-    let system = TaskSystem { platform, tasks, servers: Vec::new(), allocation: None, regulation: None, devices: Vec::new(), chains: Vec::new() };
-    Ok((system, summary(model, no_need)))
+    let chains: Vec<SystemChain> = model.chains.iter().filter_map(|c| task_chain(model, c)).collect();
+    let unresolved = model.chains.len() - chains.len();
+    let system = TaskSystem { platform, tasks, servers: Vec::new(), allocation: None, regulation: None, devices: Vec::new(), chains };
+    Ok((system, summary(model, no_need, unresolved)))
+}
+
+/// An event chain as the tasks its events happen in, in order (docs/amalthea.md):
+/// its segments' events flattened (an event that ends one segment and starts
+/// the next once), each a runnable's event, in the one task that calls that
+/// runnable. A hop inside a task is a later job of it (under implicit or LET
+/// communication a job reads what an earlier job wrote). None where an event
+/// is no runnable's, or its runnable is called by no task or by several, or
+/// chain names repeat.
+fn task_chain(model: &Model, c: &Chain) -> Option<SystemChain> {
+    let mut events: Vec<&Event> = Vec::new();
+    flatten(c, &mut events);
+    let mut tasks = Vec::with_capacity(events.len());
+    for e in events {
+        let runnable = model.runnables.iter().position(|r| Some(&r.name) == e.entity.as_ref())?;
+        let mut callers = model.tasks.iter().enumerate().filter(|(_, t)| t.steps.contains(&runnable)).map(|(i, _)| i);
+        let (Some(t), None) = (callers.next(), callers.next()) else { return None };
+        tasks.push(t);
+    }
+    (tasks.len() >= 2 && !c.name.trim().is_empty() && model.chains.iter().filter(|d| d.name == c.name).count() == 1).then(|| SystemChain { name: c.name.clone(), tasks })
+}
+
+/// A chain's events in order: its own stimulus and response, or its segments' in turn.
+fn flatten<'m>(c: &'m Chain, out: &mut Vec<&'m Event>) {
+    if c.segments.is_empty() {
+        for e in [&c.stimulus, &c.response] {
+            if out.last().is_none_or(|last| last.name != e.name) {
+                out.push(e);
+            }
+        }
+    } else {
+        for s in &c.segments {
+            flatten(s, out);
+        }
+    }
 }
 
 /// Period, offset and arrival of task `i`: its stimulus, or for an
@@ -124,7 +161,7 @@ fn pet_ns(model: &Model, task: &Task, scale: &Exact, path: &str) -> FieldResult<
 }
 
 /// Counts, by element kind, of what the task system cannot hold yet.
-fn summary(model: &Model, no_need: usize) -> Summary {
+fn summary(model: &Model, no_need: usize, unresolved_chains: usize) -> Summary {
     let count = |f: &dyn Fn(&Task) -> bool| model.tasks.iter().filter(|t| f(t)).count();
     let amounts = model.runnables.iter().flat_map(|r| &r.needs).flat_map(|n| n.default.iter().chain(n.per_type.iter().map(|(_, a)| a)));
     let non_uniform = |d: &Option<String>| d.as_deref().is_some_and(|d| !d.contains("Uniform"));
@@ -134,7 +171,7 @@ fn summary(model: &Model, no_need: usize) -> Summary {
         ("label placements".into(), model.labels.iter().filter(|l| l.memory.is_some()).count()),
         ("memories".into(), model.memories.len()),
         ("access paths".into(), model.access_paths.len()),
-        ("event chains".into(), model.chains.len()),
+        ("event chains (an event of no runnable, or of one several tasks call)".into(), unresolved_chains),
         ("inter-process activations (at the activating task's rate)".into(), count(&|t| matches!(t.stimulus, Stimulus::InterProcess { .. }))),
         ("periodic jitters".into(), count(&|t| matches!(t.stimulus, Stimulus::Periodic { jitter_ns, .. } if jitter_ns > 0))),
         (

@@ -41,7 +41,11 @@ pub fn system_toml(system: &TaskSystem, summary: &Summary, source: &str) -> Stri
             Value::Object(o)
         })
         .collect();
-    let doc = json!({ "platform": { "cores": system.platform.cores }, "task": tasks });
+    let mut doc = json!({ "platform": { "cores": system.platform.cores }, "task": tasks });
+    if !system.chains.is_empty() {
+        let chains: Vec<Value> = system.chains.iter().map(|c| json!({ "name": c.name, "tasks": c.tasks.iter().map(|&t| system.tasks[t].name.as_str()).collect::<Vec<_>>() })).collect();
+        doc["chain"] = Value::Array(chains);
+    }
     let body = document_text(&doc, Format::Toml, source).expect("names, integers and unit strings serialize as TOML");
     let one_line = |s: &str| s.chars().map(|c| if crate::error::breaks_line(c) { ' ' } else { c }).collect::<String>();
     format!(

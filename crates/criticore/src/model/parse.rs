@@ -360,7 +360,8 @@ fn walk_root(root: &Value, read: ReadParams) -> FieldResult<TaskSystem> {
 }
 
 /// A `[[chain]]`: its name and its tasks by name, cause to effect (two or
-/// more, each once, none a background load: it has no jobs to read or write).
+/// more, none a background load: it has no jobs to read or write). A task
+/// may come back: a later job of it reads what an earlier one wrote.
 fn walk_chain(obj: &Obj, tasks: &[Task]) -> FieldResult<Chain> {
     obj.only(&["name", "tasks"])?;
     let name = as_name(obj.req("name")?, &obj.field("name"))?;
@@ -380,9 +381,6 @@ fn walk_chain(obj: &Obj, tasks: &[Task]) -> FieldResult<Chain> {
         };
         if tasks[i].is_background() {
             return Err(FieldError::new(f, format!("task {} is a background load: it reads and writes no data per job", quote(n))));
-        }
-        if ids.contains(&i) {
-            return Err(FieldError::new(f, format!("task {} is already in this chain", quote(n))));
         }
         ids.push(i);
     }
