@@ -108,7 +108,7 @@ def render_chain_latencies(console: Console, chains: list[dict]) -> None:
     if not chains:
         return
     t = table("Cause-effect chains (simulated)")
-    for col in ("chain", "reactions", "max reaction", "p99", "outputs", "max data age", "p99 "):
+    for col in ("chain", "reactions", "max", "p99", "outputs", "max age", "p99 age"):
         t.add_column(col, justify="left" if col == "chain" else "right")
     for c in chains:
         t.add_row(Text(c["chain"]), f"{c['reactions']:,}", duration_text(c["max_reaction_ns"]), duration_text(c["p99_reaction_ns"]),
