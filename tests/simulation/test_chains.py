@@ -37,6 +37,13 @@ def test_the_cli_shows_and_writes_the_chains(tmp_path):
     p = run("simulate", EXAMPLE, "--duration", "1s")
     assert p.returncode == 0, p.stderr
     assert "Cause-effect chains (simulated)" in p.stdout and "sense-to-act" in p.stdout
+    # Each hop of a chain is a flow arrow in the trace: a start and an end per id.
+    trace = tmp_path / "t.json"
+    assert run("simulate", EXAMPLE, "--duration", "200ms", "--trace", trace).returncode == 0
+    flows = [e for e in json.loads(trace.read_text())["traceEvents"] if e.get("cat") == "chain"]
+    starts = sorted(e["id"] for e in flows if e["ph"] == "s")
+    assert starts and starts == sorted(e["id"] for e in flows if e["ph"] == "f")
+    assert {e["name"] for e in flows} == {"sense-to-act", "sense-to-control"}
     p = run("analyze", EXAMPLE, "--json")
     assert p.returncode == 0, p.stderr
     chains = json.loads(p.stdout)["chains"]

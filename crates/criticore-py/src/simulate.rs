@@ -450,6 +450,9 @@ pub(crate) fn simulate(
             !shared.stop.load(Relaxed)
         };
         let result = sim::simulate_into(&system, kind, &config, &mut streamer, &mut progress);
+        if let (Ok(r), Some(w)) = (&result, streamer.trace.as_mut()) {
+            w.chain_flows(&r.chains);
+        }
         streamer.finish();
         result
     })?;

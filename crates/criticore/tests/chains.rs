@@ -125,3 +125,37 @@ fn bad_chains_are_one_line_errors() {
     let twice = format!("{}[[chain]]\nname = \"abc\"\ntasks = [\"a\", \"b\"]\n", file("implicit", ""));
     assert_eq!(parse_task_system(&twice, Format::Toml, "t.toml").unwrap_err().to_string(), "t.toml: chain[1].name: duplicate chain name \"abc\"");
 }
+
+#[test]
+fn every_hop_is_a_flow_arrow_from_the_writing_job_to_the_reading_job() {
+    // The trace (ui.perfetto.dev) draws each hop of a chain as a flow: it
+    // starts inside the writing job's last slice and ends inside the reading
+    // job's first, on their cores' tracks.
+    let system = parse_task_system(&file("implicit", ""), Format::Toml, "t.toml").unwrap();
+    let config = SimConfig { record_jobs: true, record_segments: true, exec: ExecModel::Pet(Level::C), ..SimConfig::new(200 * MS) };
+    let r = simulate(&system, SchedulerKind::Pfp, &config).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&criticore::sim::trace::perfetto_json(&system, &r)).unwrap();
+    let events = doc["traceEvents"].as_array().unwrap();
+    let ts = |e: &serde_json::Value| e["ts"].as_str().map_or_else(|| e["ts"].as_f64().unwrap(), |s| s.parse().unwrap());
+    // Job slices per (task name, job number): (core, start µs, end µs).
+    let slices: Vec<(String, u64, u64, f64, f64)> = events
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["cat"] == "job")
+        .map(|e| (e["args"]["task"].as_str().unwrap().to_string(), e["args"]["job"].as_u64().unwrap(), e["tid"].as_u64().unwrap(), ts(e), ts(e) + e["dur"].as_f64().unwrap()))
+        .collect();
+    let inside = |task: u32, job: u32, e: &serde_json::Value| {
+        let name = &system.tasks[task as usize].name;
+        slices.iter().any(|(n, j, core, s, f)| n == name && *j == job as u64 && *core == e["tid"].as_u64().unwrap() && *s <= ts(e) && ts(e) <= *f)
+    };
+    let starts: Vec<&serde_json::Value> = events.iter().filter(|e| e["ph"] == "s" && e["cat"] == "chain").collect();
+    let ends: Vec<&serde_json::Value> = events.iter().filter(|e| e["ph"] == "f" && e["cat"] == "chain").collect();
+    let hops = &r.chains[0].hops;
+    // a → b and b → c: b's jobs after the first and c's all read data (200 ms: 12 + 10 hops).
+    assert!(hops.len() > 15, "{}", hops.len());
+    assert_eq!((starts.len(), ends.len()), (hops.len(), hops.len()));
+    for ((h, s), f) in hops.iter().zip(&starts).zip(&ends) {
+        assert_eq!(s["id"], f["id"]);
+        assert!(inside(h.from.0, h.from.1, s), "{h:?} {s}");
+        assert!(inside(h.to.0, h.to.1, f), "{h:?} {f}");
+    }
+}

@@ -20,12 +20,21 @@ use super::regulate::Interval;
 use super::{Segment, ServerSegment, Unfinished, WorkSpan};
 use crate::model::TaskSystem;
 
-/// One chain's measured latencies (ns).
+/// One chain's measured latencies (ns), and every hop data took along it
+/// (the trace draws each as a flow arrow).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChainStats {
     pub name: String,
     pub reaction_ns: Vec<u64>,
     pub data_age_ns: Vec<u64>,
+    pub hops: Vec<Hop>,
+}
+
+/// Job `from` (task, job number) wrote the value job `to` read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hop {
+    pub from: (u32, u32),
+    pub to: (u32, u32),
 }
 
 /// Keeps (release, start, finish) of every finished job of a chain's task,
@@ -34,8 +43,8 @@ pub struct ChainTap<'a> {
     pub inner: &'a mut dyn Sink,
     pub keep_jobs: bool,
     in_chain: Vec<bool>,
-    /// Per task: its finished jobs' (release, start, finish).
-    pub jobs: Vec<Vec<(u64, u64, u64)>>,
+    /// Per task: its finished jobs' (release, start, finish, number).
+    pub jobs: Vec<Vec<(u64, u64, u64, u32)>>,
 }
 
 impl<'a> ChainTap<'a> {
@@ -53,7 +62,7 @@ impl<'a> ChainTap<'a> {
 impl Sink for ChainTap<'_> {
     fn job(&mut self, r: &JobRecord) {
         if self.in_chain[r.task as usize] {
-            self.jobs[r.task as usize].push((r.release_ns, r.start_ns, r.finish_ns));
+            self.jobs[r.task as usize].push((r.release_ns, r.start_ns, r.finish_ns, r.number));
         }
         if self.keep_jobs {
             self.inner.job(r);
@@ -85,37 +94,43 @@ impl Sink for ChainTap<'_> {
 }
 
 /// Every chain's latencies, from the jobs `ChainTap` kept.
-pub fn measure(system: &TaskSystem, jobs: &[Vec<(u64, u64, u64)>]) -> Vec<ChainStats> {
+pub fn measure(system: &TaskSystem, jobs: &[Vec<(u64, u64, u64, u32)>]) -> Vec<ChainStats> {
     system.chains.iter().map(|c| measure_one(system, &c.name, &c.tasks, jobs)).collect()
 }
 
-fn measure_one(system: &TaskSystem, name: &str, tasks: &[usize], jobs: &[Vec<(u64, u64, u64)>]) -> ChainStats {
-    // Per task of the chain, its jobs in release order as (read, write, origin):
-    // origin = the first task's read its input goes back to (None: no data yet).
-    let mut prev: Vec<(u64, u64, Option<u64>)> = Vec::new();
+fn measure_one(system: &TaskSystem, name: &str, tasks: &[usize], jobs: &[Vec<(u64, u64, u64, u32)>]) -> ChainStats {
+    // Per task of the chain, its jobs in release order as (read, write, origin,
+    // number, source): origin = the first task's read its input goes back to
+    // (None: no data yet); source = the job of the task before it read from.
+    let mut prev: Vec<Job> = Vec::new();
     let mut first_reads: Vec<u64> = Vec::new();
+    let mut hops = Vec::new();
     for (k, &t) in tasks.iter().enumerate() {
         let task = &system.tasks[t];
         let mut own = jobs[t].clone();
         own.sort_unstable();
         let c = task.communication;
-        let cur: Vec<(u64, u64, Option<u64>)> = own
+        let cur: Vec<Job> = own
             .iter()
-            .map(|&(release, start, finish)| {
+            .map(|&(release, start, finish, number)| {
                 let (read, write) = (c.read_ns(release, start), c.write_ns(release, finish, task.period_ns));
-                let origin = if k == 0 { Some(read) } else { latest_before(&prev, read) };
-                (read, write, origin)
+                let source = if k == 0 { None } else { latest_before(&prev, read) };
+                let origin = if k == 0 { Some(read) } else { source.and_then(|j| prev[j].origin) };
+                if let Some(j) = source.filter(|_| origin.is_some()) {
+                    hops.push(Hop { from: (tasks[k - 1] as u32, prev[j].number), to: (t as u32, number) });
+                }
+                Job { read, write, origin, number }
             })
             .collect();
         if k == 0 {
-            first_reads = cur.iter().map(|j| j.0).collect();
+            first_reads = cur.iter().map(|j| j.read).collect();
         }
         prev = cur;
     }
-    let data_age_ns = prev.iter().filter_map(|&(_, write, origin)| origin.map(|o| write - o)).collect();
+    let data_age_ns = prev.iter().filter_map(|j| j.origin.map(|o| j.write - o)).collect();
     // Outputs in write order, with the newest origin so far (non-decreasing,
     // so the first output based on a read at or after x is found by search).
-    let mut outputs: Vec<(u64, Option<u64>)> = prev.iter().map(|&(_, w, o)| (w, o)).collect();
+    let mut outputs: Vec<(u64, Option<u64>)> = prev.iter().map(|j| (j.write, j.origin)).collect();
     outputs.sort_unstable_by_key(|&(w, _)| w);
     let mut newest = Vec::with_capacity(outputs.len());
     let mut m: Option<u64> = None;
@@ -131,14 +146,22 @@ fn measure_one(system: &TaskSystem, name: &str, tasks: &[usize], jobs: &[Vec<(u6
             outputs.get(k).map(|&(w, _)| w - before)
         })
         .collect();
-    ChainStats { name: name.to_string(), reaction_ns, data_age_ns }
+    ChainStats { name: name.to_string(), reaction_ns, data_age_ns, hops }
 }
 
-/// The origin of the latest value written at or before `read` by jobs
-/// `(read, write, origin)` whose writes do not decrease.
-fn latest_before(writer: &[(u64, u64, Option<u64>)], read: u64) -> Option<u64> {
-    let k = writer.partition_point(|&(_, w, _)| w <= read);
-    k.checked_sub(1).and_then(|k| writer[k].2)
+/// A job of a chain's task: when it read and wrote, the first task's read
+/// its data goes back to, its number.
+struct Job {
+    read: u64,
+    write: u64,
+    origin: Option<u64>,
+    number: u32,
+}
+
+/// The job (index) with the latest write at or before `read`, among jobs
+/// whose writes do not decrease.
+fn latest_before(writer: &[Job], read: u64) -> Option<usize> {
+    writer.partition_point(|j| j.write <= read).checked_sub(1)
 }
 
 #[cfg(test)]
@@ -168,10 +191,12 @@ mod tests {
         let us = 1_000;
         let s = system("implicit");
         let mut jobs = vec![Vec::new(); 2];
-        jobs[0] = (0..4).map(|k| (k * 10 * us, k * 10 * us, (k * 10 + 2) * us)).collect();
-        jobs[1] = (0..3).map(|k| (k * 15 * us, k * 15 * us, (k * 15 + 3) * us)).collect();
+        jobs[0] = (0..4).map(|k| (k * 10 * us, k * 10 * us, (k * 10 + 2) * us, k as u32 + 1)).collect();
+        jobs[1] = (0..3).map(|k| (k * 15 * us, k * 15 * us, (k * 15 + 3) * us, k as u32 + 1)).collect();
         let c = &measure(&s, &jobs)[0];
         assert_eq!(c.data_age_ns, [8 * us, 13 * us]);
+        // b's jobs 2 and 3 read a's jobs 2 (written at 12) and 3 (at 22).
+        assert_eq!(c.hops, [Hop { from: (0, 2), to: (1, 2) }, Hop { from: (0, 3), to: (1, 3) }]);
         assert_eq!(c.reaction_ns, [18 * us, 23 * us]);
     }
 
@@ -186,8 +211,8 @@ mod tests {
         let us = 1_000;
         let s = system("let");
         let mut jobs = vec![Vec::new(); 2];
-        jobs[0] = (0..4).map(|k| (k * 10 * us, k * 10 * us, (k * 10 + 2) * us)).collect();
-        jobs[1] = (0..3).map(|k| (k * 15 * us, k * 15 * us, (k * 15 + 3) * us)).collect();
+        jobs[0] = (0..4).map(|k| (k * 10 * us, k * 10 * us, (k * 10 + 2) * us, k as u32 + 1)).collect();
+        jobs[1] = (0..3).map(|k| (k * 15 * us, k * 15 * us, (k * 15 + 3) * us, k as u32 + 1)).collect();
         let c = &measure(&s, &jobs)[0];
         assert_eq!(c.data_age_ns, [30 * us, 25 * us]);
         assert_eq!(c.reaction_ns, [45 * us, 35 * us]);

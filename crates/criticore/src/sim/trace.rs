@@ -4,7 +4,8 @@
 //! process 3 one track per task with instants for releases, deadlines and
 //! deadline misses; process 4 one track per core (or MRS server) with the
 //! regulator's stalled / overload / suspended / depleted spans; per-core
-//! bandwidth counters (MB/s) when a bandwidth series was kept. Timestamps are
+//! bandwidth counters (MB/s) when a bandwidth series was kept; a flow arrow
+//! for every hop of a cause-effect chain, writing job to reading job. Timestamps are
 //! microseconds with nanosecond decimals.
 //!
 //! [`TraceWriter`] builds the document as the run goes (it is a [`Sink`]);
@@ -74,6 +75,10 @@ pub struct TraceWriter<'a> {
     any_traffic: bool,
     regulator_named: bool,
     end_ns: u64,
+    /// Tasks of a cause-effect chain, and per job of theirs (task, number)
+    /// its first slice's (core, start) and its last's (core, end).
+    in_chain: Vec<bool>,
+    chain_jobs: std::collections::HashMap<(u32, u32), ((u32, u64), (u32, u64))>,
 }
 
 impl<'a> TraceWriter<'a> {
@@ -88,6 +93,8 @@ impl<'a> TraceWriter<'a> {
             any_traffic: false,
             regulator_named: false,
             end_ns: u64::MAX,
+            in_chain: system.tasks.iter().enumerate().map(|(i, _)| system.chains.iter().any(|c| c.tasks.contains(&i))).collect(),
+            chain_jobs: std::collections::HashMap::new(),
         };
         w.out.push_str("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
         w.event(&meta(1, None, "process_name", "cores"));
@@ -131,6 +138,24 @@ impl<'a> TraceWriter<'a> {
         self.out
     }
 
+    /// Flow arrows of the chains' hops (`sim::chains`, after the run): from
+    /// the end of the writing job's last slice to the start of the reading
+    /// job's first, one flow per hop, named after its chain.
+    pub fn chain_flows(&mut self, chains: &[super::chains::ChainStats]) {
+        let mut id = 0u64;
+        for c in chains {
+            for h in &c.hops {
+                let (Some(&(_, (wc, we))), Some(&((rc, rs), _))) = (self.chain_jobs.get(&h.from), self.chain_jobs.get(&h.to)) else { continue };
+                id += 1;
+                // Inside the slices, so each end binds to its job's slice.
+                let (s, f) = (we.saturating_sub(1), rs + 1);
+                let name = quoted(&c.name);
+                self.event(&format!("{{\"ph\":\"s\",\"id\":{id},\"pid\":1,\"tid\":{wc},\"ts\":{},\"name\":{name},\"cat\":\"chain\"}}", us(s)));
+                self.event(&format!("{{\"ph\":\"f\",\"bp\":\"e\",\"id\":{id},\"pid\":1,\"tid\":{rc},\"ts\":{},\"name\":{name},\"cat\":\"chain\"}}", us(f)));
+            }
+        }
+    }
+
     fn counters(&mut self, index: u64, requests: &[f64]) {
         let line = self.system.platform.llc.line_bytes as f64;
         for (c, r) in requests.iter().enumerate() {
@@ -168,6 +193,10 @@ impl Sink for TraceWriter<'_> {
     }
 
     fn segment(&mut self, s: &Segment) {
+        if self.in_chain[s.task as usize] {
+            let e = self.chain_jobs.entry((s.task, s.number)).or_insert(((s.core, s.start_ns), (s.core, s.end_ns)));
+            e.1 = (s.core, s.end_ns);
+        }
         let name = &self.system.tasks[s.task as usize].name;
         let mut e = String::new();
         let _ = write!(
@@ -268,6 +297,7 @@ pub fn perfetto_json(system: &TaskSystem, result: &SimResult) -> String {
     for s in &result.server_segments {
         w.server_segment(s);
     }
+    w.chain_flows(&result.chains);
     for r in &result.records {
         w.job(r);
     }
