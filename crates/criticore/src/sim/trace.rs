@@ -62,6 +62,9 @@ fn runnable_slices<'t>(task: &'t crate::model::Task, span: &WorkSpan) -> Vec<(&'
     out
 }
 
+/// A core and an instant on it.
+type CoreAt = (u32, u64);
+
 /// The trace document, built event by event. Take the text written so far
 /// with [`TraceWriter::take`] (to stream it) and close it with [`TraceWriter::finish`].
 pub struct TraceWriter<'a> {
@@ -78,7 +81,7 @@ pub struct TraceWriter<'a> {
     /// Tasks of a cause-effect chain, and per job of theirs (task, number)
     /// its first slice's (core, start) and its last's (core, end).
     in_chain: Vec<bool>,
-    chain_jobs: std::collections::HashMap<(u32, u32), ((u32, u64), (u32, u64))>,
+    chain_jobs: std::collections::HashMap<(u32, u32), (CoreAt, CoreAt)>,
 }
 
 impl<'a> TraceWriter<'a> {
