@@ -337,6 +337,8 @@ struct Memory {
     monitor: Option<(usize, Vec<usize>)>,
     /// MemGuard's reclaim: an entity may stall below its budget (a throttle error).
     reclaim: bool,
+    /// MemGuard's spare sharing: once every core is stalled, all run on past Q.
+    spare: bool,
     /// `memory::job_costs_and_rates_beside`, for per-core MemGuard (else empty).
     beside: Vec<Vec<Option<f64>>>,
 }
@@ -347,7 +349,8 @@ struct Memory {
 /// periodic servers unregulated or under MRS are).
 fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>, String> {
     let reclaim = system.regulation.as_ref().is_some_and(|r| r.kind == RegulationKind::Memguard && r.memguard.reclaim);
-    let plain = |costs| Memory { costs, memguard: None, mrs: false, groups: None, mcti: false, monitor: None, reclaim, beside: Vec::new() };
+    let spare = system.regulation.as_ref().is_some_and(|r| r.memguard.spare_sharing);
+    let plain = |costs| Memory { costs, memguard: None, mrs: false, groups: None, mcti: false, monitor: None, reclaim, spare, beside: Vec::new() };
     // The monitor only takes interference away from its real-time task, but
     // suspends its best-effort cores, memory profiles or not (its estimate
     // grows with every sample).
@@ -409,6 +412,8 @@ struct CoreView {
     /// the period the window opens in.
     on_core: Vec<usize>,
     others: Vec<OtherCore>,
+    /// Per task of the system, its response bound where known (a round before).
+    responses: Vec<Option<u64>>,
 }
 
 /// Another core, as a co-runner of this one.
@@ -417,8 +422,6 @@ struct OtherCore {
     /// job, its response bound where known).
     with_memory: Vec<usize>,
     running: Vec<(u64, u64, Option<u64>)>,
-    /// Per task of the system, its response bound where known.
-    responses: Vec<Option<u64>>,
     /// All its tasks.
     all: Vec<usize>,
     /// Its budget per period where it never exceeds it (per-core MemGuard or
@@ -472,7 +475,7 @@ impl CoreView {
     fn of(system: &TaskSystem, core: usize, mem: &Memory, responses: &[Option<u64>]) -> CoreView {
         let on = |d: usize| -> Vec<usize> { (0..system.tasks.len()).filter(|&x| task_core(system, x) == Some(d)).collect() };
         let budgets = mem.memguard.as_ref().filter(|_| !mem.reclaim).map(|(b, _)| b);
-        let spare = system.regulation.as_ref().is_some_and(|r| r.memguard.spare_sharing);
+        let spare = mem.spare;
         let budget_of = |d: usize| budgets.map(|b| b.get(d).copied().unwrap_or(0));
         // Per period, the longest core `src` runs a task raising the misses of
         // a task of core `dst` beside it (None: unbounded, a whole period).
@@ -497,10 +500,10 @@ impl CoreView {
                 let alone = all.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max);
                 let excess = all.iter().map(|&x| mem.costs[x].excess_per_work).fold(0.0, f64::max);
                 let may_exhaust = budget.is_none_or(|q| mem.mcti || spare || alone * period + excess * presence + 1.0 >= q as f64);
-                OtherCore { with_memory, running, all, budget, responses: responses.to_vec(), beside_per_period: beside(d, core), may_exhaust, beside_it: presence, excess }
+                OtherCore { with_memory, running, all, budget, beside_per_period: beside(d, core), may_exhaust, beside_it: presence, excess }
             })
             .collect();
-        CoreView { on_core: on(core), others }
+        CoreView { on_core: on(core), others, responses: responses.to_vec() }
     }
 }
 
@@ -508,7 +511,7 @@ impl CoreView {
 #[allow(clippy::too_many_arguments)]
 fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &str, mem: &Memory, memguard: Option<(u64, u64)>, k: usize, found: &[Option<u64>], suspended: Option<(u64, u64)>, view: &CoreView) -> TaskBound {
     let i = ordered[k];
-    let CoreView { on_core, others } = view;
+    let CoreView { on_core, others, responses } = view;
     // MCTI rules 4-5: the core stalls only while it runs a non-critical job;
     // if this task and every one above it are critical, it never waits for a stall.
     let never_stalled = mem.mcti && (0..=k).all(|h| system.tasks[ordered[h]].criticality > 0);
@@ -597,7 +600,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         let least = o.with_memory.iter().map(|&x| mem.costs[x].min_request_rate).fold(f64::INFINITY, f64::min);
         // Under MCTI a critical task runs on past its budget (rule 5);
         // with MemGuard's spare sharing every core runs on once all are stalled.
-        let overloads = (mem.mcti && o.with_memory.iter().any(|&x| system.tasks[x].criticality > 0)) || system.regulation.as_ref().is_some_and(|r| r.memguard.spare_sharing);
+        let overloads = (mem.mcti && o.with_memory.iter().any(|&x| system.tasks[x].criticality > 0)) || mem.spare;
         let alone = match o.budget {
             Some(q) if least > 0.0 && least.is_finite() && !overloads => ((q + 1) as f64 / least).min(period as f64),
             _ => period as f64,
@@ -613,21 +616,17 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     let presence_rate_in_periods = |period: u64| -> f64 { others.iter().filter(|o| !o.with_memory.is_empty()).map(|o| o.running_share().min(brief(o, period) / period as f64)).sum() };
     // Whether this core's alone requests (no co-runner running) can spend
     // Q in a period: if not, only a period a co-runner runs in can stall it.
-    let alone_fast = |q: u64, period: u64| on_core.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max) * period as f64 + 1.0 >= q as f64;
+    let core_alone = on_core.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max);
+    let core_excess = on_core.iter().map(|&x| mem.costs[x].excess_per_work).fold(0.0, f64::max);
+    let alone_fast = |q: u64, period: u64| core_alone * period as f64 + 1.0 >= q as f64;
     let alone_stalls = |q: u64, w: u64, budget: u64, period: u64| if alone_fast(budget, period) { (alone_requests(q, w) / budget.max(1) as f64).floor() + 1.0 } else { 0.0 };
-    let here_can_exhaust = |q: u64, period: u64| {
-        let alone = on_core.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max);
-        let excess = on_core.iter().map(|&x| mem.costs[x].excess_per_work).fold(0.0, f64::max);
-        can_exhaust(on_core, q, period) && alone * period as f64 + excess * per_period_presence(period) + 1.0 >= q as f64
-    };
+    let here_can_exhaust = |q: u64, period: u64| can_exhaust(on_core, q, period) && core_alone * period as f64 + core_excess * per_period_presence(period) + 1.0 >= q as f64;
     // A period this core stalls in holds at least x of co-runner presence:
     // it issues Q there, at most its alone rate for the whole period and its
     // excess only while a co-runner runs (docs/analysis.md, "Stalls bounded
     // by the co-runners' presence"). None where alone requests may reach Q.
     let presence_needed = |q: u64, period: u64| -> Option<f64> {
-        let alone = on_core.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max);
-        let excess = on_core.iter().map(|&x| mem.costs[x].excess_per_work).fold(0.0, f64::max);
-        let x = (q as f64 - 1.0 - alone * period as f64) / excess;
+        let x = (q as f64 - 1.0 - core_alone * period as f64) / core_excess;
         (x > 0.0 && x.is_finite()).then_some(x)
     };
     // Periods a co-runner core runs in: its running time's periods, two per
@@ -640,10 +639,12 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
             .filter(|o| !o.with_memory.is_empty())
             .map(|o| {
                 let jobs = |x: usize| match w {
-                    Some(w) => memory::jobs_overlapping(system.tasks[x].period_ns, o.responses[x], w) as f64,
+                    Some(w) => memory::jobs_overlapping(system.tasks[x].period_ns, responses[x], w) as f64,
                     None => 1.0 / system.tasks[x].period_ns as f64,
                 };
                 let running = w.map_or_else(|| o.running_share(), |w| o.running_ns(w));
+                // Periods the window overlaps (per ns in the long run).
+                let every = w.map_or(1.0 / period as f64, |w| (w.div_ceil(period) + 1) as f64);
                 let runs = o.all.iter().map(|&x| 2.0 * jobs(x)).sum::<f64>();
                 let reload = o.all.iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max);
                 let stalls = match o.budget {
@@ -653,17 +654,13 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                         // their alone requests plus its excess while the cores
                         // raising its misses run beside it.
                         let worst = o.all.iter().map(|&x| jobs(x) * (mem.costs[x].requests + reload)).sum::<f64>();
-                        let beside = match w {
-                            Some(w) => o.all.iter().map(|&x| jobs(x) * (mem.costs[x].alone_requests + reload)).sum::<f64>() + o.excess * o.beside_it.min(period as f64) * (w.div_ceil(period) + 1) as f64,
-                            None => o.all.iter().map(|&x| jobs(x) * (mem.costs[x].alone_requests + reload)).sum::<f64>() + o.excess * o.beside_it.min(period as f64) / period as f64,
-                        };
+                        let beside = o.all.iter().map(|&x| jobs(x) * (mem.costs[x].alone_requests + reload)).sum::<f64>() + o.excess * o.beside_it.min(period as f64) * every;
                         let n = worst.min(beside) / q as f64;
                         if w.is_some() { n.floor() + 1.0 } else { n }
                     }
                     Some(_) => f64::INFINITY,
                     None => 0.0,
                 };
-                let every = w.map_or(1.0 / period as f64, |w| (w.div_ceil(period) + 1) as f64);
                 (running / period as f64 + runs + stalls).min(every)
             })
             .sum()
@@ -777,11 +774,10 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // period the jobs run at their alone speed (docs/analysis.md, "The
     // co-runners' periods"). Not under reclaim, spare sharing or MCTI, where
     // a period may stall a core without Q issued or let it run past Q.
-    let spare = system.regulation.as_ref().is_some_and(|r| r.memguard.spare_sharing);
     let alone_time = |x: usize| mem.costs[x].alone_time_ns.max(pet(system, x));
     // Sought only where the classic window leaves the task past its deadline
     // (what it costs: benches/RESULTS.md).
-    let by_periods = memguard.filter(|_| window.is_none_or(|w| w.response_ns > system.tasks[i].deadline_ns) && mem.groups.is_none() && !reclaim && !mem.mcti && !spare && suspended.is_none()).and_then(|(budget, period)| {
+    let by_periods = memguard.filter(|_| window.is_none_or(|w| w.response_ns > system.tasks[i].deadline_ns) && mem.groups.is_none() && !reclaim && !mem.mcti && !mem.spare && suspended.is_none()).and_then(|(budget, period)| {
         let own2 = FpTask { pet_ns: alone_time(i), period_ns: own.period_ns };
         let hp2: Vec<FpTask> = (0..k).map(|h| FpTask { pet_ns: alone_time(ordered[h]) + (hp[h].pet_ns - base(ordered[h])), period_ns: hp[h].period_ns }).collect();
         let jobs_share = own2.pet_ns as f64 / own2.period_ns as f64 + hp2.iter().map(|h| h.pet_ns as f64 / h.period_ns as f64).sum::<f64>();
