@@ -49,8 +49,20 @@ def nearest_rank(values: np.ndarray, p: float) -> float:
     return float(v[min(rank, len(v)) - 1])
 
 
-@pytest.mark.parametrize("counter", ["shm", "sw:page-faults"])
-def test_four_loads_each_hold_their_budget_within_5_percent(tmp_path, counter):
+def lost_periods(cols: dict, window: np.ndarray) -> float:
+    """The share of the 1 ms periods of the window the regulator never saw
+    begin: it woke past more than one boundary at once, so one record holds
+    the traffic of several periods, stops included."""
+    worst = 0.0
+    for g in np.unique(cols["group"]):
+        seen = cols["period"][window & (cols["group"] == g)].astype(np.int64)
+        if len(seen):
+            worst = max(worst, 1 - len(seen) / (int(seen.max()) - int(seen.min()) + 1))
+    return worst
+
+
+def measure(tmp_path: Path, counter: str) -> tuple[dict, dict, np.ndarray]:
+    tmp_path.mkdir()
     file = bounded_example(tmp_path, page_faults=counter != "shm")
     log = tmp_path / "periods.parquet"
     duration_s = (SETTLE_NS + MEASURE_NS) / 1e9 + 0.5
@@ -59,6 +71,26 @@ def test_four_loads_each_hold_their_budget_within_5_percent(tmp_path, counter):
     t = pq.read_table(log).to_pydict()
     cols = {k: np.asarray(v) for k, v in t.items() if k != "group_name"}
     window = (cols["start_ns"] >= SETTLE_NS) & (cols["start_ns"] < SETTLE_NS + MEASURE_NS)
+    return summary, cols, window
+
+
+@pytest.mark.parametrize("counter", ["shm", "sw:page-faults"])
+def test_four_loads_each_hold_their_budget_within_5_percent(tmp_path, counter):
+    summary, cols, window = measure(tmp_path / "first", counter)
+    # The regulator runs SCHED_FIFO, so only the host (the hypervisor taking
+    # the vCPU) can keep it from a period boundary; then a stop it owes lands
+    # periods late and the traffic of several periods counts in one. On a
+    # shared host it lost 8.2% and 2.5% of the periods in one `make test`
+    # (2026-11-28: used 1.21 and 1.17 of the budget), never more than 0.01%
+    # otherwise, two CPU hogs beside it included. Such a run measures the
+    # host, not the regulator: it is measured again once, and skipped, with
+    # the reason, when the host held the regulator back both times.
+    first = lost_periods(cols, window)
+    if first > 0.01:
+        summary, cols, window = measure(tmp_path / "again", counter)
+        again = lost_periods(cols, window)
+        if again > 0.01:
+            pytest.skip(f"the host kept the SCHED_FIFO regulator from {first:.1%} then {again:.1%} of its 1 ms periods")
     # Budgets in the file: 100-400 MB/s at 1 ms and 64 B lines (or 4 KiB pages).
     unit = 64 if counter == "shm" else 4096
     expected = [mb_s * 10**6 // unit // 1000 for mb_s in (100, 200, 300, 400)]
