@@ -35,6 +35,11 @@ pub struct JobCost {
     pub reload_ns: u64,
     /// Most requests of that reload.
     pub reload_requests: f64,
+    /// Longest time all of a job's resumptions add together, beyond its cold
+    /// start (a job misses at most once per reference), and their requests;
+    /// each resumption may round up by [`JobCost::reload_unit`] more.
+    pub job_reload_ns: u64,
+    pub job_reload_requests: f64,
     /// Longest time a job's start adds where its task's lines may have been
     /// evicted since its last job (ns; included in `time_ns`).
     pub cold_ns: u64,
@@ -82,6 +87,15 @@ pub fn job_costs_beside(system: &TaskSystem, also: impl Fn(usize, usize) -> bool
 /// a job, whatever core the file names (a task's own jobs run one at a time).
 pub fn job_costs_global(system: &TaskSystem) -> Vec<JobCost> {
     costs_with(system, |i, j| i != j)
+}
+
+impl JobCost {
+    /// What one resumption's rounding may add beyond [`JobCost::job_reload_ns`]
+    /// (half a ns of work at most, charged as one at the slowest phase):
+    /// (time ns, requests).
+    pub fn reload_unit(&self) -> (u64, f64) {
+        (self.slowest_per_work.ceil() as u64, self.alone_per_work + self.excess_per_work)
+    }
 }
 
 /// Per task j, its job's cost plus the largest reload among the tasks
@@ -156,6 +170,9 @@ fn costs_of(worst: &[crate::interference::fluid::WorstCase]) -> Vec<JobCost> {
                 requests,
                 reload_ns: (w.reload_work_ns as f64 * slowest).ceil() as u64,
                 reload_requests: w.reload_work_ns as f64 * busiest,
+                // + 1 ns of work: the start's reload rounds up by at most half of one.
+                job_reload_ns: ((w.job_reload_work_ns + 1) as f64 * slowest).ceil() as u64,
+                job_reload_requests: (w.job_reload_work_ns + 1) as f64 * busiest,
                 cold_ns: (w.cold_work_ns as f64 * slowest).ceil() as u64,
                 min_request_rate: w.phases.iter().map(|p| p.min_request_rate).fold(f64::INFINITY, f64::min),
                 fastest_per_work: w.phases.iter().map(|p| p.time_per_work).fold(f64::INFINITY, f64::min),
@@ -355,7 +372,7 @@ mod tests {
 
     #[test]
     fn each_job_is_charged_the_largest_reload_it_can_cause() {
-        let cost = |time_ns, reload_ns| JobCost { time_ns, requests: 0.0, reload_ns, reload_requests: 0.0, cold_ns: 0, min_request_rate: 0.0, base_ns: time_ns, alone_requests: 0.0, excess_per_work: 0.0, alone_per_work: 0.0, fastest_request_rate: 0.0, fastest_per_work: 1.0, slowest_per_work: 1.0, alone_time_ns: time_ns };
+        let cost = |time_ns, reload_ns| JobCost { time_ns, requests: 0.0, reload_ns, reload_requests: 0.0, job_reload_ns: 0, job_reload_requests: 0.0, cold_ns: 0, min_request_rate: 0.0, base_ns: time_ns, alone_requests: 0.0, excess_per_work: 0.0, alone_per_work: 0.0, fastest_request_rate: 0.0, fastest_per_work: 1.0, slowest_per_work: 1.0, alone_time_ns: time_ns };
         let costs = [cost(100, 7), cost(200, 30), cost(300, 5)];
         // Task 0 preempts 1 and 2 (reloads 30 and 5): 100 + 30; task 1 preempts
         // only 2: 200 + 5; task 2 none: 300.

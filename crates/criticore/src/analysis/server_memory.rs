@@ -35,6 +35,9 @@
 //! spent, or a higher-priority server released) the job resumes with a
 //! reload; a window holds at most ⌈w/P⌉ + 1 such losses of its own and
 //! ⌈w/P_h⌉ + 1 preemptions by each higher-priority server h on the core.
+//! All of a job's reloads together miss at most once per reference, so the
+//! window's reloads are also at most its jobs' caps (`Demand::reload_ns`),
+//! plus each resumption's rounding; the smaller counts.
 
 use super::supply::Supply;
 use super::memory::{running_ns, running_share};
@@ -48,6 +51,19 @@ pub struct Demand {
     /// Of `requests`, those it issues with no co-runner running.
     pub alone_requests: f64,
     pub period_ns: u64,
+    /// Most time and requests all of a job's resumptions add together.
+    pub reload_ns: u64,
+    pub reload_requests: f64,
+}
+
+/// What a resumption in the window costs: at most `each` (the largest over
+/// the window's tasks), and beyond its job's cap at most `unit` (rounding).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reload {
+    pub each_ns: u64,
+    pub each_requests: f64,
+    pub unit_ns: u64,
+    pub unit_requests: f64,
 }
 
 /// The server as its tasks see it.
@@ -79,9 +95,9 @@ pub struct ServerView {
 pub const MAX_JOBS: u64 = 1_000_000;
 
 /// Worst-case response time of `own` below `higher` (same server) with a
-/// reload of `reload` (time, requests) at every preemption; Ok(None) if the
-/// long-run demand on a budget reaches the server's (no window closes).
-pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server: &ServerView) -> Result<Option<u64>, NotDecided> {
+/// reload at every preemption; Ok(None) if the long-run demand on a budget
+/// reaches the server's (no window closes).
+pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &ServerView) -> Result<Option<u64>, NotDecided> {
     let (p, q) = (server.period_ns as f64, server.budget_ns as f64);
     let presence = |w: u64| -> f64 { server.corunners.iter().map(|core| running_ns(core, w)).sum() };
     let presence_rate: f64 = server.corunners.iter().map(|core| running_share(core)).sum();
@@ -90,9 +106,11 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server:
     let losses_rate = 1.0 / p + server.higher_periods_ns.iter().map(|&ph| 1.0 / ph as f64).sum::<f64>() + higher.iter().map(|h| 1.0 / h.period_ns as f64).sum::<f64>();
     // Long-run processor time and requests per ns of the server's jobs.
     let interference_rate: f64 = server.interference.iter().map(|&(pk, a)| a as f64 / pk as f64).sum();
-    let time_rate = own.time_ns as f64 / own.period_ns as f64 + higher.iter().map(|h| h.time_ns as f64 / h.period_ns as f64).sum::<f64>() + interference_rate + losses_rate * reload.0 as f64;
     let rate = |r: fn(&Demand) -> f64| r(&own) / own.period_ns as f64 + higher.iter().map(|h| r(h) / h.period_ns as f64).sum::<f64>();
-    let request_rate = rate(|d| d.requests).min(rate(|d| d.alone_requests) + server.excess_per_work * presence_rate) + losses_rate * reload.1;
+    let reload_time_rate = (losses_rate * reload.each_ns as f64).min(rate(|d| d.reload_ns as f64) + losses_rate * reload.unit_ns as f64);
+    let reload_request_rate = (losses_rate * reload.each_requests).min(rate(|d| d.reload_requests) + losses_rate * reload.unit_requests);
+    let time_rate = rate(|d| d.time_ns as f64) + interference_rate + reload_time_rate;
+    let request_rate = rate(|d| d.requests).min(rate(|d| d.alone_requests) + server.excess_per_work * presence_rate) + reload_request_rate;
     // Services per ns: those that spend M (each running at least d) and
     // those that run Q (module doc); at most every period.
     let d = server.issue_ns.min(server.budget_ns) as f64;
@@ -110,9 +128,12 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server:
         let releases: Vec<u64> = higher.iter().map(|h| w.div_ceil(h.period_ns)).collect();
         let preemptions = losses(w) + releases.iter().sum::<u64>();
         let slowed: u128 = server.interference.iter().map(|&(pk, a)| (w.div_ceil(pk) + 1) as u128 * a as u128).sum();
-        let time = jobs as u128 * own.time_ns as u128 + higher.iter().zip(&releases).map(|(h, &n)| n as u128 * h.time_ns as u128).sum::<u128>() + preemptions as u128 * reload.0 as u128 + slowed;
-        let requests_of = |r: fn(&Demand) -> f64| jobs as f64 * r(&own) + higher.iter().zip(&releases).map(|(h, &n)| n as f64 * r(h)).sum::<f64>() + preemptions as f64 * reload.1;
-        let requests = requests_of(|d| d.requests).min(requests_of(|d| d.alone_requests) + server.excess_per_work * presence(w));
+        let time_of = |r: fn(&Demand) -> u64| jobs as u128 * r(&own) as u128 + higher.iter().zip(&releases).map(|(h, &n)| n as u128 * r(h) as u128).sum::<u128>();
+        let reloads = (preemptions as u128 * reload.each_ns as u128).min(time_of(|d| d.reload_ns) + preemptions as u128 * reload.unit_ns as u128);
+        let time = time_of(|d| d.time_ns) + reloads + slowed;
+        let requests_of = |r: fn(&Demand) -> f64| jobs as f64 * r(&own) + higher.iter().zip(&releases).map(|(h, &n)| n as f64 * r(h)).sum::<f64>();
+        let reload_requests = (preemptions as f64 * reload.each_requests).min(requests_of(|d| d.reload_requests) + preemptions as f64 * reload.unit_requests);
+        let requests = requests_of(|d| d.requests).min(requests_of(|d| d.alone_requests) + server.excess_per_work * presence(w)) + reload_requests;
         let time = u64::try_from(time).ok()?;
         match server.memory_budget {
             None => Some(supply.time_for(time)),
@@ -150,6 +171,16 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: (u64, f64), server:
 mod tests {
     use super::*;
 
+    /// A job of `time_ns` and `requests` (all alone) every `period_ns`, its
+    /// reloads capped only per resumption.
+    fn demand(time_ns: u64, requests: f64, period_ns: u64) -> Demand {
+        Demand { time_ns, requests, alone_requests: requests, period_ns, reload_ns: u64::MAX / 4, reload_requests: f64::INFINITY }
+    }
+
+    fn reload(each_ns: u64) -> Reload {
+        Reload { each_ns, each_requests: 0.0, unit_ns: 0, unit_requests: 0.0 }
+    }
+
     fn server(memory_budget: Option<u64>) -> ServerView {
         ServerView { period_ns: 10, budget_ns: 4, within_ns: 4, memory_budget, issue_ns: 0, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0 }
     }
@@ -158,8 +189,8 @@ mod tests {
     fn without_memory_it_is_the_supply_bound() {
         // Top server (served within 4 of each start), one task of 3 every 100, no
         // reload: time_for(3) = 6 + 0 + 3 = 9.
-        let d = Demand { time_ns: 3, requests: 0.0, alone_requests: 0.0, period_ns: 100 };
-        assert_eq!(response_time(d, &[], (0, 0.0), &server(None)), Ok(Some(9)));
+        let d = demand(3, 0.0, 100);
+        assert_eq!(response_time(d, &[], reload(0), &server(None)), Ok(Some(9)));
     }
 
     #[test]
@@ -169,16 +200,22 @@ mod tests {
         // M, ⌈3/4⌉ = 1 more for the work, the last among them: k = 2 + 1 + 1 = 4
         // services, 6 + 0 + 3·10 + 4 = 40 (the first 100 requests, the next 100, the
         // last 50 with the work). With M = 1,000: k = 0 + 1 + 1 = 2 → 20.
-        let d = Demand { time_ns: 3, requests: 250.0, alone_requests: 250.0, period_ns: 1_000 };
-        assert_eq!(response_time(d, &[], (0, 0.0), &server(Some(100))), Ok(Some(40)));
-        assert_eq!(response_time(d, &[], (0, 0.0), &server(Some(1_000))), Ok(Some(20)));
+        let d = demand(3, 250.0, 1_000);
+        assert_eq!(response_time(d, &[], reload(0), &server(Some(100))), Ok(Some(40)));
+        assert_eq!(response_time(d, &[], reload(0), &server(Some(1_000))), Ok(Some(20)));
         // A reload of 1 per loss of the core (⌈w/10⌉ + 1 of them): w = 0: 1 loss, time 4,
         // k = 0 + 1 + 1 → 20; 3 losses, time 6, k = 0 + 2 + 1 → 30; 4 losses, time 7,
         // k = 3 → 30.
-        assert_eq!(response_time(d, &[], (1, 0.0), &server(Some(1_000))), Ok(Some(30)));
+        assert_eq!(response_time(d, &[], reload(1), &server(Some(1_000))), Ok(Some(30)));
+        // The same job whose reloads together add at most 1: w = 20 holds 3 losses
+        // but min(3·1, 1) = 1 of reload, time 4, k = 2 → 20. A rounding of 1 per
+        // resumption on top: min(3, 1 + 3) = 3, time 6 → 30 as before.
+        let capped = Demand { reload_ns: 1, ..d };
+        assert_eq!(response_time(capped, &[], reload(1), &server(Some(1_000))), Ok(Some(20)));
+        assert_eq!(response_time(capped, &[], Reload { unit_ns: 1, ..reload(1) }, &server(Some(1_000))), Ok(Some(30)));
         // More demand than the budgets give: no bound.
-        let heavy = Demand { time_ns: 3, requests: 250.0, alone_requests: 250.0, period_ns: 20 };
-        assert_eq!(response_time(heavy, &[], (0, 0.0), &server(Some(100))), Ok(None));
+        let heavy = demand(3, 250.0, 20);
+        assert_eq!(response_time(heavy, &[], reload(0), &server(Some(100))), Ok(None));
     }
 
     #[test]
@@ -188,9 +225,9 @@ mod tests {
         // run 4 > 3, so the work ends sooner: k = 2 + ⌈(3 − 2·2)⁺/4⌉ + 1 = 3
         // (the first 100, one more 100 with 2 of work, the last 50 with 1):
         // 6 + 0 + 2·10 + 4 = 30.
-        let d = Demand { time_ns: 3, requests: 250.0, alone_requests: 250.0, period_ns: 1_000 };
+        let d = demand(3, 250.0, 1_000);
         let view = ServerView { issue_ns: 2, ..server(Some(100)) };
-        assert_eq!(response_time(d, &[], (0, 0.0), &view), Ok(Some(30)));
+        assert_eq!(response_time(d, &[], reload(0), &view), Ok(Some(30)));
         // In the long run a service that spends M runs d of Q too: 6 of time and
         // 100 requests every 20 with d = 3 (they issue at most 100 per 3):
         // 100/20/100 = 0.05 spending services per ns and (6/20 − 0.05·3)/4 =
@@ -199,8 +236,8 @@ mod tests {
         // = 3 services (30), two jobs 2 + ⌈(12 − 6)/4⌉ + 1 = 5 (50, job 2
         // responds in 30), three 3 + 3 + 1 = 7 (70: 30), four 4 + 3 + 1 = 8 (80 ≤
         // 60 + 20: the window closes, job 4 responds in 20): 30.
-        let heavy = Demand { time_ns: 6, requests: 100.0, alone_requests: 100.0, period_ns: 20 };
-        assert_eq!(response_time(heavy, &[], (0, 0.0), &ServerView { issue_ns: 3, ..server(Some(100)) }), Ok(Some(30)));
-        assert_eq!(response_time(heavy, &[], (0, 0.0), &server(Some(100))), Ok(None));
+        let heavy = demand(6, 100.0, 20);
+        assert_eq!(response_time(heavy, &[], reload(0), &ServerView { issue_ns: 3, ..server(Some(100)) }), Ok(Some(30)));
+        assert_eq!(response_time(heavy, &[], reload(0), &server(Some(100))), Ok(None));
     }
 }

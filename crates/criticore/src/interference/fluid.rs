@@ -356,6 +356,10 @@ pub struct WorstCase {
     /// Work added when a job starts and its task's lines may have been
     /// evicted since its last job (the same rule, once per job), ns.
     pub cold_work_ns: u64,
+    /// Work all of a job's resumptions add together, ns: its reloads and its
+    /// start's reload miss at most once per reference, so beyond the cold
+    /// start charged above at most its references less those lines.
+    pub job_reload_work_ns: u64,
     /// Most requests per ns of wall time a job can issue (no wait, no
     /// conflict, no interrupt share, its worst miss ratio).
     pub fastest_request_rate: f64,
@@ -510,6 +514,7 @@ impl FluidRules {
                         phases: vec![WorstPhase { work_ns: pet_ns[i], time_per_work: 1.0 / irq, requests_per_work: 0.0, min_request_rate: 0.0, contention_per_work: 0.0, alone_requests_per_work: 0.0, alone_time_per_work: 1.0 / irq }],
                         reload_work_ns: 0,
                         cold_work_ns: 0,
+                        job_reload_work_ns: 0,
                         fastest_request_rate: 0.0,
                     };
                 }
@@ -543,7 +548,8 @@ impl FluidRules {
                 let refs = self.refs_between(i, 0, pet_ns[i]);
                 let reload = (self.reload_lines(i, f64::INFINITY, refs) * worst_rf).round() as u64;
                 let cold = if self.never_evicted(i) { 0.0 } else { self.reload_lines(i, f64::INFINITY, refs) };
-                WorstCase { phases, reload_work_ns: reload, cold_work_ns: (cold * worst_rf).ceil() as u64, fastest_request_rate: self.fastest_at(i, miss, m0) }
+                let job_reload_work_ns = ((refs - cold).max(0.0) * worst_rf).ceil() as u64;
+                WorstCase { phases, reload_work_ns: reload, cold_work_ns: (cold * worst_rf).ceil() as u64, job_reload_work_ns, fastest_request_rate: self.fastest_at(i, miss, m0) }
             })
             .collect()
     }

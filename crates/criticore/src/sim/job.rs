@@ -36,6 +36,9 @@ pub struct Job {
     pub cache_mark: f64,
     /// Reload work added to `exec_ns` so far (its PET is `exec_ns` less this).
     pub reload_ns: u64,
+    /// Lines reloaded so far, its start's included: a job misses at most
+    /// once per reference, so never more than its references.
+    pub reloaded_lines: f64,
     /// Cooperative and non-preemptive tasks: the next region to start, where
     /// the current one ends (work done, as `exec_ns − remaining_ns`), and
     /// whether the job is inside it now (the scheduler may not preempt it).

@@ -273,6 +273,7 @@ impl Releases {
             needs_reload: false,
             cache_mark: 0.0,
             reload_ns: 0,
+            reloaded_lines: 0.0,
             region: 0,
             region_end: 0,
             locked: false,

@@ -568,9 +568,10 @@ impl MemoryModel for Fluid {
     /// the lines brought into its partition since the job (at a start, its
     /// task's last job) left could have evicted its useful lines, at most
     /// its cached lines and the references left in its PET's work
-    /// (`FluidRules::reload_lines`; so never more than its job's references),
+    /// (`FluidRules::reload_lines`), and all of a job's reloads together at
+    /// most its references (every reloaded line is a miss of one of them),
     /// reloaded at the isolated miss cost.
-    fn resume_penalty_ns(&mut self, now: u64, job: &Job) -> u64 {
+    fn resume_penalty_ns(&mut self, now: u64, job: &mut Job) -> u64 {
         let t = job.task as usize;
         let tm = &self.rules.tasks[t];
         if tm.phases.is_empty() {
@@ -584,7 +585,9 @@ impl MemoryModel for Fluid {
         // its own, and the job has done at least `done` less all reload added.
         let done = job.exec_ns - job.remaining_ns;
         let pet = job.exec_ns - job.reload_ns;
-        let lines = self.rules.reload_lines(t, self.filled[p] - mark, self.rules.refs_between(t, done.saturating_sub(job.reload_ns), pet));
+        let left = self.rules.refs_between(t, done.saturating_sub(job.reload_ns), pet).min(self.rules.refs_between(t, 0, pet) - job.reloaded_lines);
+        let lines = self.rules.reload_lines(t, self.filled[p] - mark, left);
+        job.reloaded_lines += lines;
         self.reloading[p] += lines;
         self.any_reloading = true;
         (lines * miss_ns).round() as u64

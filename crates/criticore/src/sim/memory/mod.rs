@@ -51,7 +51,7 @@ pub trait MemoryModel {
     fn preempted(&mut self, _now: u64, _job: &mut Job) {}
     /// Extra work a job needs when it resumes at `now` after a preemption,
     /// or starts (cache reload).
-    fn resume_penalty_ns(&mut self, _now: u64, _job: &Job) -> u64 {
+    fn resume_penalty_ns(&mut self, _now: u64, _job: &mut Job) -> u64 {
         0
     }
     /// A job was released: whether it must be asked [`MemoryModel::resume_penalty_ns`]
