@@ -12,9 +12,9 @@
 //! one cold start and its preemptions × one reload each, as the analysis
 //! charges them (`JobCost::cold_ns`, `JobCost::reload_ns`).
 //!
-//! `make test` runs 1,000 systems per analysis (100 under per-core MemGuard,
-//! whose 1 ms periods make each simulation slower, about 20 s unoptimized; 8
-//! under MemGuard groups, whose holds make it slower still); the full sample is
+//! `make test` runs 1,000 systems per analysis (all 21 in about 45 s
+//! unoptimized on two cores; until 2026-11-29 fewer under MemGuard, whose
+//! groups' analysis could take minutes a system); the full sample is
 //!   CRITICORE_SOUNDNESS_SYSTEMS=10000 cargo test --release -p criticore \
 //!     --test analysis_soundness -- --nocapture
 //! (CRITICORE_SOUNDNESS_FIRST=K starts at seed K, to split a long run;
@@ -199,20 +199,19 @@ fn fixed_priority_with_memory_stalls_bounds_hold() {
 
 #[test]
 fn fixed_priority_under_memguard_bounds_hold() {
-    // Slower: every 1 ms regulation period is an event of the fluid model.
-    run_with("pfp + memory + MemGuard", SchedulerKind::Pfp, 100, |seed| classic::system_with_memory(true, seed));
+    run_with("pfp + memory + MemGuard", SchedulerKind::Pfp, 1_000, |seed| classic::system_with_memory(true, seed));
 }
 
 #[test]
 fn fixed_priority_under_mcti_bounds_hold() {
     // As MemGuard per core (1 ms periods), plus overload and the fixed-priority bus.
-    run_with("pfp + memory + MCTI", SchedulerKind::Pfp, 100, classic::system_with_memory_mcti);
+    run_with("pfp + memory + MCTI", SchedulerKind::Pfp, 1_000, classic::system_with_memory_mcti);
 }
 
 #[test]
 fn fixed_priority_under_the_bandwidth_monitor_bounds_hold() {
     // Overhead tables at random: the monitor's estimate may be anything, the bounds may not depend on it.
-    run_tables("pfp + memory + bandwidth monitor", SchedulerKind::Pfp, 300, |seed| {
+    run_tables("pfp + memory + bandwidth monitor", SchedulerKind::Pfp, 1_000, |seed| {
         let (text, system, table) = classic::system_with_memory_monitor(seed);
         let table = parse_overhead_table(&table, "generated-overheads.toml").unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         (text, system, Some(table))
@@ -222,26 +221,24 @@ fn fixed_priority_under_the_bandwidth_monitor_bounds_hold() {
 #[test]
 fn fixed_priority_under_memguard_reclaim_bounds_hold() {
     // Reclaim (and spare sharing in half the systems): a core may stall below its budget.
-    run_with("pfp + memory + MemGuard reclaim", SchedulerKind::Pfp, 100, |seed| classic::system_with_memory_reclaim(false, seed));
+    run_with("pfp + memory + MemGuard reclaim", SchedulerKind::Pfp, 1_000, |seed| classic::system_with_memory_reclaim(false, seed));
 }
 
 #[test]
 fn fixed_priority_under_memguard_groups_reclaim_bounds_hold() {
-    run_with("pfp + memory + MemGuard groups, reclaim", SchedulerKind::Pfp, 8, |seed| classic::system_with_memory_reclaim(true, seed));
+    run_with("pfp + memory + MemGuard groups, reclaim", SchedulerKind::Pfp, 1_000, |seed| classic::system_with_memory_reclaim(true, seed));
 }
 
 #[test]
 fn fixed_priority_under_memguard_groups_bounds_hold() {
     // Groups hold their tasks, not the core (the runtime's rule, the simulator's too).
-    // 8 in `make test` (unoptimized, about 4 s a system, 0.5 s optimized: long
-    // holds under 20-request budgets); 1,000 and more with CRITICORE_SOUNDNESS_SYSTEMS.
-    run_with("pfp + memory + MemGuard groups", SchedulerKind::Pfp, 8, classic::system_with_memory_groups);
+    run_with("pfp + memory + MemGuard groups", SchedulerKind::Pfp, 1_000, classic::system_with_memory_groups);
 }
 
 #[test]
 fn partitioned_edf_under_memguard_bounds_hold() {
     // 1 ms regulation periods, as pfp under MemGuard.
-    run_with("pedf + memory + MemGuard", SchedulerKind::Pedf, 100, classic::pedf_with_memory_memguard);
+    run_with("pedf + memory + MemGuard", SchedulerKind::Pedf, 1_000, classic::pedf_with_memory_memguard);
 }
 
 #[test]
@@ -261,15 +258,15 @@ fn global_fixed_priority_with_memory_stalls_bounds_hold() {
 
 #[test]
 fn servers_with_memory_stalls_bounds_hold() {
-    run_with("servers + memory (fluid, unregulated)", SchedulerKind::Servers, 300, |seed| classic::servers_with_memory(false, seed));
+    run_with("servers + memory (fluid, unregulated)", SchedulerKind::Servers, 1_000, |seed| classic::servers_with_memory(false, seed));
 }
 
 #[test]
 fn cbs_servers_with_memory_stalls_bounds_hold() {
-    run_with("CBS servers + memory (fluid, unregulated)", SchedulerKind::Servers, 300, classic::cbs_servers_with_memory);
+    run_with("CBS servers + memory (fluid, unregulated)", SchedulerKind::Servers, 1_000, classic::cbs_servers_with_memory);
 }
 
 #[test]
 fn servers_under_mrs_memory_budgets_bounds_hold() {
-    run_with("servers + memory + MRS budgets", SchedulerKind::Servers, 300, |seed| classic::servers_with_memory(true, seed));
+    run_with("servers + memory + MRS budgets", SchedulerKind::Servers, 1_000, |seed| classic::servers_with_memory(true, seed));
 }

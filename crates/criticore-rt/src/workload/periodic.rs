@@ -442,10 +442,11 @@ mod tests {
         };
         let stop = AtomicBool::new(false);
         let jobs = run(&spec, &mut walker, None, &stop, |_| {}).unwrap();
-        let last = jobs.last().unwrap().job;
-        assert!((jobs.len() as u32) < last + 1, "no release was lost");
+        // Every one of the 2,000 releases is decided, those after the last kept
+        // job too (a host that delays the worker long can lose all of them).
+        assert!(jobs.len() < 2_000, "no release was lost");
         let mut kept: Vec<&JobRecord> = Vec::new();
-        for k in 0..=last {
+        for k in 0..2_000u32 {
             let release = k as u64 * 1_000;
             let active = kept.iter().filter(|j| j.finish_ns > release).count();
             let ran = jobs.iter().find(|j| j.job == k);

@@ -452,23 +452,6 @@ impl OtherCore {
     fn running_share(&self) -> f64 {
         self.running.iter().map(|&(t, c, _)| c as f64 / t as f64).sum::<f64>().min(1.0)
     }
-
-    /// The longest it runs beside this core's jobs raising their misses in a
-    /// window of w, with MemGuard periods of `period` (None: unregulated).
-    fn beside_ns(&self, w: u64, period: Option<u64>) -> f64 {
-        match (self.beside_per_period, period) {
-            (Some(b), Some(p)) => self.running_ns(w).min(b * (w.div_ceil(p) + 1) as f64),
-            _ => self.running_ns(w),
-        }
-    }
-
-    /// Its long-run share.
-    fn beside_share(&self, period: Option<u64>) -> f64 {
-        match (self.beside_per_period, period) {
-            (Some(b), Some(p)) => self.running_share().min(b / p as f64),
-            _ => self.running_share(),
-        }
-    }
 }
 
 impl CoreView {
@@ -572,16 +555,8 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     let hp_alone: Vec<f64> = (0..k)
         .map(|h| mem.costs[ordered[h]].alone_requests + ordered[h + 1..=k].iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max))
         .collect();
-    // Time some co-runner runs in a window of w: per other core, its jobs
-    // (one more each than their releases) at their worst time, at most w.
-    // Only while a co-runner raising its misses runs beside its job, at most
-    // `beside_per_period` of each MemGuard period.
-    let mg_period = memguard.map(|(_, p)| p);
-    let presence = |w: u64| -> f64 { others.iter().map(|o| o.beside_ns(w, mg_period)).sum() };
-    let presence_rate: f64 = others.iter().map(|o| o.beside_share(mg_period)).sum();
     let alone_rate = mem.costs[i].alone_requests / own.period_ns as f64 + (0..k).map(|h| hp_alone[h] / system.tasks[ordered[h]].period_ns as f64).sum::<f64>();
     let alone_requests = |q: u64, w: u64| -> f64 { (q + 1) as f64 * mem.costs[i].alone_requests + (0..k).map(|h| w.div_ceil(system.tasks[ordered[h]].period_ns) as f64 * hp_alone[h]).sum::<f64>() };
-    let requests_beside = |q: u64, w: u64| -> f64 { alone_requests(q, w) + excess * presence(w) };
     // Stalls bounded by the periods a co-runner runs in (docs/analysis.md):
     // a period stalls the core only once it issued Q there; without a
     // co-runner running, all of that is alone requests. Per other core: at
@@ -608,12 +583,16 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         alone.min(o.beside_per_period.unwrap_or(f64::INFINITY))
     };
     let per_period_presence = |period: u64| -> f64 { others.iter().filter(|o| !o.with_memory.is_empty()).map(|o| brief(o, period)).sum::<f64>().min(period as f64) };
-    // Co-runner presence in a window of w, each core at most its presence
-    // per period in each period the window overlaps.
-    let presence_in_periods = |w: u64, period: u64| -> f64 {
-        others.iter().filter(|o| !o.with_memory.is_empty()).map(|o| o.running_ns(w).min(brief(o, period) * (w.div_ceil(period) + 1) as f64)).sum()
-    };
-    let presence_rate_in_periods = |period: u64| -> f64 { others.iter().filter(|o| !o.with_memory.is_empty()).map(|o| o.running_share().min(brief(o, period) / period as f64)).sum() };
+    // Co-runner presence (a task with a memory profile running on another
+    // core) in a window of w: per other core, its jobs' running time, at
+    // most w, and under MemGuard at most its `brief` presence in each
+    // period the window overlaps.
+    let mg_period = memguard.map(|(_, p)| p);
+    // Per other core, its presence per MemGuard period and the period.
+    let caps: Vec<Option<(f64, u64)>> = others.iter().map(|o| mg_period.map(|p| (brief(o, p), p))).collect();
+    let presence = |w: u64| -> f64 { others.iter().zip(&caps).map(|(o, cap)| cap.map_or(o.running_ns(w), |(b, p)| o.running_ns(w).min(b * (w.div_ceil(p) + 1) as f64))).sum() };
+    let presence_rate: f64 = others.iter().zip(&caps).map(|(o, cap)| cap.map_or(o.running_share(), |(b, p)| o.running_share().min(b / p as f64))).sum();
+    let requests_beside = |q: u64, w: u64| -> f64 { alone_requests(q, w) + excess * presence(w) };
     // Whether this core's alone requests (no co-runner running) can spend
     // Q in a period: if not, only a period a co-runner runs in can stall it.
     let core_alone = on_core.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max);
@@ -801,11 +780,11 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         let by_presence = |_: u64, w: u64| -> (f64, f64) {
             let x = needed.expect("only with a threshold");
             let stalling = if here_can_exhaust(budget, period) { touched(Some(w), period).min((presence(w.saturating_add(2 * period)) / x).floor()) } else { 0.0 };
-            (stalling, presence_in_periods(w, period))
+            (stalling, presence(w))
         };
         let by_presence_share = needed.map(|x| {
             let stalling = if here_can_exhaust(budget, period) { touched(None, period).min(presence_rate / x) * p } else { 0.0 };
-            stalling + presence_rate_in_periods(period)
+            stalling + presence_rate
         });
         let window_of = |charge: &dyn Fn(u64, u64) -> (f64, f64), share: f64| -> Option<(fp_rta::Window, u64)> {
             if jobs_share + share >= 1.0 {
