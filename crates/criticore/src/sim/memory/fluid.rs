@@ -585,7 +585,7 @@ impl MemoryModel for Fluid {
         // its own, and the job has done at least `done` less all reload added.
         let done = job.exec_ns - job.remaining_ns;
         let pet = job.exec_ns - job.reload_ns;
-        let left = self.rules.refs_between(t, done.saturating_sub(job.reload_ns), pet).min(self.rules.refs_between(t, 0, pet) - job.reloaded_lines);
+        let left = self.rules.refs_between(t, done.saturating_sub(job.reload_ns), pet).min((self.rules.refs_between(t, 0, pet) - job.reloaded_lines).max(0.0));
         let lines = self.rules.reload_lines(t, self.filled[p] - mark, left);
         job.reloaded_lines += lines;
         self.reloading[p] += lines;
