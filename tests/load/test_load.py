@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pyarrow.parquet as pq
 
+from cli_run import sigint_default
 from criticore.load import generator as gen
 from criticore.load import sweep
 
@@ -153,3 +156,41 @@ def test_periodic_mode_needs_file_and_task(tmp_path):
     f.write_text(PERIODIC)
     one_line(subprocess.run([*CLI, "load", "--file", str(f)], capture_output=True, text=True, timeout=60), "--task")
     one_line(subprocess.run([*CLI, "load", "--file", str(f), "--task", "zz"], capture_output=True, text=True, timeout=60), "--task", "zz")
+
+
+def catches(pid: int, sig: int) -> bool:
+    """Whether process `pid` has a handler for `sig` (its SigCgt mask)."""
+    with open(f"/proc/{pid}/status") as fh:
+        mask = next(int(line.split()[1], 16) for line in fh if line.startswith("SigCgt:"))
+    return bool(mask >> (sig - 1) & 1)
+
+
+def stopped_by(sig: int) -> subprocess.CompletedProcess:
+    """Start an open-ended `criticore load --json`, send it `sig` once its loop
+    runs (it catches SIGTERM only then: Python alone does not), and return
+    its outcome."""
+    proc = subprocess.Popen([*CLI, "load", "--duration", "60s", "--buffer", "64MiB", "--count", "none", "--json"], stdin=subprocess.DEVNULL,
+                            preexec_fn=sigint_default, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not catches(proc.pid, signal.SIGTERM):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the load did not start within 60 s"
+            time.sleep(0.01)
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=30)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def test_ctrl_c_reports_the_run_and_exits_130_sigterm_0():
+    # A user's Ctrl-C: the run so far is reported, and the status says it was
+    # interrupted. SIGTERM is how the runtime ends its loads: a normal end.
+    for sig, status in ((signal.SIGINT, 130), (signal.SIGTERM, 0)):
+        p = stopped_by(sig)
+        assert p.returncode == status, (sig, p.returncode, p.stderr[-2000:])
+        summary = json.loads(p.stdout)
+        assert summary["stopped"] is True and 0 < summary["elapsed_ns"] < 60 * 10**9, summary

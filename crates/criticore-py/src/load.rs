@@ -173,9 +173,16 @@ pub fn load_periodic<'py>(py: Python<'py>, data: &[u8], file: &str, task: &str, 
     Ok((notes, cols, (!job.background).then_some(job.pet_ns)))
 }
 
+/// Whether the last load run (either mode) was stopped by a Ctrl-C (SIGINT).
+#[pyfunction]
+pub fn load_stopped_by_ctrl_c() -> bool {
+    load::stopped_by_ctrl_c()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_periodic, m)?)?;
     m.add_function(wrap_pyfunction!(load_run, m)?)?;
+    m.add_function(wrap_pyfunction!(load_stopped_by_ctrl_c, m)?)?;
     m.add_function(wrap_pyfunction!(loaded_latency, m)?)?;
     Ok(())
 }

@@ -442,6 +442,9 @@ def loaded_latency(
     ``buffer_bytes`` is bytes.
     """
 
+def load_stopped_by_ctrl_c() -> bool:
+    """Whether the last load run (either mode) was stopped by a Ctrl-C (SIGINT; SIGTERM is not)."""
+
 def load_periodic(
     data: bytes,
     file: str,

@@ -31,7 +31,7 @@ def load(
     reads: int = typer.Option(0, "--reads", "-r", help="Lines read of every 10 (the rest are written), blin-bandwidth-monitor §3.1."),
     delay: int = typer.Option(0, "--delay", help="Delay-loop iterations after every 10 lines (Fig. 4)."),
     bandwidth: str = typer.Option(None, "--bandwidth", "-b", help="Pace to this bandwidth, e.g. 500MB/s (instead of the delay)."),
-    duration: str = typer.Option(None, "--duration", "-d", help="Run this long, e.g. 10s (default: until Ctrl-C or SIGTERM)."),
+    duration: str = typer.Option(None, "--duration", "-d", help="Run this long, e.g. 10s (default: until Ctrl-C, exit status 130 after the report, or SIGTERM)."),
     cpu: int = typer.Option(None, "--cpu", "-c", help="Pin to this CPU."),
     buffer: str = typer.Option(None, "--buffer", help="Buffer size, e.g. 128MiB (default: 4x the LLC, at least 64MiB)."),
     interval: str = typer.Option("1ms", "--interval", help="Report interval for the achieved bandwidth."),
@@ -114,6 +114,13 @@ def load(
         render_load(console, run, cpu)
         if log is not None:
             console.print(f"  per-interval log: {log}")
+    _exit_if_ctrl_c()
+
+
+def _exit_if_ctrl_c() -> None:
+    """A run a Ctrl-C stopped has reported what it did; its status says so (130)."""
+    if _core.load_stopped_by_ctrl_c():
+        raise SystemExit(130)
 
 
 def _load_periodic(file: Path | None, task: str | None, jobs: int | None, duration_ns: int | None, cpu: int | None, log: Path | None, as_json: bool, force: bool) -> None:
@@ -133,6 +140,7 @@ def _load_periodic(file: Path | None, task: str | None, jobs: int | None, durati
     st = run.stats()
     if as_json:
         print(json.dumps(st, indent=2))
+        _exit_if_ctrl_c()
         return
     console = Console()
     if run.background:
@@ -146,6 +154,7 @@ def _load_periodic(file: Path | None, task: str | None, jobs: int | None, durati
         console.print(f"  note: {n}")
     if log is not None:
         console.print(f"  job records: {log}")
+    _exit_if_ctrl_c()
 
 
 def sweep_table(grid: dict, victim: int):

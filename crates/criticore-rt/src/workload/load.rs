@@ -25,7 +25,7 @@
 //!   the loop for milliseconds).
 
 use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use crate::os::counter_page::{now_ns, CounterPage};
 
@@ -534,8 +534,18 @@ impl Walker {
 /// Set by SIGINT/SIGTERM while a [`StopOnSignals`] guard lives.
 pub static STOP: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn on_stop_signal(_: libc::c_int) {
+/// The signal that set [`STOP`] (0: none since the guard was installed).
+static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_stop_signal(sig: libc::c_int) {
+    STOP_SIGNAL.store(sig, Ordering::Relaxed);
     STOP.store(true, Ordering::Relaxed);
+}
+
+/// Whether the last guarded run was stopped by SIGINT (a user's Ctrl-C, which
+/// the command reports with exit status 130; SIGTERM is how a runtime ends it).
+pub fn stopped_by_ctrl_c() -> bool {
+    STOP_SIGNAL.load(Ordering::Relaxed) == libc::SIGINT
 }
 
 /// While alive, SIGINT and SIGTERM set [`STOP`] instead of their previous
@@ -548,6 +558,7 @@ pub struct StopOnSignals {
 impl StopOnSignals {
     pub fn install() -> StopOnSignals {
         STOP.store(false, Ordering::Relaxed);
+        STOP_SIGNAL.store(0, Ordering::Relaxed);
         let mut old: [(libc::c_int, libc::sigaction); 2] = unsafe { std::mem::zeroed() };
         for (slot, sig) in old.iter_mut().zip([libc::SIGINT, libc::SIGTERM]) {
             // SAFETY: plain sigaction with an async-signal-safe handler (one atomic store).
