@@ -52,6 +52,7 @@ __all__ = [
     "instrument_will_wait",
     "load_periodic",
     "load_run",
+    "load_stopped_by_ctrl_c",
     "loaded_latency",
     "machine_line_bytes",
     "pmu_present",
