@@ -1,8 +1,8 @@
 //! The shipped `criticore-worker load ...`: the generator `criticore regulate`
 //! runs in place of `criticore load` (workload/worker.rs). It runs to its
 //! duration and prints one summary line; a bad option is one line on stderr
-//! and exit 2; SIGTERM ends it cleanly, exit 0 and the summary line, as the
-//! Python command ends after a clean stop.
+//! and exit 2; SIGTERM ends it cleanly, exit 0 and the summary line, and
+//! SIGINT (a Ctrl-C) likewise with exit 130, as the Python command does.
 
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -67,7 +67,8 @@ fn sigterm_and_sigint_end_it_cleanly() {
         assert!(waited, "signal {signal}: the handler was never installed");
         assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
         let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "signal {signal}: {out:?}");
+        let status = if signal == libc::SIGINT { 130 } else { 0 };
+        assert_eq!(out.status.code(), Some(status), "signal {signal}: {out:?}");
         let (lines, _) = summary(&out, "1 MiB");
         assert!(lines > 0);
     }

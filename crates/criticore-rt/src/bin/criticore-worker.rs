@@ -24,6 +24,7 @@ fn main() {
                 println!("criticore load: {lines} lines of {} B in {secs:.3} s ({gb_s:.3} GB/s), buffer {buffer}", spec.line_bytes);
             }
         }
+        exit_if_ctrl_c();
         return;
     }
     let [file, task] = args.as_slice() else {
@@ -43,5 +44,14 @@ fn main() {
                 }
             }
         }
+    }
+    exit_if_ctrl_c();
+}
+
+/// A run a Ctrl-C (SIGINT) stopped has reported what it did; its status says
+/// so, 130, as `criticore load`'s (SIGTERM, how a runtime ends it, is 0).
+fn exit_if_ctrl_c() {
+    if criticore_rt::workload::load::stopped_by_ctrl_c() {
+        std::process::exit(130);
     }
 }
