@@ -1,8 +1,10 @@
 //! Soundness of the classic tests against the simulator (issue 12): for random
 //! systems per analysis (CPU-only: pfp, pedf, gedf, gfp, periodic servers, CBS
 //! servers; with memory profiles under the fluid model: pfp unregulated and
-//! under MemGuard, pedf, gedf and gfp unregulated, periodic servers
-//! unregulated and under MRS budgets), no simulated response time exceeds the task's bound, and a
+//! under MemGuard (per core, groups, reclaim), MCTI and the bandwidth
+//! monitor, pedf unregulated and under MemGuard, gedf and gfp unregulated,
+//! periodic and CBS servers unregulated and under MemGuard or MCTI budgets
+//! per core, periodic servers under MRS budgets), no simulated response time exceeds the task's bound, and a
 //! system the test calls schedulable misses no deadline in simulation.
 //! Jobs run for exactly their PET (what every bound charges), synchronously
 //! released; each system is simulated for 400 ms, two of its hyperperiods
@@ -12,7 +14,7 @@
 //! one cold start and its preemptions × one reload each, as the analysis
 //! charges them (`JobCost::cold_ns`, `JobCost::reload_ns`).
 //!
-//! `make test` runs 1,000 systems per analysis (all 21 in about 45 s
+//! `make test` runs 1,000 systems per analysis (all 23 in about 50 s
 //! unoptimized on two cores; until 2026-11-29 fewer under MemGuard, whose
 //! groups' analysis could take minutes a system); the full sample is
 //!   CRITICORE_SOUNDNESS_SYSTEMS=10000 cargo test --release -p criticore \
@@ -264,6 +266,16 @@ fn servers_with_memory_stalls_bounds_hold() {
 #[test]
 fn cbs_servers_with_memory_stalls_bounds_hold() {
     run_with("CBS servers + memory (fluid, unregulated)", SchedulerKind::Servers, 1_000, classic::cbs_servers_with_memory);
+}
+
+#[test]
+fn servers_under_memguard_bounds_hold() {
+    run_with("servers + memory + MemGuard per core", SchedulerKind::Servers, 1_000, |seed| classic::servers_with_memory_budgets(false, seed));
+}
+
+#[test]
+fn servers_under_mcti_bounds_hold() {
+    run_with("servers + memory + MCTI", SchedulerKind::Servers, 1_000, |seed| classic::servers_with_memory_budgets(true, seed));
 }
 
 #[test]

@@ -346,7 +346,8 @@ struct Memory {
 /// What the bounds of `kind` must include: None when the simulator would run
 /// CPU-only; Err(reason) where no memory-aware bound is derived yet (pfp
 /// unregulated or under MemGuard budgets, pedf, gedf and gfp unregulated,
-/// periodic servers unregulated or under MRS are).
+/// servers unregulated or under MemGuard or MCTI budgets per core, periodic
+/// servers under MRS are).
 fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>, String> {
     let reclaim = system.regulation.as_ref().is_some_and(|r| r.kind == RegulationKind::Memguard && r.memguard.reclaim);
     let spare = system.regulation.as_ref().is_some_and(|r| r.memguard.spare_sharing);
@@ -373,8 +374,14 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Mcti && r.groups.is_empty() && !r.budgets.is_empty() => {
             Ok(Some(Memory { memguard: Some((r.budgets.clone(), r.period_ns)), mcti: true, ..plain(memory::job_costs_mcti(system)) }))
         }
-        (SchedulerKind::Servers, Some(r)) if system.servers.iter().any(|s| s.kind == ServerKind::Cbs) => Err(format!("CPU only: no memory-aware bound for CBS servers under {} regulation yet", r.kind.name())),
+        (SchedulerKind::Servers, Some(r)) if r.kind == RegulationKind::Mrs && system.servers.iter().any(|s| s.kind == ServerKind::Cbs) => Err("CPU only: no memory-aware bound for CBS servers under mrs regulation yet".into()),
         (SchedulerKind::Servers, Some(r)) if r.kind == RegulationKind::Mrs => memory(None, true),
+        // Per-core budgets whose stalls the servers pay from their budgets (server_memory.rs).
+        (SchedulerKind::Servers, Some(r)) if matches!(r.kind, RegulationKind::Memguard | RegulationKind::Mcti) && r.groups.is_empty() && !r.budgets.is_empty() && !reclaim => {
+            let mcti = r.kind == RegulationKind::Mcti;
+            let costs = if mcti { memory::job_costs_mcti(system) } else { job_costs(system) };
+            Ok(Some(Memory { memguard: Some((r.budgets.clone(), r.period_ns)), mcti, ..plain(costs) }))
+        }
         (SchedulerKind::Gedf | SchedulerKind::Gfp, None) => Ok(Some(plain(memory::job_costs_global(system)))),
         (_, Some(r)) => Err(format!("CPU only: no memory-aware bound under {} regulation for {} yet", r.kind.name(), kind.name())),
         (SchedulerKind::Mc2, None) => Err("CPU only: memory stalls are not in these bounds".into()),
@@ -1208,6 +1215,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                     })
                     .collect(),
                 excess_per_work: ordered.iter().map(|&x| full[x].excess_per_work).fold(0.0, f64::max),
+                core_stalls: core_stalls(system, mem, &members, &within, s),
             };
             let demand = |i: usize| Demand {
                 time_ns: costs[i].time_ns,
@@ -1228,10 +1236,27 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                         unit_ns: r.unit_ns.max(costs[j].reload_unit().0),
                         unit_requests: r.unit_requests.max(full[j].reload_unit().1),
                     });
-                    match server_memory::response_time(demand(i), &hp, reload, &view) {
+                    // MCTI rule 5: a critical task is never stalled.
+                    let never_stalled = mem.mcti && ordered[..=k].iter().all(|&h| system.tasks[h].criticality > 0);
+                    let stalled = view.core_stalls.is_some() && !never_stalled;
+                    let unstalled;
+                    let view_k = if view.core_stalls.is_some() && never_stalled {
+                        unstalled = ServerView { core_stalls: None, ..view.clone() };
+                        &unstalled
+                    } else {
+                        &view
+                    };
+                    match server_memory::response_time(demand(i), &hp, reload, view_k) {
                         Ok(bound) => {
-                            let note = if bound.is_some() { "with memory stalls (fluid model)" } else { "demand with memory stalls outgrows the server" };
-                            row(system, i, sv.name.clone(), bound, Some(note.to_string()))
+                            let regulator = if mem.mcti { "MCTI" } else { "MemGuard" };
+                            let note = match (bound.is_some(), stalled) {
+                                (true, true) => format!("with memory stalls (fluid model) and {regulator}'s budget stalls of core {}, paid from the server's budget", sv.core),
+                                (true, false) if never_stalled => "with memory stalls (fluid model, MCTI's fixed-priority bus); never stalled: it and every task above it in the server are critical".to_string(),
+                                (true, false) => "with memory stalls (fluid model)".to_string(),
+                                (false, true) => format!("demand with memory stalls and {regulator}'s budget stalls outgrows the server"),
+                                (false, false) => "demand with memory stalls outgrows the server".to_string(),
+                            };
+                            row(system, i, sv.name.clone(), bound, Some(note))
                         }
                         Err(why) => not_decided(system, i, sv.name.clone(), why),
                     }
@@ -1247,6 +1272,28 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
         groups.push(GroupResult { name: sv.name.clone(), utilization: sv.budget_ns as f64 / sv.period_ns as f64, schedulable: ok, note: notes[s].clone() });
     }
     Ok((in_file_order(system, rows), groups))
+}
+
+/// Server `s`'s view of its core's MemGuard or MCTI budget, where a task on
+/// the core issues requests (server_memory.rs).
+fn core_stalls(system: &TaskSystem, mem: &Memory, members: &[Vec<usize>], within: &[u64], s: usize) -> Option<server_memory::CoreStalls> {
+    let (budgets, period_ns) = mem.memguard.as_ref()?;
+    let core = system.servers[s].core;
+    let on: Vec<usize> = (0..system.servers.len()).filter(|&k| system.servers[k].core == core).collect();
+    let fastest = |k: usize| members[k].iter().map(|&x| mem.costs[x].fastest_request_rate).fold(0.0, f64::max);
+    if !on.iter().any(|&k| members[k].iter().any(|&x| mem.costs[x].requests > 0.0)) {
+        return None;
+    }
+    Some(server_memory::CoreStalls {
+        period_ns: *period_ns,
+        budget: budgets.get(core).copied().unwrap_or(0),
+        own_fastest_request_rate: fastest(s),
+        others: on
+            .iter()
+            .filter(|&&k| k != s)
+            .map(|&k| server_memory::OtherServer { period_ns: system.servers[k].period_ns, budget_ns: system.servers[k].budget_ns, within_ns: within[k], fastest_request_rate: fastest(k) })
+            .collect(),
+    })
 }
 
 /// A task with an activation limit N (OSEK): none of its releases is lost

@@ -131,7 +131,8 @@ pub fn job_costs_mcti(system: &TaskSystem) -> Vec<JobCost> {
     let cores: Vec<Option<usize>> = (0..system.tasks.len()).map(|i| task_core(system, i)).collect();
     let corunner = |i: usize, j: usize| cores[i].is_none() || cores[j].is_none() || cores[i] != cores[j];
     let pets: Vec<u64> = system.tasks.iter().map(|t| t.pet_at(Level::C)).collect();
-    costs_of(&FluidRules::new(system).worst_case_mcti(&pets, system.platform.cores, corunner, &cores))
+    let critical: Vec<bool> = system.tasks.iter().map(|t| t.criticality > 0).collect();
+    costs_of(&FluidRules::new(system).worst_case_mcti(&pets, system.platform.cores, corunner, &cores, &critical))
 }
 
 fn costs_with(system: &TaskSystem, corunner: impl Fn(usize, usize) -> bool) -> Vec<JobCost> {
@@ -353,21 +354,32 @@ mod tests {
         // on core 0 streams 4 MiB reading, 0.001 references per ns: compute
         // share 1 − 0.001·120 = 0.88, each miss at worst 120 + W + 30, so
         // 10 ms of work take 10⁷·(0.88 + 0.001·(150 + W)) ns, + 1 ns of
-        // rounding. No cold start: its stream outgrows the LLC.
-        let text = "[platform]\ncores = 2\n[regulation]\nkind = \"mcti\"\nperiod = \"1ms\"\nbudgets = [100, 100]\n\
-            [[task]]\nname = \"a\"\ncore = 0\nlevel = 1\nperiod = \"20ms\"\npet = \"10ms\"\n\
-            memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
-            [[task]]\nname = \"b\"\ncore = 1\nperiod = \"20ms\"\npet = \"10ms\"\n\
-            memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 40000 }\n";
-        let system = crate::model::parse_task_system(text, crate::model::Format::Toml, "t.toml").unwrap();
+        // rounding. No cold start: its stream outgrows the LLC. Both critical:
+        // b's core may rank above a's (Property 1: level, then deadline).
+        let text = |a_level: u32, b_level: u32| {
+            format!(
+                "[platform]\ncores = 2\n[regulation]\nkind = \"mcti\"\nperiod = \"1ms\"\nbudgets = [100, 100]\n\
+                [[task]]\nname = \"a\"\ncore = 0\nlevel = {a_level}\nperiod = \"20ms\"\npet = \"10ms\"\n\
+                memory = {{ wss = \"4MiB\", pattern = \"stream\", read_fraction = 1.0, accesses_per_ms = 1000 }}\n\
+                [[task]]\nname = \"b\"\ncore = 1\nlevel = {b_level}\nperiod = \"20ms\"\npet = \"10ms\"\n\
+                memory = {{ wss = \"4MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 40000 }}\n"
+            )
+        };
+        let parse = |t: String| crate::model::parse_task_system(&t, crate::model::Format::Toml, "t.toml").unwrap();
         let s: f64 = 1600.0 / 101.0;
         let wait = s * 165.0 / 74.0;
         let expected = (1e7 * (0.88 + 0.001 * (150.0 + wait))).ceil() as u64 + 1;
-        let a = job_costs_mcti(&system)[0];
+        let a = job_costs_mcti(&parse(text(1, 1)))[0];
         assert!(a.time_ns.abs_diff(expected) <= 1, "{} vs {expected}", a.time_ns);
         // Without MCTI the round-robin wait S: 10⁷·(0.88 + 0.001·(150 + S)) + 1.
         let fair = (1e7 * (0.88 + 0.001 * (150.0 + s))).ceil() as u64 + 1;
-        assert!(job_costs(&system)[0].time_ns.abs_diff(fair) <= 1);
+        assert!(job_costs(&parse(text(1, 1)))[0].time_ns.abs_diff(fair) <= 1);
+        // b not critical: its core ranks 0, below a's, so a waits at most half a
+        // line behind it, S/2 < S: the fair wait decides. With no critical task
+        // no core ever overloads: b waits S at most too, not behind a's ρ.
+        assert!(job_costs_mcti(&parse(text(1, 0)))[0].time_ns.abs_diff(fair) <= 1);
+        let none = job_costs_mcti(&parse(text(0, 0)));
+        assert_eq!((none[0].time_ns, none[1].time_ns), (job_costs(&parse(text(0, 0)))[0].time_ns, job_costs(&parse(text(0, 0)))[1].time_ns));
     }
 
     #[test]

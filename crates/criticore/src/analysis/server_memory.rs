@@ -38,9 +38,28 @@
 //! All of a job's reloads together miss at most once per reference, so the
 //! window's reloads are also at most its jobs' caps (`Demand::reload_ns`),
 //! plus each resumption's rounding; the smaller counts.
+//!
+//! Under MemGuard or MCTI budgets per core (mcti-task-isolation §4 rules 1-4)
+//! a core whose requests reach Q in a regulation period P_r stalls until the
+//! period ends, and the server holding it pays the stall from its CPU budget
+//! (the simulator and SCHED_DEADLINE charge a reservation for the time it
+//! holds the core, progressing or not), so the servers' supply is unchanged
+//! and a window's demand grows by its stalls. In every stalled period but the
+//! first (spent before the window, perhaps) the core issued Q before the stall
+//! began, from this server's jobs (at most N in the window, at most r_s per
+//! ns while they run) or the core's other servers (at most their fastest rate
+//! r_o times what they can hold in the window: their budget per period,
+//! served within their response, Bertogna and Cirinei's workload); the
+//! running that issued it, at least Q over the sources' rates, the faster
+//! first, is time of the period the stall cannot take. So k stalled periods,
+//! k ≤ min(⌈w/P_r⌉ + 1, ⌊(N + N_o(w))/Q⌋ + 1), cost at most
+//! k·P_r − (running to issue (k − 1)·Q) (less 2 ns per period for the
+//! engine's rounding), concave in k: its largest at the most periods or where
+//! the faster source runs out. MCTI never stalls a critical task (rule 5): a
+//! window whose tasks are all critical pays none.
 
 use super::supply::Supply;
-use super::memory::{running_ns, running_share};
+use super::memory::{memguard_stalls_ns, running_ns, running_share, workload_ns};
 use super::NotDecided;
 
 /// One job's worst case: processor time and requests, every period.
@@ -89,6 +108,102 @@ pub struct ServerView {
     /// Most requests per ns of work a co-runner's presence adds, over the
     /// window's tasks.
     pub excess_per_work: f64,
+    /// The core's MemGuard or MCTI budget, where its stalls fall on this
+    /// server's window (module doc).
+    pub core_stalls: Option<CoreStalls>,
+}
+
+/// A core's budget of Q requests per regulation period and what else on
+/// the core may spend it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoreStalls {
+    pub period_ns: u64,
+    pub budget: u64,
+    /// The fastest this server's tasks issue requests while they run.
+    pub own_fastest_request_rate: f64,
+    /// The core's other servers: period, budget, response (their service
+    /// ends within it of each period's start) and the fastest their tasks
+    /// issue requests while they run.
+    pub others: Vec<OtherServer>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OtherServer {
+    pub period_ns: u64,
+    pub budget_ns: u64,
+    pub within_ns: u64,
+    pub fastest_request_rate: f64,
+}
+
+impl CoreStalls {
+    /// The other servers' fastest request rate and most requests in a window of `w`.
+    fn others(&self, w: u64) -> (f64, f64) {
+        let rate = self.others.iter().map(|o| o.fastest_request_rate).fold(0.0, f64::max);
+        (rate, self.others.iter().map(|o| o.fastest_request_rate * workload_ns(o.period_ns, o.budget_ns, Some(o.within_ns), w)).sum())
+    }
+
+    /// Stall time in a window of `w` whose own jobs issue `requests`.
+    fn stall_ns(&self, w: u64, requests: f64) -> u64 {
+        let (rate, issued) = self.others(w);
+        let sources = fastest_first((self.own_fastest_request_rate, requests), (rate, issued));
+        let by_periods = w.div_ceil(self.period_ns) + 1;
+        let by_requests = if self.budget == 0 { u64::MAX } else { ((requests + issued) / self.budget as f64).floor() as u64 + 1 };
+        let most = by_periods.min(by_requests);
+        // Concave in the count: its largest at the most periods or where the
+        // faster source runs out.
+        let turn = if self.budget == 0 { most } else { 1 + (sources[0].1 / self.budget as f64).floor() as u64 };
+        [most, turn.min(most), (turn + 1).min(most)]
+            .into_iter()
+            .map(|k| {
+                let p = self.period_ns as f64;
+                // The first stalled period whole (spent before the window,
+                // perhaps); every other one less the running that spent Q.
+                let others = (k - 1) as f64;
+                (p * k as f64 - (running_for(others * self.budget as f64, &sources) - 2.0 * others).max(0.0)).max(0.0)
+            })
+            .fold(0.0, f64::max)
+            .min(memguard_stalls_ns(most, self.period_ns, 0) as f64)
+            .ceil() as u64
+    }
+
+    /// Long-run stall time per ns with own requests at `request_rate` per ns.
+    fn stall_rate(&self, request_rate: f64) -> f64 {
+        let others: f64 = self.others.iter().map(|o| o.fastest_request_rate * o.budget_ns as f64 / o.period_ns as f64).sum();
+        let (rate, _) = self.others(0);
+        let p = self.period_ns as f64;
+        if self.budget == 0 {
+            return 1.0;
+        }
+        let q = self.budget as f64;
+        let sources = fastest_first((self.own_fastest_request_rate, request_rate), (rate, others));
+        let most = ((request_rate + others) / q).min(1.0 / p);
+        [most, (sources[0].1 / q).min(most)].into_iter().map(|k| (k * p - (running_for(k * q, &sources) - 2.0 * k).max(0.0)).max(0.0)).fold(0.0, f64::max)
+    }
+}
+
+/// Two request sources as (fastest rate per ns while running, most
+/// requests), the faster first.
+fn fastest_first(a: (f64, f64), b: (f64, f64)) -> [(f64, f64); 2] {
+    if a.0 >= b.0 { [a, b] } else { [b, a] }
+}
+
+/// The least running time in which the sources issue `requests`, the faster
+/// first (more than they can issue: all of their running, and the rest at
+/// the faster rate, which only shortens it).
+fn running_for(requests: f64, sources: &[(f64, f64); 2]) -> f64 {
+    let mut left = requests;
+    let mut time = 0.0;
+    for &(rate, most) in sources {
+        if rate > 0.0 && left > 0.0 {
+            let n = left.min(most);
+            time += n / rate;
+            left -= n;
+        }
+    }
+    if left > 0.0 && sources[0].0 > 0.0 {
+        time += left / sources[0].0;
+    }
+    time
 }
 
 /// Most jobs of one busy window examined before saying "not decided".
@@ -109,8 +224,9 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
     let rate = |r: fn(&Demand) -> f64| r(&own) / own.period_ns as f64 + higher.iter().map(|h| r(h) / h.period_ns as f64).sum::<f64>();
     let reload_time_rate = (losses_rate * reload.each_ns as f64).min(rate(|d| d.reload_ns as f64) + losses_rate * reload.unit_ns as f64);
     let reload_request_rate = (losses_rate * reload.each_requests).min(rate(|d| d.reload_requests) + losses_rate * reload.unit_requests);
-    let time_rate = rate(|d| d.time_ns as f64) + interference_rate + reload_time_rate;
     let request_rate = rate(|d| d.requests).min(rate(|d| d.alone_requests) + server.excess_per_work * presence_rate) + reload_request_rate;
+    let stall_rate = server.core_stalls.as_ref().map_or(0.0, |c| c.stall_rate(request_rate));
+    let time_rate = rate(|d| d.time_ns as f64) + interference_rate + reload_time_rate + stall_rate;
     // Services per ns: those that spend M (each running at least d) and
     // those that run Q (module doc); at most every period.
     let d = server.issue_ns.min(server.budget_ns) as f64;
@@ -134,7 +250,8 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
         let requests_of = |r: fn(&Demand) -> f64| jobs as f64 * r(&own) + higher.iter().zip(&releases).map(|(h, &n)| n as f64 * r(h)).sum::<f64>();
         let reload_requests = (preemptions as f64 * reload.each_requests).min(requests_of(|d| d.reload_requests) + preemptions as f64 * reload.unit_requests);
         let requests = requests_of(|d| d.requests).min(requests_of(|d| d.alone_requests) + server.excess_per_work * presence(w)) + reload_requests;
-        let time = u64::try_from(time).ok()?;
+        let stalls = server.core_stalls.as_ref().map_or(0, |c| c.stall_ns(w, requests));
+        let time = u64::try_from(time + stalls as u128).ok()?;
         match server.memory_budget {
             None => Some(supply.time_for(time)),
             Some(m) => {
@@ -182,7 +299,7 @@ mod tests {
     }
 
     fn server(memory_budget: Option<u64>) -> ServerView {
-        ServerView { period_ns: 10, budget_ns: 4, within_ns: 4, memory_budget, issue_ns: 0, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0 }
+        ServerView { period_ns: 10, budget_ns: 4, within_ns: 4, memory_budget, issue_ns: 0, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0, core_stalls: None }
     }
 
     #[test]
@@ -239,5 +356,36 @@ mod tests {
         let heavy = demand(6, 100.0, 20);
         assert_eq!(response_time(heavy, &[], reload(0), &ServerView { issue_ns: 3, ..server(Some(100)) }), Ok(Some(30)));
         assert_eq!(response_time(heavy, &[], reload(0), &server(Some(100))), Ok(None));
+    }
+
+    /// A server holding its core throughout (budget = period), the core's
+    /// budget Q = 100 requests per 10 ns.
+    fn stalled(own_rate: f64, others: Vec<OtherServer>, budget: u64) -> ServerView {
+        let core_stalls = CoreStalls { period_ns: 10, budget, own_fastest_request_rate: own_rate, others };
+        ServerView { period_ns: 10, budget_ns: 10, within_ns: 10, core_stalls: Some(core_stalls), ..server(None) }
+    }
+
+    #[test]
+    fn the_cores_stalls_are_paid_from_the_servers_budget() {
+        // 30 of time, 250 requests. Issuing 10 per ns, the jobs need the whole
+        // period to spend Q: the first stalled period costs 10 (spent before the
+        // window, perhaps), the other ⌊250/100⌋ = 2 only the 2 ns of rounding
+        // each: 30 + 10 + 4 = 44.
+        let d = demand(30, 250.0, 1_000);
+        assert_eq!(response_time(d, &[], reload(0), &stalled(10.0, vec![], 100)), Ok(Some(44)));
+        // Issuing 20 per ns they spend Q in 5: each of the two stalls 10 − 5 + 2: 54.
+        assert_eq!(response_time(d, &[], reload(0), &stalled(20.0, vec![], 100)), Ok(Some(54)));
+        // Another server on the core (5 of every 10, served within 10, 10
+        // requests per ns) spends the budget too. At w = 65 it holds at most
+        // 7·5 = 35 (Bertogna-Cirinei: ⌊(65 + 10 − 5)/10⌋ = 7 whole periods, and
+        // min(5, 70 − 70) of one before) and issues 350: ⌊(250 + 350)/100⌋ + 1 =
+        // 7 stalled periods (of ⌈65/10⌉ + 1 = 8). The 6 after the first hold 600
+        // requests issued in at least 250/20 + 350/10 = 47.5 of running: stalls
+        // 10 + 60 − 47.5 + 6·2 = 34.5 → 35; 30 + 35 = 65, the least fixed point
+        // (w = 40 gives 30.5 → 61; w = 61, 34.5 → 65).
+        let other = OtherServer { period_ns: 10, budget_ns: 5, within_ns: 10, fastest_request_rate: 10.0 };
+        assert_eq!(response_time(d, &[], reload(0), &stalled(20.0, vec![other], 100)), Ok(Some(65)));
+        // A budget of 0 stalls every period from its start: no bound.
+        assert_eq!(response_time(d, &[], reload(0), &stalled(20.0, vec![], 0)), Ok(None));
     }
 }

@@ -310,6 +310,34 @@ pub fn cbs_servers_with_memory(seed: u64) -> (String, TaskSystem) {
     generated(seed, 0xcb5, |rng| server_system(rng, true, true, false))
 }
 
+/// A server system (periodic or CBS, half each) with memory profiles under
+/// per-core budgets of 200-20,000 requests per 1 ms: MemGuard, or MCTI with
+/// each task critical (criticality 1 or 2) or not at random.
+pub fn servers_with_memory_budgets(mcti: bool, seed: u64) -> (String, TaskSystem) {
+    generated(seed, 0x5e7 ^ mcti as u64, |rng| {
+        let cbs = rng.next() % 2 == 0;
+        let text = server_system(rng, cbs, true, false);
+        let kind = if mcti { "mcti" } else { "memguard" };
+        let mut out = String::new();
+        let mut in_task = false;
+        for line in text.lines() {
+            out.push_str(line);
+            out.push('\n');
+            if line.starts_with("[[") {
+                in_task = line == "[[task]]";
+            }
+            if mcti && in_task && line.starts_with("name = ") {
+                let c = rng.range(0, 2);
+                if c > 0 {
+                    let _ = writeln!(out, "level = {c}");
+                }
+            }
+        }
+        let _ = write!(out, "[regulation]\nkind = \"{kind}\"\nperiod = \"1ms\"\nbudgets = [{}, {}]\n", rng.pick(&[200u64, 2_000, 20_000]), rng.pick(&[200u64, 2_000, 20_000]));
+        out
+    })
+}
+
 /// A server system with memory profiles, unregulated or under MRS.
 pub fn servers_with_memory(mrs: bool, seed: u64) -> (String, TaskSystem) {
     generated(seed, 0x5e5 ^ mrs as u64, |rng| servers_memory(rng, mrs))

@@ -401,14 +401,26 @@ impl FluidRules {
     /// isolated miss cost t₀ (no wait, no conflict, no interrupt share), so
     /// ρ = Σ those rates × S; at ρ ≥ 0.999 (or with DMA devices, which go
     /// ahead of every core) the model's cap. `core_of[i]`: task i's core.
-    pub fn worst_case_mcti(&self, pet_ns: &[u64], cores: usize, corunner: impl Fn(usize, usize) -> bool, core_of: &[Option<usize>]) -> Vec<WorstCase> {
+    /// Property 1 ranks a core running a non-critical task 0, below every
+    /// critical one: a critical task waits only behind the cores' critical
+    /// tasks (`critical[i]`), and with no critical task no core ever
+    /// overloads, so the arbiter serves throughout.
+    pub fn worst_case_mcti(&self, pet_ns: &[u64], cores: usize, corunner: impl Fn(usize, usize) -> bool, core_of: &[Option<usize>], critical: &[bool]) -> Vec<WorstCase> {
         let s = self.service_ns;
         let fastest: Vec<f64> = (0..self.tasks.len()).map(|i| self.fastest_request_rate(i, cores, &corunner)).collect();
-        let per_core: Vec<f64> = (0..cores).map(|k| (0..self.tasks.len()).filter(|&j| core_of[j] == Some(k)).map(|j| fastest[j]).fold(0.0, f64::max) * s).collect();
+        let per_core = |only_critical: bool| -> Vec<f64> {
+            (0..cores).map(|k| (0..self.tasks.len()).filter(|&j| core_of[j] == Some(k) && (critical[j] || !only_critical)).map(|j| fastest[j]).fold(0.0, f64::max) * s).collect()
+        };
+        let (any, critical_only) = (per_core(false), per_core(true));
         let fair = self.worst_wait_ns(cores);
+        let overloads = critical.iter().any(|&c| c);
         self.worst_case_waiting(pet_ns, cores, &corunner, |i| {
+            if !overloads {
+                return fair;
+            }
+            let ranked = if critical[i] { &critical_only } else { &any };
             let rho: f64 = match core_of[i] {
-                Some(c) if self.devices.is_empty() && core_of.iter().all(Option::is_some) => (0..cores).filter(|&k| k != c).map(|k| per_core[k]).sum(),
+                Some(c) if self.devices.is_empty() && core_of.iter().all(Option::is_some) => (0..cores).filter(|&k| k != c).map(|k| ranked[k]).sum(),
                 _ => 1.0,
             };
             let fixed = if rho < 0.999 { s * rho / (1.0 - rho) } else { s * 0.999 / 0.001 } + 0.5 * s;
