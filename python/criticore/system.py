@@ -86,6 +86,9 @@ class Task:
     activation_limit: int | None = None
     #: When its jobs read and write for cause-effect chains: "implicit" (start, finish) or "let" (release, period end).
     communication: str = "implicit"
+    #: Implicit communication's copies, part of the PET: non-preemptive work at a job's start and end.
+    copy_in_ns: int = 0
+    copy_out_ns: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "runnables", tuple(tuple(r) for r in self.runnables))

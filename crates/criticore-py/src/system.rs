@@ -262,6 +262,8 @@ fn view(m: &TaskSystem) -> Value {
                 "preemption": t.preemption.name(),
                 "activation_limit": t.activation_limit,
                 "communication": t.communication.name(),
+                "copy_in_ns": t.copy_in_ns,
+                "copy_out_ns": t.copy_out_ns,
             })
         })
         .collect();

@@ -190,8 +190,8 @@ fn cbs_server_bounds_hold() {
 
 #[test]
 fn fixed_priority_with_limited_preemption_bounds_hold() {
-    // Cooperative and non-preemptive tasks: blocking and last regions (fp_rta::limited_preemptive).
-    run_with("pfp, cooperative and non-preemptive", SchedulerKind::Pfp, 1_000, classic::system_limited);
+    // Cooperative and non-preemptive tasks, and copies: blocking and last regions (fp_rta::limited_preemptive).
+    run_with("pfp, cooperative, non-preemptive and copies", SchedulerKind::Pfp, 1_000, classic::system_limited);
 }
 
 #[test]

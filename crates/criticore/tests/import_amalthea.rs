@@ -143,6 +143,17 @@ fn import_files_round_trip() {
         let (direct, _) = criticore::import::to_system::task_system(&imp.model, Some(&Exact::parse("0.333").unwrap())).unwrap();
         assert_eq!(direct, imp.system, "{name}");
         assert!(imp.toml.starts_with(&format!("# Imported from {name} by `criticore import amalthea`")), "{}", imp.toml);
+        // With copies (issue 27, Build 5: a file may state them) the writer keeps them.
+        // Its PET holds them: with runnables, copy-in + their sum + copy-out.
+        let mut with = imp.system.clone();
+        let t = &mut with.tasks[0];
+        let pet = t.pet_ns.highest().unwrap();
+        (t.copy_in_ns, t.copy_out_ns) = (pet / 4, pet / 8);
+        if !t.runnables.is_empty() {
+            t.pet_ns = criticore::model::LevelPets([Some(pet + pet / 4 + pet / 8); 4]);
+        }
+        let text = criticore::import::write::system_toml(&with, &imp.summary, name);
+        assert_eq!(parse_task_system(&text, Format::Toml, "again.toml").unwrap(), with, "{name}");
     }
 }
 

@@ -78,14 +78,20 @@ pub struct JobPlan {
     pub activation_limit: Option<u32>,
 }
 
-/// A cooperative or non-preemptive task is not run on a machine: Linux may
-/// preempt a process anywhere, so it would run preemptively, unlike the
-/// simulator and the analysis (docs/format.md, `preemption`).
+/// A cooperative or non-preemptive task, or one with non-preemptive copies,
+/// is not run on a machine: Linux may preempt a process anywhere, so it
+/// would run preemptively, unlike the simulator and the analysis
+/// (docs/format.md, `preemption`, `copy_in`).
 pub fn refuse_limited_preemption(system: &TaskSystem, task: usize) -> Result<(), FieldError> {
     let t = &system.tasks[task];
+    let linux = "simulated and analyzed, not run on a machine (Linux may preempt a process anywhere)";
     match t.preemption {
-        criticore::model::Preemption::Preemptive => Ok(()),
-        p => Err(FieldError::new(format!("task[{task}].preemption"), format!("{} tasks are simulated and analyzed, not run on a machine (Linux may preempt a process anywhere)", p.name()))),
+        criticore::model::Preemption::Preemptive if t.copy_in_ns + t.copy_out_ns == 0 => Ok(()),
+        criticore::model::Preemption::Preemptive => {
+            let key = if t.copy_in_ns > 0 { "copy_in" } else { "copy_out" };
+            Err(FieldError::new(format!("task[{task}].{key}"), format!("non-preemptive copies are {linux}")))
+        }
+        p => Err(FieldError::new(format!("task[{task}].preemption"), format!("{} tasks are {linux}", p.name()))),
     }
 }
 
@@ -466,6 +472,10 @@ mod tests {
         assert_eq!((e.field.as_str(), e.reason.as_str()), ("task[0].preemption", "cooperative tasks are simulated and analyzed, not run on a machine (Linux may preempt a process anywhere)"));
         let preemptive = text.replace("preemption = \"cooperative\"\n", "");
         assert!(JobPlan::of(&criticore::model::parse_task_system(&preemptive, criticore::model::Format::Toml, "t.toml").unwrap(), 0).is_ok());
+        // Non-preemptive copies neither.
+        let copies = criticore::model::parse_task_system(&format!("{preemptive}copy_out = \"10us\"\n"), criticore::model::Format::Toml, "t.toml").unwrap();
+        let e = JobPlan::of(&copies, 0).unwrap_err();
+        assert_eq!((e.field.as_str(), e.reason.as_str()), ("task[0].copy_out", "non-preemptive copies are simulated and analyzed, not run on a machine (Linux may preempt a process anywhere)"));
     }
 
     #[test]

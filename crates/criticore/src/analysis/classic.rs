@@ -30,7 +30,7 @@ use super::level_c::{restricted_supply_gedf, CoreSupply};
 use super::supply::Supply;
 use super::{Charged, NotDecided, Sporadic};
 use crate::error::FieldError;
-use crate::model::{BudgetGroup, Level, Preemption, RegulationKind, ServerKind, TaskSystem};
+use crate::model::{Region, BudgetGroup, Level, Preemption, RegulationKind, ServerKind, TaskSystem};
 use crate::policy::{fixed_priority_ranks, server_of_tasks, SchedulerKind};
 use crate::policy::activation::jobs_active_at_most;
 use super::chains::{self, ChainBound};
@@ -224,17 +224,23 @@ fn by_rank(system: &TaskSystem, tasks: &[usize]) -> Vec<usize> {
 /// Fixed priority over one supply: every task of `ordered` below the ones before it.
 fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str) -> Vec<TaskBound> {
     let fp = |i: usize| FpTask { pet_ns: pet(system, i), period_ns: system.tasks[i].period_ns };
-    // Cooperative and non-preemptive tasks (pfp only, so a dedicated core): their regions.
-    let regions: Vec<Option<Vec<u64>>> = ordered.iter().map(|&i| system.tasks[i].regions_ns(Level::C)).collect();
+    // Cooperative and non-preemptive tasks, and copies (pfp only, so a dedicated core): their regions.
+    let regions: Vec<Option<Vec<Region>>> = ordered.iter().map(|&i| system.tasks[i].regions(Level::C)).collect();
     (0..ordered.len())
         .map(|k| {
             let hp: Vec<FpTask> = ordered[..k].iter().map(|&i| fp(i)).collect();
             let own = fp(ordered[k]);
-            // Blocking: a lower-priority job may have entered its longest region
-            // 1 ns before the release (a release at the same instant goes first).
-            let blocking = regions[k + 1..].iter().flatten().flat_map(|r| r.iter().copied()).max().map_or(0, |q| q - 1);
-            // Its last region runs through every release (Yao et al.'s refinement).
-            let last_region = regions[k].as_ref().map(|r| r.last().copied().unwrap_or(own.pet_ns));
+            // Blocking: a lower-priority job may have entered its longest
+            // non-preemptive region 1 ns before the release (a release at the
+            // same instant goes first).
+            let blocking = regions[k + 1..].iter().flatten().flatten().filter(|r| !r.preemptible).map(|r| r.work_ns).max().map_or(0, |q| q - 1);
+            // Its last region, non-preemptive, runs through every release (Yao
+            // et al.'s refinement); a preemptible last region is plain RTA.
+            let last_region = regions[k].as_ref().and_then(|r| match r.last() {
+                Some(last) if last.preemptible => None,
+                Some(last) => Some(last.work_ns),
+                None => Some(own.pet_ns),
+            });
             let window = match last_region {
                 Some(q) => fp_rta::limited_preemptive(own, q, &hp, blocking),
                 None => fp_rta::worst_window(own, &hp, supply, 0.0, |_, _| blocking),
@@ -951,7 +957,7 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Resul
     // Once for all the monitor's best-effort cores.
     let suspension = memory.filter(|_| !edf).and_then(|m| monitor_suspension(system, m));
     // The pfp cores with memory bounds, all at once (their bounds limit each other's).
-    let limited = |c: usize| system.tasks.iter().any(|t| t.core == Some(c) && t.preemption != Preemption::Preemptive);
+    let limited = |c: usize| system.tasks.iter().any(|t| t.core == Some(c) && t.limited_preemption());
     let fp_cores: Vec<usize> = (0..system.platform.cores).filter(|&c| !edf && !limited(c) && system.tasks.iter().any(|t| t.core == Some(c))).collect();
     let mut fp_rows = match memory.filter(|_| !edf) {
         Some(mem) => fp_memory_rounds(system, &fp_cores, mem, |c| suspension.filter(|(_, be)| be.contains(&c)).map(|(s, _)| s)),
@@ -1009,9 +1015,11 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Resul
                     Err(why) => not_decided(system, i, name.clone(), why),
                 })
                 .collect()
-        } else if let Some(i) = memory.and_then(|_| on.iter().copied().find(|&i| system.tasks[i].preemption != Preemption::Preemptive)) {
+        } else if let Some(i) = memory.and_then(|_| on.iter().copied().find(|&i| system.tasks[i].limited_preemption())) {
             // Blocking and last regions are bounded for CPU-only cores so far.
-            let why = format!("no bound yet for limited preemption with memory stalls ({} task {} on this core); without memory profiles the core is analyzed", system.tasks[i].preemption.name(), system.tasks[i].name);
+            let t = &system.tasks[i];
+            let kind = if t.preemption == Preemption::Preemptive { "non-preemptive copies of" } else { t.preemption.name() };
+            let why = format!("no bound yet for limited preemption with memory stalls ({kind} task {} on this core); without memory profiles the core is analyzed", t.name);
             on.iter().map(|&j| undecided(system, j, name.clone(), why.clone())).collect()
         } else if memory.is_some() {
             fp_rows.next().expect("a round's rows per pfp core")

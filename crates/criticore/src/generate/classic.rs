@@ -75,7 +75,8 @@ pub fn partitioned(rng: &mut Rng) -> String {
 
 /// As [`partitioned`], each task preemptive, cooperative (its PET split
 /// into 1-4 runnables at random) or non-preemptive, a third each (pfp with
-/// limited preemption).
+/// limited preemption); half the preemptive and cooperative tasks with a
+/// copy-in and a copy-out of up to a quarter of the PET each.
 pub fn partitioned_limited(rng: &mut Rng) -> String {
     let text = partitioned(rng);
     let mut parts = text.split("[[task]]\n");
@@ -83,12 +84,18 @@ pub fn partitioned_limited(rng: &mut Rng) -> String {
     for one in parts {
         out.push_str("[[task]]\n");
         out.push_str(one);
-        match rng.next() % 3 {
+        let pet: u64 = one.split("pet = \"").nth(1).and_then(|r| r.split("ns").next()).and_then(|v| v.parse().ok()).expect("task() writes pet in ns");
+        let kind = rng.next() % 3;
+        let copies = if kind != 1 && rng.next() % 2 == 0 { (rng.range(0, pet / 4), rng.range(0, pet / 4)) } else { (0, 0) };
+        if copies != (0, 0) {
+            out.push_str(&format!("copy_in = \"{}ns\"\ncopy_out = \"{}ns\"\n", copies.0, copies.1));
+        }
+        match kind {
             0 => {}
             1 => out.push_str("preemption = \"non-preemptive\"\n"),
             _ => {
-                // The PET in 1-4 runnables: cut at random points, in order.
-                let pet: u64 = one.split("pet = \"").nth(1).and_then(|r| r.split("ns").next()).and_then(|v| v.parse().ok()).expect("task() writes pet in ns");
+                // The PET less the copies in 1-4 runnables: cut at random points, in order.
+                let pet = pet - copies.0 - copies.1;
                 let mut cuts: Vec<u64> = (0..rng.range(0, 3)).map(|_| rng.range(1, pet.max(2) - 1)).collect();
                 cuts.sort_unstable();
                 cuts.dedup();

@@ -35,6 +35,11 @@ pub fn system_toml(system: &TaskSystem, summary: &Summary, source: &str) -> Stri
             if let Some(n) = t.activation_limit {
                 o.insert("activation_limit".into(), json!(n));
             }
+            for (key, ns) in [("copy_in", t.copy_in_ns), ("copy_out", t.copy_out_ns)] {
+                if ns > 0 {
+                    o.insert(key.into(), json!(d(ns)));
+                }
+            }
             if !t.runnables.is_empty() {
                 o.insert("runnables".into(), Value::Array(t.runnables.iter().map(|r| json!({ "name": r.name, "pet": d(r.pet_ns) })).collect()));
             }

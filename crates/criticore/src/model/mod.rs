@@ -497,6 +497,20 @@ pub struct Task {
     /// When its jobs read their inputs and write their outputs (the
     /// cause-effect chains' instants).
     pub communication: Communication,
+    /// Implicit communication's copies (Amalthea's copy-in of the labels a
+    /// job reads, at its start, and copy-out of those it writes, at its end):
+    /// work at the job's start and end, part of its PET, each one
+    /// non-preemptive region (docs/format.md `copy_in`).
+    pub copy_in_ns: u64,
+    pub copy_out_ns: u64,
+}
+
+/// A stretch of a job's work, in order: where it may be preempted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Region {
+    /// Work at rate 1 (the last region lasts to the job's end).
+    pub work_ns: u64,
+    pub preemptible: bool,
 }
 
 /// Where a task's jobs may be preempted.
@@ -582,16 +596,47 @@ pub struct Runnable {
 }
 
 impl Task {
-    /// A job's non-preemptive regions in order, as work at rate 1 (its PET
-    /// at `level` split), or None if it may be preempted anywhere: a
-    /// cooperative task's runnables of nonzero PET (it may be preempted
-    /// between them), else the whole job. The last region is the job's rest.
-    pub fn regions_ns(&self, level: Level) -> Option<Vec<u64>> {
-        match self.preemption {
-            Preemption::Preemptive => None,
-            Preemption::Cooperative if !self.runnables.is_empty() => Some(self.runnables.iter().map(|r| r.pet_ns).filter(|&p| p > 0).collect()),
-            _ => Some(vec![self.pet_at(level)]),
+    /// A job's regions in order (its PET at `level` split), or None if it
+    /// may be preempted anywhere: a cooperative task's copies and runnables
+    /// of nonzero work, each non-preemptive (it may be preempted between
+    /// them); a non-preemptive task's whole job; a preemptive task's
+    /// copy-in and copy-out, non-preemptive, around a preemptible body. The
+    /// last region is the job's rest.
+    pub fn regions(&self, level: Level) -> Option<Vec<Region>> {
+        let np = |work_ns: u64| Region { work_ns, preemptible: false };
+        let pet = self.pet_at(level);
+        let copies = self.copy_in_ns + self.copy_out_ns;
+        let regions: Vec<Region> = match self.preemption {
+            Preemption::Preemptive if copies == 0 => return None,
+            Preemption::Preemptive => vec![np(self.copy_in_ns), Region { work_ns: pet.saturating_sub(copies), preemptible: true }, np(self.copy_out_ns)],
+            Preemption::Cooperative if !self.runnables.is_empty() => {
+                std::iter::once(self.copy_in_ns).chain(self.runnables.iter().map(|r| r.pet_ns)).chain(std::iter::once(self.copy_out_ns)).map(np).collect()
+            }
+            Preemption::Cooperative if copies > 0 => vec![np(self.copy_in_ns), np(pet.saturating_sub(copies)), np(self.copy_out_ns)],
+            _ => vec![np(pet)],
+        };
+        Some(regions.into_iter().filter(|r| r.work_ns > 0).collect())
+    }
+
+    /// Whether a job may be preempted only at some points of its work.
+    pub fn limited_preemption(&self) -> bool {
+        self.preemption != Preemption::Preemptive || self.copy_in_ns + self.copy_out_ns > 0
+    }
+
+    /// A job's named steps in order, as (name, work at rate 1): its copy-in,
+    /// its runnables (or, with copies and none, its body under the task's
+    /// name), its copy-out; empty for a job of one piece.
+    pub fn steps(&self) -> Vec<(&str, u64)> {
+        let copies = self.copy_in_ns + self.copy_out_ns;
+        if self.runnables.is_empty() && copies == 0 {
+            return Vec::new();
         }
+        let body: Vec<(&str, u64)> = if self.runnables.is_empty() {
+            vec![(self.name.as_str(), self.pet_at(Level::C).saturating_sub(copies))]
+        } else {
+            self.runnables.iter().map(|r| (r.name.as_str(), r.pet_ns)).collect()
+        };
+        std::iter::once(("copy-in", self.copy_in_ns)).chain(body).chain(std::iter::once(("copy-out", self.copy_out_ns))).filter(|&(_, w)| w > 0).collect()
     }
 
     /// A periodic MC² task with implicit deadline, no offset and RM priority.
@@ -618,6 +663,8 @@ impl Task {
             preemption: Preemption::Preemptive,
             activation_limit: None,
             communication: Communication::Implicit,
+            copy_in_ns: 0,
+            copy_out_ns: 0,
         }
     }
 

@@ -631,7 +631,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
     obj.only(&[
         "name", "level", "core", "period", "deadline", "offset", "arrival", "jitter", "priority", "server", "pet",
         "pet_unmanaged", "memory", "cost", "ipc", "io", "command", "runnables", "preemption", "activation_limit",
-        "communication",
+        "communication", "copy_in", "copy_out",
     ])?;
     let name = as_name(obj.req("name")?, &obj.field("name"))?;
     if name.trim().is_empty() {
@@ -690,7 +690,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         }
         Some("background") => {
             // A load runs from its offset to the end: nothing per job to state.
-            for field in ["period", "deadline", "jitter", "pet", "pet_unmanaged", "cost", "io", "ipc", "runnables", "preemption", "activation_limit", "communication"] {
+            for field in ["period", "deadline", "jitter", "pet", "pet_unmanaged", "cost", "io", "ipc", "runnables", "preemption", "activation_limit", "communication", "copy_in", "copy_out"] {
                 if obj.opt(field).is_some() {
                     return Err(FieldError::new(obj.field(field), "a background task has no jobs; drop this field (or make the task periodic)"));
                 }
@@ -766,21 +766,31 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         },
     };
     let pet_field = obj.field("pet");
+    let copy = |key: &str| obj.opt(key).map(|v| as_duration(v, &obj.field(key))).transpose().map(Option::unwrap_or_default);
+    let (copy_in_ns, copy_out_ns) = (copy("copy_in")?, copy("copy_out")?);
+    let copies = copy_in_ns.saturating_add(copy_out_ns);
+    if copies > 0 && level.is_some() {
+        let key = if copy_in_ns > 0 { "copy_in" } else { "copy_out" };
+        return Err(FieldError::new(obj.field(key), "MC² tasks are preemptive (mc2-hardware-management §2): no non-preemptive copies"));
+    }
     let runnables = walk_runnables(obj)?;
+    // A job's work: its copy-in, its runnables, its copy-out.
+    let steps = |sum: u64| sum.saturating_add(copies);
     let pet_ns = match (background, obj.opt("pet"), runnables.is_empty()) {
         (true, _, _) => LevelPets([Some(0); 4]),
-        // Runnables without a PET: theirs summed, at every level.
-        (false, None, false) => match runnables.iter().map(|r| r.pet_ns).sum::<u64>() {
+        // Runnables without a PET: theirs summed with the copies, at every level.
+        (false, None, false) => match steps(runnables.iter().map(|r| r.pet_ns).sum::<u64>()) {
             0 => return Err(FieldError::new(obj.field("runnables"), "they sum to 0: a task needs a positive PET")),
             sum => LevelPets([Some(sum); 4]),
         },
         (false, Some(v @ Value::String(_)), false) => {
-            let sum: u64 = runnables.iter().map(|r| r.pet_ns).sum();
+            let sum = steps(runnables.iter().map(|r| r.pet_ns).sum());
             match as_duration_positive(v, &pet_field)? {
                 pet if pet == sum => LevelPets([Some(sum); 4]),
                 pet => {
+                    let what = if copies > 0 { "its copies and runnables" } else { "its runnables" };
                     let (pet, sum) = (units::format_duration_ns(pet), units::format_duration_ns(sum));
-                    return Err(FieldError::new(pet_field, format!("{pet}, but its runnables sum to {sum} (leave `pet` out to take their sum)")));
+                    return Err(FieldError::new(pet_field, format!("{pet}, but {what} sum to {sum} (leave `pet` out to take their sum)")));
                 }
             }
         }
@@ -805,6 +815,10 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         }
         None if pet_ns.highest().is_none() => return Err(FieldError::new(pet_field, "needs at least one PET")),
         None => {}
+    }
+    if let Some(pet) = pet_ns.0.iter().flatten().copied().filter(|&p| p < copies).min().filter(|_| !background) {
+        let (pet, copies) = (units::format_duration_ns(pet), units::format_duration_ns(copies));
+        return Err(FieldError::new(pet_field, format!("{pet}, less than its copy_in and copy_out together ({copies}), which are part of it")));
     }
     let memory = obj.table("memory")?.map(|m| walk_memory(&m)).transpose()?;
     let cost = obj.table("cost")?.map(|c| walk_cost(&c, platform)).transpose()?;
@@ -834,6 +848,8 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         preemption,
         activation_limit,
         communication,
+        copy_in_ns,
+        copy_out_ns,
     })
 }
 

@@ -79,13 +79,13 @@ pub fn require_preemptive_unless_pfp(system: &TaskSystem, kind: SchedulerKind) -
     if kind == SchedulerKind::Pfp {
         return Ok(());
     }
-    match system.tasks.iter().position(|t| t.preemption != crate::model::Preemption::Preemptive) {
-        Some(i) => Err(FieldError::new(
-            format!("task[{i}].preemption"),
-            format!("{} tasks run under pfp only (limited preemption is simulated and analyzed for partitioned fixed priority), not {}", system.tasks[i].preemption.name(), kind.name()),
-        )),
-        None => Ok(()),
-    }
+    let Some(i) = system.tasks.iter().position(|t| t.limited_preemption()) else { return Ok(()) };
+    let t = &system.tasks[i];
+    let (field, what) = match t.preemption {
+        crate::model::Preemption::Preemptive => (if t.copy_in_ns > 0 { "copy_in" } else { "copy_out" }, "tasks with non-preemptive copies".to_string()),
+        p => ("preemption", format!("{} tasks", p.name())),
+    };
+    Err(FieldError::new(format!("task[{i}].{field}"), format!("{what} run under pfp only (limited preemption is simulated and analyzed for partitioned fixed priority), not {}", kind.name())))
 }
 
 /// The server of every task; with servers, every task needs one.

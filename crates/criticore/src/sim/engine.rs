@@ -83,7 +83,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     let mut segment_start = vec![0u64; m];
     // Work done by the running job when its segment began (tasks with runnables).
     let mut segment_work = vec![0u64; m];
-    let named_steps: Vec<bool> = system.tasks.iter().map(|t| !t.runnables.is_empty()).collect();
+    let named_steps: Vec<bool> = system.tasks.iter().map(|t| !t.steps().is_empty()).collect();
     let mut servers_now: Vec<Option<u32>> = vec![None; m];
     let mut servers_before: Vec<Option<u32>> = vec![None; m];
     let mut server_since = vec![0u64; m];
@@ -408,7 +408,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                 let job = jobs.get_mut(id);
                 let done = job.exec_ns - left;
                 regions.kept(job, done);
-                if !regions.locked(job, done) || job.region_end >= job.exec_ns {
+                if !regions.ends_inside(job, done) {
                     continue;
                 }
                 point_at[c] = time_to(now, job.region_end - done, if rates_vary { flows.rate[c] } else { 1.0 });

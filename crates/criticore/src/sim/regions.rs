@@ -1,26 +1,29 @@
 //! Non-preemptive regions (`preemption = "cooperative"` or
-//! `"non-preemptive"`, OSEK's task kinds; docs/simulator.md): a cooperative
-//! job may be preempted only between its runnables, a non-preemptive one
-//! never. The engine marks a job `locked` while it is inside a region, so the
-//! scheduler keeps it on its core, and makes the end of each region an event,
-//! the preemption point where a higher-priority job may take the core.
+//! `"non-preemptive"`, OSEK's task kinds, and implicit communication's
+//! copies; docs/simulator.md): a cooperative job may be preempted only
+//! between its runnables and copies, a non-preemptive one never, a
+//! preemptive one with copies anywhere but in its copy-in and copy-out. The
+//! engine marks a job `locked` while it is inside a non-preemptive region,
+//! so the scheduler keeps it on its core, and makes the end of each region
+//! an event, the preemption point where a higher-priority job may take the
+//! core (or where a preemptible body ends and its copy-out begins).
 //!
 //! Regions are work at rate 1 (as `exec_ns − remaining_ns`); a reload charged
 //! when a job comes back is done inside the region it comes back to, and the
 //! last region is the job's rest (whatever its execution time).
 
 use super::job::Job;
-use crate::model::{Level, TaskSystem};
+use crate::model::{Level, Region, TaskSystem};
 
 pub struct Regions {
-    /// Per task: its regions' lengths, or None if it may be preempted anywhere.
-    per_task: Vec<Option<Box<[u64]>>>,
+    /// Per task: its regions, or None if it may be preempted anywhere.
+    per_task: Vec<Option<Box<[Region]>>>,
     any: bool,
 }
 
 impl Regions {
     pub fn new(system: &TaskSystem) -> Self {
-        let per_task: Vec<Option<Box<[u64]>>> = system.tasks.iter().map(|t| t.regions_ns(Level::C).map(Vec::into_boxed_slice)).collect();
+        let per_task: Vec<Option<Box<[Region]>>> = system.tasks.iter().map(|t| t.regions(Level::C).map(Vec::into_boxed_slice)).collect();
         let any = per_task.iter().any(Option::is_some);
         Regions { per_task, any }
     }
@@ -37,8 +40,16 @@ impl Regions {
     /// Region `index`'s length; the last lasts to the job's end.
     fn length(&self, task: u32, index: u32) -> u64 {
         match &self.per_task[task as usize] {
-            Some(r) if (index as usize) + 1 < r.len() => r[index as usize],
+            Some(r) if (index as usize) + 1 < r.len() => r[index as usize].work_ns,
             _ => u64::MAX,
+        }
+    }
+
+    /// Whether region `index` may be preempted (a preemptive task's body).
+    fn preemptible(&self, task: u32, index: u32) -> bool {
+        match &self.per_task[task as usize] {
+            Some(r) => r.get(index as usize).is_some_and(|r| r.preemptible),
+            None => true,
         }
     }
 
@@ -67,8 +78,13 @@ impl Regions {
         }
     }
 
-    /// Whether the job is inside a region, having done `done`.
+    /// Whether the job is inside a non-preemptive region, having done `done`.
     pub fn locked(&self, job: &Job, done: u64) -> bool {
-        self.limited(job.task) && done < job.region_end
+        self.limited(job.task) && done < job.region_end && job.region > 0 && !self.preemptible(job.task, job.region - 1)
+    }
+
+    /// Whether the job's region ends before its work does (a point to stop at).
+    pub fn ends_inside(&self, job: &Job, done: u64) -> bool {
+        self.limited(job.task) && done < job.region_end && job.region_end < job.exec_ns
     }
 }

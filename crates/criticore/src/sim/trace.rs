@@ -37,26 +37,28 @@ fn instant(tid: u32, ns: u64, name: &str) -> String {
     format!("{{\"ph\":\"i\",\"s\":\"t\",\"pid\":3,\"tid\":{tid},\"ts\":{},\"name\":\"{name}\",\"cat\":\"{name}\"}}", us(ns))
 }
 
-/// The runnables a job ran in one segment, as (name, start, end): runnable
-/// k holds the job's work from its PETs' sum before it to the sum with it,
+/// The steps a job ran in one segment (`Task::steps`: copies and
+/// runnables), as (name, start, end): step k holds the job's work from the
+/// steps' sum before it to the sum with it,
 /// scaled to the job's execution time (a drawn time, its reloads), and the
 /// work maps onto the segment's time at its mean rate (exact at rate 1, as
 /// CPU-only; docs/simulator.md).
 fn runnable_slices<'t>(task: &'t crate::model::Task, span: &WorkSpan) -> Vec<(&'t str, u64, u64)> {
     let (s, ws, we) = (&span.segment, span.work_start_ns as u128, span.work_end_ns as u128);
-    let base: u128 = task.runnables.iter().map(|r| r.pet_ns as u128).sum();
+    let steps = task.steps();
+    let base: u128 = steps.iter().map(|&(_, w)| w as u128).sum();
     if we <= ws || base == 0 || s.end_ns <= s.start_ns {
         return Vec::new();
     }
     let time = |x: u128| s.start_ns + ((x - ws) * (s.end_ns - s.start_ns) as u128 / (we - ws)) as u64;
     let mut out = Vec::new();
     let mut before = 0u128;
-    for r in &task.runnables {
-        let (lo, hi) = (before * span.exec_ns as u128 / base, (before + r.pet_ns as u128) * span.exec_ns as u128 / base);
-        before += r.pet_ns as u128;
+    for (name, work) in steps {
+        let (lo, hi) = (before * span.exec_ns as u128 / base, (before + work as u128) * span.exec_ns as u128 / base);
+        before += work as u128;
         let (a, b) = (lo.max(ws), hi.min(we));
         if a < b {
-            out.push((r.name.as_str(), time(a), time(b)));
+            out.push((name, time(a), time(b)));
         }
     }
     out
