@@ -620,6 +620,8 @@ fn expected_full() -> TaskSystem {
                 preemption: Default::default(),
                 activation_limit: None,
                 communication: Default::default(),
+                copy_in_ns: 0,
+                copy_out_ns: 0,
             },
             Task {
                 name: "beta".into(),
@@ -644,6 +646,8 @@ fn expected_full() -> TaskSystem {
                 preemption: Default::default(),
                 activation_limit: None,
                 communication: Default::default(),
+                copy_in_ns: 0,
+                copy_out_ns: 0,
             },
             Task {
                 name: "gamma".into(),
@@ -667,6 +671,8 @@ fn expected_full() -> TaskSystem {
                 preemption: Default::default(),
                 activation_limit: None,
                 communication: Default::default(),
+                copy_in_ns: 0,
+                copy_out_ns: 0,
             },
             Task {
                 name: "delta".into(),
@@ -690,6 +696,8 @@ fn expected_full() -> TaskSystem {
                 preemption: Default::default(),
                 activation_limit: None,
                 communication: Default::default(),
+                copy_in_ns: 0,
+                copy_out_ns: 0,
             },
         ],
         servers: vec![],
