@@ -43,3 +43,18 @@ def test_copies_longer_than_the_pet_are_one_line_naming_the_field(tmp_path):
     f.write_text('[platform]\ncores = 1\n[[task]]\nname = "t"\ncore = 0\nperiod = "40us"\npet = "5us"\ncopy_in = "4us"\ncopy_out = "2us"\n')
     line = one_line_error(run("check", f), "task[0].pet")
     assert line == f"error: {f}: task[0].pet: 5us, less than its copy_in and copy_out together (6us), which are part of it"
+
+
+def test_drawn_runs_take_each_runnable_from_its_draw_and_refuse_best_case(tmp_path):
+    # One runnable uniform in [1, 3] µs beside a fixed 1 µs every 10 µs: with
+    # --drawn each job runs 2-4 µs (not all alike), without it 4 µs.
+    f = tmp_path / "d.toml"
+    f.write_text('[platform]\ncores = 1\n[[task]]\nname = "t"\ncore = 0\nperiod = "10us"\n'
+                 'runnables = [{ name = "u", pet = "3us", min = "1us", draw = "uniform" }, { name = "c", pet = "1us" }]\n')
+    system = criticore.TaskSystem.load(f)
+    drawn = criticore.simulate(system, "1ms", drawn=True, jobs=True).jobs.column("exec_ns").to_pylist()
+    assert len(drawn) == 100 and all(2 * US <= e <= 4 * US for e in drawn) and len(set(drawn)) > 10
+    assert set(criticore.simulate(system, "1ms", jobs=True).jobs.column("exec_ns").to_pylist()) == {4 * US}
+    line = one_line_error(run("simulate", f, "--drawn", "--best-case", "0.5", "--duration", "1ms"), "--drawn")
+    assert "choose one" in line
+    assert run("simulate", f, "--drawn", "--duration", "1ms").returncode == 0

@@ -330,6 +330,7 @@ pub(crate) struct SimOptions {
     seed: u64,
     exec_level: String,
     best_case_fraction: Option<f64>,
+    drawn: bool,
     regulator: Option<String>,
     memory: bool,
     memory_model: Option<String>,
@@ -365,6 +366,8 @@ fn run_options(file: &str, o: &SimOptions) -> PyResult<RunOptions> {
         return Err(option_error(file, "--duration", "must be positive"));
     }
     let exec = match o.best_case_fraction {
+        None if o.drawn => ExecModel::Drawn(level),
+        Some(_) if o.drawn => return Err(option_error(file, "--drawn", "draws each runnable from its `draw`; --best-case draws every job uniformly: choose one")),
         None => ExecModel::Pet(level),
         Some(f) if (0.0..=1.0).contains(&f) => ExecModel::Uniform { level, best_case_fraction: f },
         Some(f) => return Err(option_error(file, "--best-case", format!("must be between 0 and 1, got {f}"))),
@@ -429,6 +432,7 @@ pub(crate) fn simulate(
     let RunOptions { scheduler, mut config } = run_options(file, &options)?;
     config.given_exec_ns = given_exec(&system, file, &options.exec_ns)?;
     let (jobs, trace, segments, bandwidth_bin_ns) = (options.jobs, options.trace, options.segments, options.bin_ns);
+    let drawn_seed = matches!(config.exec, ExecModel::Drawn(_)).then_some(config.seed);
     let kind = scheduler_kind(&system, file, scheduler.as_deref())?;
     config.overhead_table = match overhead_table {
         None => None,
@@ -442,7 +446,7 @@ pub(crate) fn simulate(
             segments: segments.then(Default::default),
             intervals: segments.then(Vec::new),
             bandwidth: bandwidth_bin_ns.map(|_| (0, Vec::new())),
-            trace: trace.then(|| TraceWriter::new(&system, bandwidth_bin_ns.unwrap_or(0))),
+            trace: trace.then(|| TraceWriter::new(&system, bandwidth_bin_ns.unwrap_or(0)).drawn(drawn_seed)),
         };
         let mut progress = |now_ns: u64, finished: u64| {
             shared.done.store(now_ns, Relaxed);
@@ -514,7 +518,7 @@ pub(crate) fn simulate_many(
         return Err(option_error(first, "exec_ns", "given execution times are for one system, not a batch"));
     }
     let level = match config.exec {
-        ExecModel::Pet(l) | ExecModel::Uniform { level: l, .. } => l,
+        ExecModel::Pet(l) | ExecModel::Uniform { level: l, .. } | ExecModel::Drawn(l) => l,
     };
     let files: Vec<(Input, String)> = files.into_iter().map(|(source, file)| (source.into(), file)).collect();
     let parsed: Vec<PyResult<(TaskSystem, SchedulerKind)>> = py.allow_threads(|| {

@@ -66,16 +66,17 @@ fn copies_are_not_preempted_and_the_body_is() {
 
 #[test]
 fn a_job_s_regions_are_its_copies_around_its_body() {
-    let np = |work_ns| Region { work_ns, preemptible: false };
+    let np = |work_ns| Region { work_ns, preemptible: false, runnable: None };
     let t = &pair(0).tasks[1];
-    assert_eq!(t.regions(Level::C).unwrap(), [np(2 * US), Region { work_ns: 5 * US, preemptible: true }, np(3 * US)]);
+    assert_eq!(t.regions(Level::C).unwrap(), [np(2 * US), Region { work_ns: 5 * US, preemptible: true, runnable: None }, np(3 * US)]);
     assert_eq!(t.steps(), [("copy-in", 2 * US), ("l", 5 * US), ("copy-out", 3 * US)]);
     // A cooperative task's copies are regions beside its runnables; the PET
     // left out is their sum with the copies.
     let s = parse(&task("c", 1, 0, 40, "copy_in = \"1us\"\npreemption = \"cooperative\"\nrunnables = [{ name = \"a\", pet = \"2us\" }, { name = \"b\", pet = \"3us\" }]\n").replace("pet = \"0us\"\n", "")).unwrap();
     let t = &s.tasks[0];
     assert_eq!(t.pet_ns.highest(), Some(6 * US));
-    assert_eq!(t.regions(Level::C).unwrap(), [np(US), np(2 * US), np(3 * US)]);
+    let runnable = |k, work_ns| Region { runnable: Some(k), ..np(work_ns) };
+    assert_eq!(t.regions(Level::C).unwrap(), [np(US), runnable(0, 2 * US), runnable(1, 3 * US)]);
     assert_eq!(t.steps(), [("copy-in", US), ("a", 2 * US), ("b", 3 * US)]);
     // No copies, preemptive: no regions, no steps.
     let t = &parse(&task("p", 1, 5, 40, "")).unwrap().tasks[0];

@@ -99,12 +99,17 @@ fn import_v2_maps_every_element() {
     // B on P1: Rb 900 ticks x 10 ns; next occurrence 4 to 6 ms after the last, offset 1 ms; priority 3 (2.x parameter entry).
     let b = task(&imp, "B");
     assert_eq!((b.core, b.period_ns, b.arrival, b.offset_ns, b.priority, pet(b)), (Some(1), 4_000_000, Arrival::Sporadic { max_jitter_ns: 2_000_000 }, 1_000_000, Some(3), 9_000));
+    // Rb's Weibull estimators (100 / 400 / 900 ticks, pRemainPromille 1), kept for the draws in ns.
+    use criticore::model::need::Need;
+    assert_eq!(b.runnables[0].need, Some(Need::weibull(1_000, 4_000.0, 9_000, 0.001).unwrap()));
     // C: affinity P0 over its scheduler's P1; Ra's default 1000 ticks x 2.5 ns; released at A's 5 ms.
     let c = task(&imp, "C");
     assert_eq!((c.core, c.period_ns, c.priority, pet(c)), (Some(0), 5_000_000, Some(9), 2_500));
     // D: two cores, so no single one; its PET is the larger of 600 ticks at 2.5 ns and at 10 ns.
     let d = task(&imp, "D");
     assert_eq!((d.core, d.period_ns, d.arrival, d.priority, pet(d)), (None, 20_000_000, Arrival::Sporadic { max_jitter_ns: 10_000_000 }, Some(1), 6_000));
+    // Rd's uniform 200-600 ticks, at the core that makes the PET (10 ns a tick).
+    assert_eq!(d.runnables[0].need, Some(Need::uniform(2_000)));
     let ra = &m.runnables[0];
     assert_eq!(ra.needs[0].per_type[0].0, "LittleCore");
     assert_eq!(ra.accesses[0].count, 2.0);
@@ -125,7 +130,8 @@ fn import_v2_maps_every_element() {
         ("event chains (an event of no runnable, or of one several tasks call)", 2),
         ("inter-process activations (at the activating task's rate)", 1),
         ("periodic jitters", 1),
-        ("execution-need distributions (upper bound used)", 3),
+        // Rc's statistics (min / average / max, no distribution); Rb's and Rd's are drawn.
+        ("execution-need distributions (upper bound used)", 1),
         ("switches (largest branch kept)", 1),
         ("non-CPU processing units", 1),
     ];

@@ -125,7 +125,11 @@ fn summary_counts(bytes: &[u8], imp: &Imported) {
     // Activation limits too (`activation_limit`).
     assert_eq!(kind("activation limits"), None);
     assert_eq!(imp.system.tasks.iter().filter(|t| t.activation_limit.is_some()).count(), n("multipleTaskActivationLimit="));
-    assert_eq!(kind("execution-need distributions (upper bound used)"), Some(n("am:WeibullEstimators")));
+    // Every execution need is Weibull estimators, kept for the draws (`--drawn`).
+    assert_eq!(kind("execution-need distributions (upper bound used)"), None);
+    assert_eq!(n("am:WeibullEstimators"), n("am:InstructionsDeviation"));
+    let drawn = imp.system.tasks.iter().flat_map(|t| &t.runnables).filter(|r| matches!(r.need.map(|n| n.draw), Some(criticore::model::need::Draw::Weibull { .. }))).count();
+    assert_eq!(drawn, n("am:TaskRunnableCall"));
     assert!(s.line().starts_with(&format!("imported {} tasks on {} cores; not represented yet: ", s.tasks, s.cores)), "{}", s.line());
     assert_eq!(imp.model.chains.iter().map(|c| c.segments.len()).sum::<usize>(), n("am:SubEventChain"));
 }

@@ -75,3 +75,86 @@ fn the_trace_names_each_runnable_where_the_job_ran_it() {
     // b has no runnables: its slice is the job's alone.
     assert_eq!(doc["traceEvents"].as_array().unwrap().iter().filter(|e| e["cat"] == "job").count(), 3);
 }
+
+/// A runnable's drawn time (issue 27, Build 1: execution needs as
+/// distributions, kept for the simulator's draws; docs/format.md `runnables`).
+#[test]
+fn a_runnable_s_draw_is_read_with_its_estimators_and_refused_by_field() {
+    use criticore::model::need::{Draw, Need};
+    let s = parse("runnables = [{ name = \"w\", pet = \"561ns\", min = \"427ns\", mean = \"442ns\", draw = \"weibull\", p_remain = 5e-7 }, { name = \"u\", pet = \"3us\", min = \"1us\", draw = \"uniform\" }, { name = \"c\", pet = \"1us\" }]\n").unwrap();
+    let r = &s.tasks[0].runnables;
+    assert_eq!(r[0].need, Some(Need::weibull(427, 442.0, 561, 5e-7).unwrap()));
+    assert!(matches!(r[0].need.unwrap().draw, Draw::Weibull { .. }));
+    assert_eq!(r[1].need, Some(Need::uniform(1_000)));
+    assert_eq!(r[2].need, None);
+    // The PET is still the runnables' upper bounds summed.
+    assert_eq!(s.tasks[0].pet_ns.highest(), Some(561 + 3_000 + 1_000));
+    let err = |runnable: &str| parse(&format!("runnables = [{{ name = \"a\", pet = \"10us\", {runnable} }}]\n")).unwrap_err();
+    assert_eq!(err("min = \"2us\""), ("task[0].runnables[0].min".into(), "needs a `draw` (uniform or weibull): without one the runnable always takes its PET".into()));
+    assert_eq!(err("min = \"11us\", draw = \"uniform\""), ("task[0].runnables[0].min".into(), "11us, above the PET (10us)".into()));
+    assert_eq!(err("min = \"2us\", draw = \"gauss\"").0, "task[0].runnables[0].draw");
+    assert_eq!(err("min = \"2us\", mean = \"3us\", draw = \"uniform\"").0, "task[0].runnables[0].mean");
+    assert_eq!(err("min = \"2us\", draw = \"weibull\", p_remain = 0.001").0, "task[0].runnables[0].mean");
+    assert!(err("min = \"2us\", mean = \"12us\", draw = \"weibull\", p_remain = 0.001").1.contains("strictly between min"));
+    assert_eq!(err("min = \"2us\", mean = \"3us\", draw = \"weibull\", p_remain = 1.5").0, "task[0].runnables[0].p_remain");
+}
+
+#[test]
+fn drawn_runs_take_each_runnable_from_its_distribution() {
+    use criticore::policy::SchedulerKind;
+    use criticore::sim::{simulate, trace, ExecModel, SimConfig};
+    use criticore::model::Level;
+    // One task every 10 µs: w (Weibull 427 / 442 / 561 ns), u (uniform
+    // 1-3 µs), c (1 µs); 4,000 jobs. Each job runs at least 427 + 1,000 +
+    // 1,000 and at most its PET 4,561 ns; on average 442 + 2,000 + 1,000 =
+    // 3,442 ns less the floors' half nanosecond per draw (the uniform draw
+    // of whole ns in [1,000, 3,000] averages 2,000). The PET run is 4,561 every time.
+    let text = "[platform]\ncores = 1\n[[task]]\nname = \"t\"\ncore = 0\nperiod = \"10us\"\n\
+        runnables = [{ name = \"w\", pet = \"561ns\", min = \"427ns\", mean = \"442ns\", draw = \"weibull\", p_remain = 5e-7 }, { name = \"u\", pet = \"3us\", min = \"1us\", draw = \"uniform\" }, { name = \"c\", pet = \"1us\" }]\n";
+    let system = parse_task_system(text, Format::Toml, "r.toml").unwrap();
+    let config = |exec| SimConfig { record_jobs: true, exec, seed: 7, ..SimConfig::new(40_000_000) };
+    let drawn = simulate(&system, SchedulerKind::Pfp, &config(ExecModel::Drawn(Level::C))).unwrap();
+    let execs: Vec<u64> = drawn.records.iter().map(|j| j.exec_ns).collect();
+    assert_eq!(execs.len(), 4_000);
+    assert!(execs.iter().all(|&e| (2_427..=4_561).contains(&e)), "{:?}", (execs.iter().min(), execs.iter().max()));
+    let mean = execs.iter().sum::<u64>() as f64 / execs.len() as f64;
+    // σ of one job ≤ 600 ns (the uniform's 577 with the Weibull's ~12): the mean of 4,000 within 4σ/√4000 ≈ 38 ns.
+    assert!((mean - (3_442.0 - 0.5)).abs() < 38.0, "{mean}");
+    // Not all alike: the draws vary job to job.
+    assert!(execs.iter().any(|&e| e != execs[0]));
+    let pet = simulate(&system, SchedulerKind::Pfp, &config(ExecModel::Pet(Level::C))).unwrap();
+    assert!(pet.records.iter().all(|j| j.exec_ns == 4_561));
+    // The same seed draws the same jobs; the trace names each runnable over its drawn time.
+    let again = simulate(&system, SchedulerKind::Pfp, &SimConfig { record_segments: true, ..config(ExecModel::Drawn(Level::C)) }).unwrap();
+    assert_eq!(again.records.iter().map(|j| j.exec_ns).collect::<Vec<_>>(), execs);
+    let doc: serde_json::Value = serde_json::from_str(&trace::perfetto_json(&system, &again)).unwrap();
+    let steps: Vec<(String, f64)> = doc["traceEvents"].as_array().unwrap().iter().filter(|e| e["cat"] == "runnable").map(|e| (e["name"].as_str().unwrap().to_string(), e["dur"].as_f64().unwrap())).collect();
+    // Job 1 alone on its core: its three slices add up to its time, c's is 1 µs.
+    let first: f64 = steps[..3].iter().map(|(_, d)| d).sum();
+    assert!((first - execs[0] as f64 / 1_000.0).abs() < 1e-9, "{steps:?}");
+    assert_eq!((steps[2].0.as_str(), steps[2].1), ("c", 1.0));
+}
+
+#[test]
+fn a_cooperative_job_yields_where_its_drawn_runnable_ends() {
+    use criticore::policy::SchedulerKind;
+    use criticore::sim::{simulate, ExecModel, SimConfig};
+    use criticore::model::Level;
+    // l cooperative: a (uniform 1-4 µs) then b (2 µs); h (1 µs, above it)
+    // released at 0.5 µs waits for a's end, which is l's time less b's.
+    let text = "[platform]\ncores = 1\n\
+        [[task]]\nname = \"h\"\ncore = 0\npriority = 2\nperiod = \"20us\"\noffset = \"500ns\"\npet = \"1us\"\n\
+        [[task]]\nname = \"l\"\ncore = 0\npriority = 1\nperiod = \"20us\"\npreemption = \"cooperative\"\nrunnables = [{ name = \"a\", pet = \"4us\", min = \"1us\", draw = \"uniform\" }, { name = \"b\", pet = \"2us\" }]\n";
+    let system = parse_task_system(text, Format::Toml, "r.toml").unwrap();
+    let r = simulate(&system, SchedulerKind::Pfp, &SimConfig { record_jobs: true, exec: ExecModel::Drawn(Level::C), seed: 3, ..SimConfig::new(2_000_000) }).unwrap();
+    let (h, l): (Vec<&criticore::sim::job::JobRecord>, Vec<_>) = r.records.iter().partition(|j| j.task == 0);
+    assert_eq!(h.len(), l.len());
+    let mut ends = std::collections::BTreeSet::new();
+    for (h, l) in h.iter().zip(&l) {
+        let a_end = l.release_ns + l.exec_ns - 2_000;
+        assert_eq!(h.finish_ns, a_end + 1_000, "job {}: l ran {} ns", l.number, l.exec_ns);
+        ends.insert(a_end - l.release_ns);
+    }
+    // The draws moved the preemption point (a's time, 1-4 µs).
+    assert!(ends.len() > 10 && ends.iter().all(|e| (1_000..=4_000).contains(e)), "{ends:?}");
+}

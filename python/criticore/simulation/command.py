@@ -30,6 +30,7 @@ def simulate(
     seed: int = typer.Option(0, "--seed", help="Seed for sporadic jitter and random execution times."),
     exec_level: str = typer.Option("C", "--exec-level", help="Jobs run for their PET at this level (A, B, C, D)."),
     best_case: float = typer.Option(None, "--best-case", help="Draw execution times uniformly in [f·PET, PET] (0 ≤ f ≤ 1)."),
+    drawn: bool = typer.Option(False, "--drawn", help="Draw each runnable with a `draw` (min/mean/PET, uniform or Weibull) from its distribution; the rest run their PET."),
     regulator: str = typer.Option(None, "--regulator", "-r", help="none, memguard, mcti, mrs or monitor; default: the file's [regulation]."),
     no_memory: bool = typer.Option(False, "--no-memory", help="Ignore memory profiles (CPU-only simulation)."),
     memory_model: str = typer.Option("fluid", "--memory", help="Memory model: fluid (rates solved per event, fast) or transaction (every request through LLC, bus and DRAM banks; docs/memory-model.md)."),
@@ -51,7 +52,7 @@ def simulate(
         fail(InputError(f"{first}: --memory: {reason}", str(first), "--memory", reason))
     quantum_ns = duration_option(quantum, "--quantum", first) if quantum is not None else None
     seed_option(seed, first)
-    options = SimOptions(duration_ns, scheduler=scheduler, seed=seed, exec_level=exec_level, best_case_fraction=best_case,
+    options = SimOptions(duration_ns, scheduler=scheduler, seed=seed, exec_level=exec_level, best_case_fraction=best_case, drawn=drawn,
                          regulator=regulator, memory=not no_memory, memory_model=memory_model, quantum_ns=quantum_ns)
     try:
         several = batch.expand(files)

@@ -29,7 +29,7 @@ def simulate(
     """Simulate ``duration`` (ns, or a string such as ``"10s"``). ``options``
     are the fields of :class:`SimOptions` (durations and sizes as ns or
     strings with a unit, like the file): ``scheduler``, ``seed``,
-    ``exec_level``, ``best_case_fraction``, ``regulator``, ``memory``,
+    ``exec_level``, ``best_case_fraction``, ``drawn``, ``regulator``, ``memory``,
     ``memory_model``, ``quantum_ns``, ``bin_ns``, ``jobs``, ``segments``,
     ``trace``.
 

@@ -41,6 +41,9 @@ class SimOptions:
     exec_level: str = "C"
     #: Execution times drawn uniformly in [f·PET, PET]; None: the PET.
     best_case_fraction: float | None = None
+    #: Each runnable with a ``draw`` takes a time from its distribution
+    #: (docs/format.md ``runnables``), the rest their PET.
+    drawn: bool = False
     #: none, memguard, mcti, mrs or monitor; None: the system's [regulation].
     regulator: str | None = None
     #: False: CPU-only (memory profiles ignored).
@@ -71,6 +74,7 @@ class SimOptions:
         seed: int = 0,
         exec_level: str = "C",
         best_case_fraction: float | None = None,
+        drawn: bool = False,
         regulator: str | None = None,
         memory: bool = True,
         memory_model: str | None = None,
@@ -87,7 +91,7 @@ class SimOptions:
         for name, value in (("scheduler", scheduler), ("exec_level", exec_level), ("regulator", regulator), ("memory_model", memory_model)):
             if value is not None and not isinstance(value, str):
                 raise input_error(file, name, f"expected a name (a string), got {type(value).__name__}")
-        for name, value in (("memory", memory), ("jobs", jobs), ("segments", segments), ("trace", trace)):
+        for name, value in (("memory", memory), ("jobs", jobs), ("segments", segments), ("trace", trace), ("drawn", drawn)):
             if not isinstance(value, bool):
                 raise input_error(file, name, f"expected True or False, got {type(value).__name__}")
         if exec_ns is not None:
@@ -100,6 +104,7 @@ class SimOptions:
             seed=units.seed(seed, file),
             exec_level=exec_level,
             best_case_fraction=None if best_case_fraction is None else float(best_case_fraction),
+            drawn=drawn,
             regulator=regulator,
             memory=memory,
             memory_model=memory_model,

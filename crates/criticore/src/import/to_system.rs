@@ -7,6 +7,7 @@
 use super::decimal::Exact;
 use super::*;
 use crate::error::{key, quote, FieldError, FieldResult};
+use crate::model::need::Need as Drawn;
 use crate::model::{Arrival, Chain as SystemChain, Level, LevelPets, Platform, Runnable, Task as SystemTask};
 
 /// The task system of `model`, execution needs multiplied by `scale` (1 when None).
@@ -150,7 +151,19 @@ fn pet_ns(model: &Model, task: &Task, scale: &Exact, path: &str) -> FieldResult<
                 cycles = Exact(&cycles.0 + &c.0);
             }
             let end = to_ns(&cycles)?;
-            runnables.push(Runnable { name: runnable.name.clone(), pet_ns: end - ended });
+            let pet_ns = end - ended;
+            // A runnable of one need with a distribution criticore draws from keeps it.
+            let need = match runnable.needs.as_slice() {
+                [need] => need.for_type(&core.pu_type).and_then(|amount| {
+                    let per_cycle = |x: f64| {
+                        let cycles = if need.unit == NeedUnit::Instructions { x / core.instructions_per_cycle.to_f64() } else { x };
+                        cycles * 1e9 * scale.to_f64() / core.clock_hz.to_f64()
+                    };
+                    drawn_need(amount, pet_ns, per_cycle)
+                }),
+                _ => None,
+            };
+            runnables.push(Runnable { name: runnable.name.clone(), pet_ns, need });
             ended = end;
         }
         if ended > worst.0 || worst.1.is_empty() && ended == worst.0 {
@@ -160,10 +173,36 @@ fn pet_ns(model: &Model, task: &Task, scale: &Exact, path: &str) -> FieldResult<
     Ok(worst)
 }
 
+/// The draw of an execution need whose distribution criticore draws from
+/// (`model::need`): Weibull estimators (lower bound, mean, pRemainPromille)
+/// or uniform (lower bound), from the amount in cycles or instructions
+/// (`ns`: to nanoseconds); None for the others (the PET alone).
+fn drawn_need(amount: &Amount, pet_ns: u64, ns: impl Fn(f64) -> f64) -> Option<Drawn> {
+    let min_ns = (ns(amount.lower? as f64).ceil() as u64).min(pet_ns);
+    if amount.distribution.contains("WeibullEstimators") {
+        let promille = amount.parameters.iter().find(|(k, _)| k == "pRemainPromille")?.1;
+        // The mean in whole ns, as a file states it (the written TOML reads back the same).
+        Drawn::weibull(min_ns, ns(amount.mean?).round(), pet_ns, promille / 1000.0).ok()
+    } else if amount.distribution.contains("Uniform") {
+        Some(Drawn::uniform(min_ns))
+    } else {
+        None
+    }
+}
+
+/// Whether a runnable's need is drawn, as [`drawn_need`] decides on its
+/// amounts in cycles (the estimators' shape does not depend on the unit).
+fn drawn_kind(runnable: &super::Runnable) -> bool {
+    match runnable.needs.as_slice() {
+        [need] => need.default.iter().chain(need.per_type.iter().map(|(_, a)| a)).all(|a| a.lower.is_some() && drawn_need(a, a.upper, |x| x).is_some()),
+        _ => false,
+    }
+}
+
 /// Counts, by element kind, of what the task system cannot hold yet.
 fn summary(model: &Model, no_need: usize, unresolved_chains: usize) -> Summary {
     let count = |f: &dyn Fn(&Task) -> bool| model.tasks.iter().filter(|t| f(t)).count();
-    let amounts = model.runnables.iter().flat_map(|r| &r.needs).flat_map(|n| n.default.iter().chain(n.per_type.iter().map(|(_, a)| a)));
+    let amounts = model.runnables.iter().filter(|r| !drawn_kind(r)).flat_map(|r| &r.needs).flat_map(|n| n.default.iter().chain(n.per_type.iter().map(|(_, a)| a)));
     let non_uniform = |d: &Option<String>| d.as_deref().is_some_and(|d| !d.contains("Uniform"));
     let mut kinds: Vec<(String, usize)> = vec![
         ("label accesses".into(), model.runnables.iter().map(|r| r.accesses.len()).sum()),

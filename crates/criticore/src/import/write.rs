@@ -3,6 +3,7 @@
 //! it came from and what it does not represent yet.
 
 use super::Summary;
+use crate::model::need::Draw;
 use crate::model::units::format_duration_ns;
 use crate::model::write::{document_text, task_head};
 use crate::model::{Arrival, Format, Preemption, TaskSystem};
@@ -41,7 +42,22 @@ pub fn system_toml(system: &TaskSystem, summary: &Summary, source: &str) -> Stri
                 }
             }
             if !t.runnables.is_empty() {
-                o.insert("runnables".into(), Value::Array(t.runnables.iter().map(|r| json!({ "name": r.name, "pet": d(r.pet_ns) })).collect()));
+                let runnable = |r: &crate::model::Runnable| {
+                    let mut v = json!({ "name": r.name, "pet": d(r.pet_ns) });
+                    if let Some(n) = r.need {
+                        v["min"] = json!(d(n.min_ns));
+                        match n.draw {
+                            Draw::Uniform => v["draw"] = json!("uniform"),
+                            Draw::Weibull { .. } => {
+                                v["mean"] = json!(d(n.mean_ns.expect("a Weibull need has its mean").round() as u64));
+                                v["draw"] = json!("weibull");
+                                v["p_remain"] = json!(n.p_remain.expect("a Weibull need has its p_remain"));
+                            }
+                        }
+                    }
+                    v
+                };
+                o.insert("runnables".into(), Value::Array(t.runnables.iter().map(runnable).collect()));
             }
             Value::Object(o)
         })

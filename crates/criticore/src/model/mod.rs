@@ -5,6 +5,7 @@
 //! mc2-hardware-management §2), and an optional allocation of LLC ways, page
 //! colours and DRAM banks to partitions. All times are integer nanoseconds.
 
+pub mod need;
 pub mod overhead;
 pub mod parse;
 pub mod units;
@@ -511,6 +512,8 @@ pub struct Region {
     /// Work at rate 1 (the last region lasts to the job's end).
     pub work_ns: u64,
     pub preemptible: bool,
+    /// The runnable it is, if one (its time may be drawn).
+    pub runnable: Option<usize>,
 }
 
 /// Where a task's jobs may be preempted.
@@ -593,6 +596,9 @@ pub struct Chain {
 pub struct Runnable {
     pub name: String,
     pub pet_ns: u64,
+    /// Its time as a distribution up to the PET, for the simulator's draws
+    /// (`need::Need`); None: always its PET.
+    pub need: Option<need::Need>,
 }
 
 impl Task {
@@ -603,15 +609,16 @@ impl Task {
     /// copy-in and copy-out, non-preemptive, around a preemptible body. The
     /// last region is the job's rest.
     pub fn regions(&self, level: Level) -> Option<Vec<Region>> {
-        let np = |work_ns: u64| Region { work_ns, preemptible: false };
+        let np = |work_ns: u64| Region { work_ns, preemptible: false, runnable: None };
         let pet = self.pet_at(level);
         let copies = self.copy_in_ns + self.copy_out_ns;
         let regions: Vec<Region> = match self.preemption {
             Preemption::Preemptive if copies == 0 => return None,
-            Preemption::Preemptive => vec![np(self.copy_in_ns), Region { work_ns: pet.saturating_sub(copies), preemptible: true }, np(self.copy_out_ns)],
-            Preemption::Cooperative if !self.runnables.is_empty() => {
-                std::iter::once(self.copy_in_ns).chain(self.runnables.iter().map(|r| r.pet_ns)).chain(std::iter::once(self.copy_out_ns)).map(np).collect()
-            }
+            Preemption::Preemptive => vec![np(self.copy_in_ns), Region { work_ns: pet.saturating_sub(copies), preemptible: true, runnable: None }, np(self.copy_out_ns)],
+            Preemption::Cooperative if !self.runnables.is_empty() => std::iter::once(np(self.copy_in_ns))
+                .chain(self.runnables.iter().enumerate().map(|(k, r)| Region { runnable: Some(k), ..np(r.pet_ns) }))
+                .chain(std::iter::once(np(self.copy_out_ns)))
+                .collect(),
             Preemption::Cooperative if copies > 0 => vec![np(self.copy_in_ns), np(pet.saturating_sub(copies)), np(self.copy_out_ns)],
             _ => vec![np(pet)],
         };

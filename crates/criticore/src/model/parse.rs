@@ -867,14 +867,52 @@ fn walk_runnables(obj: &Obj) -> FieldResult<Vec<Runnable>> {
         .enumerate()
         .map(|(i, item)| {
             let r = Obj::new(item, format!("{field}[{i}]"))?;
-            r.only(&["name", "pet"])?;
+            r.only(&["name", "pet", "min", "mean", "draw", "p_remain"])?;
             let name = as_name(r.req("name")?, &r.field("name"))?;
             if name.trim().is_empty() {
                 return Err(FieldError::new(r.field("name"), "must not be empty"));
             }
-            Ok(Runnable { name, pet_ns: as_duration(r.req("pet")?, &r.field("pet"))? })
+            let pet_ns = as_duration(r.req("pet")?, &r.field("pet"))?;
+            Ok(Runnable { name, pet_ns, need: walk_need(&r, pet_ns)? })
         })
         .collect()
+}
+
+/// A runnable's `draw` (`model::need`): `uniform` from `min` to its PET, or
+/// `weibull` (Amalthea's Weibull estimators) with `min`, `mean` and
+/// `p_remain`; the three only with a draw.
+fn walk_need(r: &Obj, pet_ns: u64) -> FieldResult<Option<crate::model::need::Need>> {
+    use crate::model::need::Need;
+    let draw = match r.opt("draw") {
+        None => {
+            return match ["min", "mean", "p_remain"].into_iter().find(|k| r.opt(k).is_some()) {
+                Some(k) => Err(FieldError::new(r.field(k), "needs a `draw` (uniform or weibull): without one the runnable always takes its PET")),
+                None => Ok(None),
+            };
+        }
+        Some(v) => as_str(v, &r.field("draw"))?,
+    };
+    let min_ns = as_duration(r.req("min")?, &r.field("min"))?;
+    if min_ns > pet_ns {
+        return Err(FieldError::new(r.field("min"), format!("{}, above the PET ({})", units::format_duration_ns(min_ns), units::format_duration_ns(pet_ns))));
+    }
+    match draw {
+        "uniform" => {
+            if let Some(k) = ["mean", "p_remain"].into_iter().find(|k| r.opt(k).is_some()) {
+                return Err(FieldError::new(r.field(k), "a uniform draw has only `min` (and the PET)"));
+            }
+            Ok(Some(Need::uniform(min_ns)))
+        }
+        "weibull" => {
+            let mean_ns = as_duration(r.req("mean")?, &r.field("mean"))?;
+            let p_remain = as_number(r.req("p_remain")?, &r.field("p_remain"))?;
+            Need::weibull(min_ns, mean_ns as f64, pet_ns, p_remain).map(Some).map_err(|why| {
+                let key = if why.starts_with("p_remain") { "p_remain" } else { "mean" };
+                FieldError::new(r.field(key), why)
+            })
+        }
+        other => Err(FieldError::new(r.field("draw"), format!("unknown draw {} (expected uniform or weibull)", quote(other)))),
+    }
 }
 
 /// A command as an array of arguments, or a string split at whitespace (no

@@ -78,7 +78,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     let mut holds: Vec<(u32, bool)> = Vec::new();
     let mut finish_at = vec![NONE_U64; m];
     // Cooperative and non-preemptive tasks: where each core's job reaches its next preemption point.
-    let regions = Regions::new(system);
+    let regions = Regions::new(system, matches!(config.exec, super::ExecModel::Drawn(_)).then_some(config.seed));
     let mut point_at = vec![NONE_U64; m];
     let mut segment_start = vec![0u64; m];
     // Work done by the running job when its segment began (tasks with runnables).
@@ -101,6 +101,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     let mut in_flight = vec![0u32; if track { system.tasks.len() } else { 0 }];
     let mut changed: Vec<usize> = Vec::with_capacity(m);
     let mut result = SimResult {
+        drawn_seed: matches!(config.exec, super::ExecModel::Drawn(_)).then_some(config.seed),
         duration_ns: end,
         scheduler: String::new(),
         per_task: vec![TaskStats::default(); system.tasks.len()],

@@ -8,6 +8,7 @@
 //! which [`report`] builds the summary and [`trace`] the Perfetto trace.
 
 pub mod chains;
+pub mod draws;
 pub mod engine;
 pub mod job;
 pub mod memory;
@@ -45,6 +46,9 @@ pub enum ExecModel {
     Pet(Level),
     /// Uniform between `best_case_fraction` × PET and the PET at this level.
     Uniform { level: Level, best_case_fraction: f64 },
+    /// Each runnable with a `draw` from its distribution (`draws`), the rest
+    /// at their PET at this level.
+    Drawn(Level),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -212,6 +216,8 @@ pub struct SimResult {
     pub regulator_entities: Vec<regulate::EntityTotals>,
     /// Per cause-effect chain of the file, its measured latencies.
     pub chains: Vec<chains::ChainStats>,
+    /// The seed of `ExecModel::Drawn`'s draws, if the run drew (the trace's steps).
+    pub drawn_seed: Option<u64>,
 }
 
 impl SimResult {
@@ -277,7 +283,7 @@ pub fn regulator(system: &TaskSystem, config: &SimConfig) -> Result<Box<dyn regu
                 ));
             }
             let level = match config.exec {
-                ExecModel::Pet(l) | ExecModel::Uniform { level: l, .. } => l,
+                ExecModel::Pet(l) | ExecModel::Uniform { level: l, .. } | ExecModel::Drawn(l) => l,
             };
             let exec_ns = system.tasks[monitor.rt_task].pet_at(level);
             Box::new(regulate::monitor::Monitor::new(plan()?, system, monitor, table, exec_ns))

@@ -10,7 +10,9 @@
 //!
 //! Regions are work at rate 1 (as `exec_ns − remaining_ns`); a reload charged
 //! when a job comes back is done inside the region it comes back to, and the
-//! last region is the job's rest (whatever its execution time).
+//! last region is the job's rest (whatever its execution time). A runnable's
+//! region is its time in the job (drawn, under `--exec drawn`: `sim::draws`),
+//! a preemptive body the job's own work less its copies.
 
 use super::job::Job;
 use crate::model::{Level, Region, TaskSystem};
@@ -18,14 +20,21 @@ use crate::model::{Level, Region, TaskSystem};
 pub struct Regions {
     /// Per task: its regions, or None if it may be preempted anywhere.
     per_task: Vec<Option<Box<[Region]>>>,
+    /// Per task: its copy-in and copy-out.
+    copies: Vec<(u64, u64)>,
+    /// Per task: its runnables' needs, where drawn (`sim::draws`, by this seed).
+    drawn: Option<(u64, Vec<Box<[Option<crate::model::need::Need>]>>)>,
     any: bool,
 }
 
 impl Regions {
-    pub fn new(system: &TaskSystem) -> Self {
+    /// `drawn`: the seed of `ExecModel::Drawn`'s draws, if so.
+    pub fn new(system: &TaskSystem, drawn: Option<u64>) -> Self {
         let per_task: Vec<Option<Box<[Region]>>> = system.tasks.iter().map(|t| t.regions(Level::C).map(Vec::into_boxed_slice)).collect();
         let any = per_task.iter().any(Option::is_some);
-        Regions { per_task, any }
+        let copies = system.tasks.iter().map(|t| (t.copy_in_ns, t.copy_out_ns)).collect();
+        let drawn = drawn.map(|seed| (seed, system.tasks.iter().map(|t| t.runnables.iter().map(|r| r.need).collect()).collect()));
+        Regions { per_task, copies, drawn, any }
     }
 
     /// Whether some task has regions (else the engine skips all of this).
@@ -37,11 +46,24 @@ impl Regions {
         self.per_task[task as usize].is_some()
     }
 
-    /// Region `index`'s length; the last lasts to the job's end.
-    fn length(&self, task: u32, index: u32) -> u64 {
-        match &self.per_task[task as usize] {
-            Some(r) if (index as usize) + 1 < r.len() => r[index as usize].work_ns,
-            _ => u64::MAX,
+    /// Region `index`'s length in `job`; the last lasts to the job's end.
+    fn length(&self, job: &Job, index: u32) -> u64 {
+        let regions = match &self.per_task[job.task as usize] {
+            Some(r) if (index as usize) + 1 < r.len() => r,
+            _ => return u64::MAX,
+        };
+        let region = regions[index as usize];
+        match (region.runnable, &self.drawn) {
+            (Some(k), Some((seed, needs))) => match needs[job.task as usize][k] {
+                Some(need) => need.sample(region.work_ns, super::draws::unit(*seed, job.task, job.number, k)),
+                None => region.work_ns,
+            },
+            // A preemptive body: the job's own work (drawn or given) less its copies.
+            _ if region.preemptible => {
+                let (copy_in, copy_out) = self.copies[job.task as usize];
+                (job.exec_ns - job.reload_ns).saturating_sub(copy_in + copy_out)
+            }
+            _ => region.work_ns,
         }
     }
 
@@ -62,7 +84,7 @@ impl Regions {
             return;
         }
         if done >= job.region_end {
-            job.region_end = done.saturating_add(reload).saturating_add(self.length(job.task, job.region));
+            job.region_end = done.saturating_add(reload).saturating_add(self.length(job, job.region));
             job.region += 1;
         } else {
             job.region_end = job.region_end.saturating_add(reload);
@@ -73,7 +95,7 @@ impl Regions {
     /// enters its next region.
     pub fn kept(&self, job: &mut Job, done: u64) {
         if self.limited(job.task) && done >= job.region_end {
-            job.region_end = done.saturating_add(self.length(job.task, job.region));
+            job.region_end = done.saturating_add(self.length(job, job.region));
             job.region += 1;
         }
     }

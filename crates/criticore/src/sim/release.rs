@@ -32,6 +32,8 @@ struct TaskArrivals {
     rng: Option<Box<ChaCha8Rng>>,
     /// Given execution times by job number (SimConfig::given_exec_ns).
     given: Box<[u64]>,
+    /// Under `ExecModel::Drawn`, a task with drawn runnables (`sim::draws`).
+    drawn: Option<Box<crate::model::Task>>,
 }
 
 /// Pending releases as time << shift | task: one integer compare per heap step.
@@ -106,15 +108,17 @@ pub struct Releases {
     /// The heap's top as (time, task), or (u64::MAX, u32::MAX) when empty.
     next: (u64, u32),
     best_case_fraction: Option<f64>,
+    seed: u64,
 }
 
 impl Releases {
     /// Releases of `system` for a run ending at `end`.
     pub fn new(system: &TaskSystem, exec: ExecModel, seed: u64, end: u64) -> Self {
         let (level, best_case_fraction) = match exec {
-            ExecModel::Pet(level) => (level, None),
+            ExecModel::Pet(level) | ExecModel::Drawn(level) => (level, None),
             ExecModel::Uniform { level, best_case_fraction } => (level, Some(best_case_fraction)),
         };
+        let drawn = matches!(exec, ExecModel::Drawn(_));
         let tasks: Vec<TaskArrivals> = system
             .tasks
             .iter()
@@ -143,6 +147,7 @@ impl Releases {
                         Box::new(rng)
                     }),
                     given: Box::default(),
+                    drawn: (drawn && !endless && t.runnables.iter().any(|r| r.need.is_some())).then(|| Box::new(t.clone())),
                 }
             })
             .collect();
@@ -151,7 +156,7 @@ impl Releases {
             heap.push(t.offset_ns, i as u32);
         }
         let next = heap.peek().unwrap_or((u64::MAX, u32::MAX));
-        Releases { tasks, heap, next, best_case_fraction }
+        Releases { tasks, heap, next, best_case_fraction, seed }
     }
 
     /// Jobs run the execution times `given[task][number - 1]` where given
@@ -247,7 +252,10 @@ impl Releases {
                 let low = ((a.pet_ns as f64 * fraction).ceil() as u64).clamp(1, a.pet_ns);
                 rng.random_range(low..=a.pet_ns)
             }
-            _ => a.pet_ns,
+            _ => match a.drawn.as_deref() {
+                Some(t) => super::draws::job_ns(t, self.seed, task, a.next_number).unwrap_or(a.pet_ns),
+                None => a.pet_ns,
+            },
         };
         let exec_ns = match a.given.get(a.next_number as usize - 1) {
             Some(&g) if !a.endless => g.max(1),

@@ -38,14 +38,14 @@ fn instant(tid: u32, ns: u64, name: &str) -> String {
 }
 
 /// The steps a job ran in one segment (`Task::steps`: copies and
-/// runnables), as (name, start, end): step k holds the job's work from the
+/// runnables, drawn if the run drew), as (name, start, end): step k holds the job's work from the
 /// steps' sum before it to the sum with it,
 /// scaled to the job's execution time (a drawn time, its reloads), and the
 /// work maps onto the segment's time at its mean rate (exact at rate 1, as
 /// CPU-only; docs/simulator.md).
-fn runnable_slices<'t>(task: &'t crate::model::Task, span: &WorkSpan) -> Vec<(&'t str, u64, u64)> {
+fn runnable_slices<'t>(task: &'t crate::model::Task, span: &WorkSpan, drawn: Option<u64>) -> Vec<(&'t str, u64, u64)> {
     let (s, ws, we) = (&span.segment, span.work_start_ns as u128, span.work_end_ns as u128);
-    let steps = task.steps();
+    let steps = super::draws::steps(task, drawn, s.task, s.number);
     let base: u128 = steps.iter().map(|&(_, w)| w as u128).sum();
     if we <= ws || base == 0 || s.end_ns <= s.start_ns {
         return Vec::new();
@@ -84,9 +84,17 @@ pub struct TraceWriter<'a> {
     /// its first slice's (core, start) and its last's (core, end).
     in_chain: Vec<bool>,
     chain_jobs: std::collections::HashMap<(u32, u32), (CoreAt, CoreAt)>,
+    /// The seed of the run's drawn runnables (`sim::draws`), if it drew.
+    drawn: Option<u64>,
 }
 
 impl<'a> TraceWriter<'a> {
+    /// Name the steps of a run that drew its runnables' times with `seed` (`SimResult::drawn_seed`).
+    pub fn drawn(mut self, seed: Option<u64>) -> Self {
+        self.drawn = seed;
+        self
+    }
+
     /// `bin_ns`: width of the bandwidth bins, if a series is kept.
     pub fn new(system: &'a TaskSystem, bin_ns: u64) -> Self {
         let mut w = TraceWriter {
@@ -100,6 +108,7 @@ impl<'a> TraceWriter<'a> {
             end_ns: u64::MAX,
             in_chain: system.tasks.iter().enumerate().map(|(i, _)| system.chains.iter().any(|c| c.tasks.contains(&i))).collect(),
             chain_jobs: std::collections::HashMap::new(),
+            drawn: None,
         };
         w.out.push_str("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
         w.event(&meta(1, None, "process_name", "cores"));
@@ -220,7 +229,7 @@ impl Sink for TraceWriter<'_> {
     fn work_span(&mut self, span: &WorkSpan) {
         let s = &span.segment;
         let task = &self.system.tasks[s.task as usize];
-        for (name, start, end) in runnable_slices(task, span) {
+        for (name, start, end) in runnable_slices(task, span, self.drawn) {
             let e = format!(
                 "{{\"ph\":\"X\",\"pid\":1,\"tid\":{},\"ts\":{},\"dur\":{},\"name\":{},\"cat\":\"runnable\",\"args\":{{\"task\":{},\"job\":{}}}}}",
                 s.core,
@@ -279,7 +288,7 @@ impl Sink for TraceWriter<'_> {
 
 /// The whole trace of a run that kept its job records and segments.
 pub fn perfetto_json(system: &TaskSystem, result: &SimResult) -> String {
-    let mut w = TraceWriter::new(system, result.bandwidth_bin_ns);
+    let mut w = TraceWriter::new(system, result.bandwidth_bin_ns).drawn(result.drawn_seed);
     for i in &result.regulator_intervals {
         w.interval(i);
     }
