@@ -1,6 +1,6 @@
 //! A runnable's execution need as a distribution between a least time and
 //! its PET (Amalthea's deviations; docs/format.md `runnables`), for the
-//! simulator's draws (`--exec drawn`). The analysis charges the PET, the
+//! simulator's draws (`simulate --drawn`). The analysis charges the PET, the
 //! upper bound, whatever the distribution.
 //!
 //! - `uniform`: every time in [min, PET] as likely.

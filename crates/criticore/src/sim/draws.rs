@@ -1,10 +1,11 @@
-//! Drawn execution times (`--exec drawn`, `ExecModel::Drawn`): each run of a
+//! Drawn execution times (`simulate --drawn`, `ExecModel::Drawn`): each run of a
 //! runnable with a `draw` takes a time from its distribution
 //! (`model::need`), the others their PET. A draw is a pure function of
 //! (seed, task, job, runnable), so the release (the job's time), the regions
 //! (a cooperative job's preemption points) and the trace (its steps) read
 //! the same times without storing them.
 
+use crate::model::need::Need;
 use crate::model::Task;
 
 /// Uniform in [0, 1) for one run of one runnable (SplitMix64 of the four).
@@ -17,10 +18,15 @@ pub fn unit(seed: u64, task: u32, number: u32, runnable: usize) -> f64 {
     (z >> 11) as f64 / (1u64 << 53) as f64
 }
 
+/// Runnable `k` (PET `pet_ns`, its `need`) in job `number` of task `ti`.
+pub fn sample(need: Option<Need>, pet_ns: u64, seed: u64, ti: u32, number: u32, k: usize) -> u64 {
+    need.map_or(pet_ns, |n| n.sample(pet_ns, unit(seed, ti, number, k)))
+}
+
 /// Runnable `k`'s time in job `number` of task `task` (index `ti`).
 pub fn runnable_ns(task: &Task, seed: u64, ti: u32, number: u32, k: usize) -> u64 {
     let r = &task.runnables[k];
-    r.need.map_or(r.pet_ns, |n| n.sample(r.pet_ns, unit(seed, ti, number, k)))
+    sample(r.need, r.pet_ns, seed, ti, number, k)
 }
 
 /// A job's time: its copies and its runnables' draws; None for a task

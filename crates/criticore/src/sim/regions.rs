@@ -11,7 +11,7 @@
 //! Regions are work at rate 1 (as `exec_ns − remaining_ns`); a reload charged
 //! when a job comes back is done inside the region it comes back to, and the
 //! last region is the job's rest (whatever its execution time). A runnable's
-//! region is its time in the job (drawn, under `--exec drawn`: `sim::draws`),
+//! region is its time in the job (drawn, under `simulate --drawn`: `sim::draws`),
 //! a preemptive body the job's own work less its copies.
 
 use super::job::Job;
@@ -54,10 +54,7 @@ impl Regions {
         };
         let region = regions[index as usize];
         match (region.runnable, &self.drawn) {
-            (Some(k), Some((seed, needs))) => match needs[job.task as usize][k] {
-                Some(need) => need.sample(region.work_ns, super::draws::unit(*seed, job.task, job.number, k)),
-                None => region.work_ns,
-            },
+            (Some(k), Some((seed, needs))) => super::draws::sample(needs[job.task as usize][k], region.work_ns, *seed, job.task, job.number, k),
             // A preemptive body: the job's own work (drawn or given) less its copies.
             _ if region.preemptible => {
                 let (copy_in, copy_out) = self.copies[job.task as usize];
