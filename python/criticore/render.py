@@ -132,6 +132,16 @@ def render_check_sim(console: Console, r: dict) -> None:
         times = [duration_text(row[k]) for k in ("bound_ns", "simulated_max_ns", "slack_ns")]
         t.add_row(Text(row["task"]), *times, misses, mark)
     console.print(t)
+    if r.get("check_sim_chains"):
+        t = table("Chains: bound vs simulation")
+        for name in ("chain", "reaction bound", "simulated max", "data age bound", "simulated max", ""):
+            t.add_column(name, justify="left" if name in ("chain", "") else "right")
+        for row in r["check_sim_chains"]:
+            holds = row["holds"]
+            mark = Text("—", style="dim") if holds is None else (Text("bound ≥ simulated", style="green") if holds else Text("EXCEEDED", style="bold red"))
+            times = [duration_text(row[k]) for k in ("reaction_bound_ns", "reaction_simulated_max_ns", "data_age_bound_ns", "data_age_simulated_max_ns")]
+            t.add_row(Text(row["chain"]), *times, mark)
+        console.print(t)
 
 
 def render_analysis(console: Console, file: str, r: dict) -> None:

@@ -63,10 +63,32 @@ fn the_analysis_says_whether_a_release_can_be_lost() {
     // limit 1 may lose releases, limit 2 none.
     let late = "[platform]\ncores = 1\n[[task]]\nname = \"h\"\ncore = 0\npet = \"26us\"\nperiod = \"70us\"\n[[task]]\nname = \"a\"\ncore = 0\npet = \"62us\"\nperiod = \"100us\"\ndeadline = \"200us\"\nactivation_limit = 1\n";
     assert_eq!(note(&late.replace("activation_limit = 1", "activation_limit = 2")).as_deref(), Some("activation limit 2: no release is lost (at most 2 jobs active)"));
-    let a = analyze(&parse_task_system(late, Format::Toml, "t.toml").unwrap(), SchedulerKind::Pfp).unwrap();
-    let row = a.tasks.iter().find(|t| t.task == "a").unwrap();
-    assert_eq!(row.bound_ns, Some(118 * US));
+    let bound = |text: &str| analyze(&parse_task_system(text, Format::Toml, "t.toml").unwrap(), SchedulerKind::Pfp).unwrap().tasks.into_iter().find(|t| t.task == "a").unwrap();
+    assert_eq!(bound(&late.replace("activation_limit = 1", "activation_limit = 2")).bound_ns, Some(118 * US));
+    // With limit 1 no job of a has one of its own before it: its first job
+    // of a busy period is the worst, w = 62 + ⌈w/70⌉·26: 88 → 114 → 114
+    // (it finishes at 114, the release at 100 is lost).
+    let row = bound(late);
+    assert_eq!(row.bound_ns, Some(114 * US));
     assert_eq!(row.note.as_deref(), Some("activation limit 1: releases may be lost (up to 2 jobs would be active)"));
+}
+
+#[test]
+fn an_overloaded_task_with_limit_one_is_bounded_by_its_first_job() {
+    // a (6, 10) below h (5, 10): U = 1.1, no busy period ends, yet with
+    // limit 1 every other release is lost and each kept job runs 5 beside
+    // h's jobs and 1 after the next: R = least w = 6 + ⌈w/10⌉·5 = 16. The
+    // simulation: a runs [5, 10) and [15, 16), loses the release at 10,
+    // and so on every 20.
+    let text = "[platform]\ncores = 1\n[[task]]\nname = \"h\"\ncore = 0\npet = \"5us\"\nperiod = \"10us\"\n[[task]]\nname = \"a\"\ncore = 0\npet = \"6us\"\nperiod = \"10us\"\nactivation_limit = 1\n";
+    let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
+    let a = analyze(&system, SchedulerKind::Pfp).unwrap();
+    assert_eq!(a.tasks[1].bound_ns, Some(16 * US));
+    let without = analyze(&parse_task_system(&text.replace("activation_limit = 1\n", ""), Format::Toml, "t.toml").unwrap(), SchedulerKind::Pfp).unwrap();
+    assert_eq!(without.tasks[1].bound_ns, None);
+    let r = simulate(&system, SchedulerKind::Pfp, &SimConfig { record_jobs: true, exec: ExecModel::Pet(Level::C), ..SimConfig::new(100 * US) }).unwrap();
+    let kept: Vec<(u64, u64)> = r.records.iter().filter(|j| j.task == 1).map(|j| (j.release_ns, j.finish_ns)).collect();
+    assert_eq!(kept, (0..5).map(|k| (20 * k * US, (20 * k + 16) * US)).collect::<Vec<_>>());
 }
 
 #[test]

@@ -195,6 +195,12 @@ fn fixed_priority_with_limited_preemption_bounds_hold() {
 }
 
 #[test]
+fn fixed_priority_on_a_scratchpad_platform_bounds_hold() {
+    // Label accesses through a crossbar: latency as demand, port waits per window in rounds, activation limits of one.
+    run_with("pfp, scratchpad crossbar", SchedulerKind::Pfp, 1_000, classic::system_scratchpad);
+}
+
+#[test]
 fn fixed_priority_with_memory_stalls_bounds_hold() {
     run_with("pfp + memory (fluid, unregulated)", SchedulerKind::Pfp, 1_000, |seed| classic::system_with_memory(false, seed));
 }

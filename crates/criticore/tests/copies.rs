@@ -5,6 +5,8 @@
 //! anywhere. Hand-worked schedules on one core, CPU-only, the analysis's
 //! bounds beside them, the fields' errors and the trace's steps.
 
+mod common;
+
 use criticore::analysis::classic::analyze;
 use criticore::model::{Level, Region};
 use criticore::sim::sched::SchedulerKind;
@@ -106,14 +108,7 @@ fn the_trace_names_the_copies_where_the_job_ran_them() {
     // and 5-8, its copy-out 8-11.
     let system = pair(4 * US);
     let r = run(&system, 40 * US);
-    let doc: serde_json::Value = serde_json::from_str(&trace::perfetto_json(&system, &r)).unwrap();
-    let slices: Vec<(String, f64, f64)> = doc["traceEvents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["cat"] == "runnable")
-        .map(|e| (e["name"].as_str().unwrap().to_string(), e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap()))
-        .collect();
+    let slices = common::runnable_slices(&trace::perfetto_json(&system, &r));
     let want = [("copy-in", 0.0, 2.0), ("l", 2.0, 2.0), ("l", 5.0, 3.0), ("copy-out", 8.0, 3.0)];
     assert_eq!(slices, want.map(|(n, ts, dur)| (n.to_string(), ts, dur)));
 }

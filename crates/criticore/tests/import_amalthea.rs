@@ -68,12 +68,23 @@ fn import_v07_maps_every_element() {
     assert_eq!(m.tasks[0].triggers, ["IPA"]);
     assert_eq!(m.tasks[2].stimulus, Stimulus::InterProcess { name: "IPA".into() });
     assert_eq!((m.chains[0].segments.len(), m.chains[0].stimulus.entity.as_deref()), (1, Some("R1")));
+    // Memories (docs/amalthea.md "Memories and labels"): M0 has paths from
+    // C0 (1 cycle) and C1 (9): C0's local memory, 64 KiB; M1 has none, so it
+    // and L2 placed in it are not kept, nor R1's write of L2. L1 (32 bits)
+    // is 4 B in M0, read 3 times per run of R1. The clock is C0's 2 × 100
+    // MHz; C1 runs at 100 MHz (another clock, reported).
+    let p = &imp.system.platform;
+    assert_eq!(p.clock_hz, Some(200_000_000));
+    let memories: Vec<_> = p.memories.iter().map(|m| (m.name.as_str(), m.core, m.size_bytes, m.latency_cycles.clone(), m.width_bytes)).collect();
+    assert_eq!(memories, [("M0", Some(0), 65_536, vec![1, 9], 4)]);
+    assert_eq!(imp.system.labels.iter().map(|l| (l.name.as_str(), l.size_bytes, l.memory)).collect::<Vec<_>>(), [("L1", 4, 0)]);
+    let r1 = imp.system.tasks.iter().flat_map(|t| &t.runnables).find(|r| r.name == "R1").unwrap();
+    assert_eq!(r1.accesses, [criticore::model::scratchpad::LabelAccess { label: 0, reads: 3, writes: 0 }]);
     let expected = [
-        ("label accesses", 2),
-        ("labels", 2),
-        ("label placements", 2),
-        ("memories", 2),
-        ("access paths", 2),
+        ("label accesses to labels in no memory", 1),
+        ("labels in no memory", 1),
+        ("memories no core has an access path to", 1),
+        ("cores at another clock than the first (latencies in its cycles)", 1),
         ("event chains (an event of no runnable, or of one several tasks call)", 1),
         ("inter-process activations (at the activating task's rate)", 1),
         ("execution-need distributions (upper bound used)", 1),
@@ -81,7 +92,7 @@ fn import_v07_maps_every_element() {
     ];
     let got: Vec<(&str, usize)> = imp.summary.not_represented.iter().map(|(k, n)| (k.as_str(), *n)).collect();
     assert_eq!(got, expected);
-    assert_eq!(imp.summary.line(), "imported 3 tasks on 2 cores; not represented yet: 2 label accesses, 2 labels, 2 label placements, 2 memories, 2 access paths, 1 event chains (an event of no runnable, or of one several tasks call), 1 inter-process activations (at the activating task's rate), 1 execution-need distributions (upper bound used), 1 switches (largest branch kept)");
+    assert_eq!(imp.summary.line(), "imported 3 tasks on 2 cores; not represented yet: 1 label accesses to labels in no memory, 1 labels in no memory, 1 memories no core has an access path to, 1 cores at another clock than the first (latencies in its cycles), 1 event chains (an event of no runnable, or of one several tasks call), 1 inter-process activations (at the activating task's rate), 1 execution-need distributions (upper bound used), 1 switches (largest branch kept)");
 }
 
 #[test]
@@ -121,12 +132,19 @@ fn import_v2_maps_every_element() {
     assert_eq!(m.tasks[0].stimulus, Stimulus::Periodic { period_ns: 5_000_000, offset_ns: 0, jitter_ns: 50_000 });
     assert_eq!(m.chains.iter().map(|c| c.segments.len()).collect::<Vec<_>>(), [2, 0]);
     assert_eq!((m.chains[0].segments[1].name.as_str(), m.chains[0].segments[0].response.event_type.as_deref()), ("EC3", Some("terminate")));
+    // RAM0: P0's path of 5 cycles, none from P1 (the slowest stated, 5, so
+    // local to no core); La (64 bits) in it, read twice per run of Ra; the
+    // clock P0's 400 MHz (P1's 100 MHz reported).
+    let p = &imp.system.platform;
+    assert_eq!(p.clock_hz, Some(400_000_000));
+    let memories: Vec<_> = p.memories.iter().map(|m| (m.name.as_str(), m.core, m.size_bytes, m.latency_cycles.clone())).collect();
+    assert_eq!(memories, [("RAM0", None, 1 << 20, vec![5, 5])]);
+    assert_eq!(imp.system.labels.iter().map(|l| (l.name.as_str(), l.size_bytes)).collect::<Vec<_>>(), [("La", 8)]);
+    let ra = task(&imp, "A").runnables.iter().find(|r| r.name == "Ra").unwrap();
+    assert_eq!(ra.accesses, [criticore::model::scratchpad::LabelAccess { label: 0, reads: 2, writes: 0 }]);
     let expected = [
-        ("label accesses", 1),
-        ("labels", 1),
-        ("label placements", 1),
-        ("memories", 1),
-        ("access paths", 1),
+        ("missing access paths (the memory's slowest latency used)", 1),
+        ("cores at another clock than the first (latencies in its cycles)", 1),
         ("event chains (an event of no runnable, or of one several tasks call)", 2),
         ("inter-process activations (at the activating task's rate)", 1),
         ("periodic jitters", 1),

@@ -1,6 +1,8 @@
 //! Runnables (issue 27, Build 2): a task's named steps, in order, whose PETs
 //! make the task's.
 
+mod common;
+
 use criticore::model::{parse_task_system, Format, TaskSystem};
 
 fn parse(task: &str) -> Result<TaskSystem, (String, String)> {
@@ -49,14 +51,7 @@ fn the_trace_names_each_runnable_where_the_job_ran_it() {
         [[task]]\nname = \"b\"\ncore = 0\npriority = 2\nperiod = \"10ms\"\noffset = \"1.5ms\"\npet = \"1ms\"\n";
     let system = parse_task_system(text, Format::Toml, "r.toml").unwrap();
     let r = simulate(&system, SchedulerKind::Pfp, &SimConfig { record_jobs: true, record_segments: true, ..SimConfig::new(5_000_000) }).unwrap();
-    let doc: serde_json::Value = serde_json::from_str(&trace::perfetto_json(&system, &r)).unwrap();
-    let slices: Vec<(String, f64, f64)> = doc["traceEvents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["cat"] == "runnable")
-        .map(|e| (e["name"].as_str().unwrap().to_string(), e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap()))
-        .collect();
+    let slices = common::runnable_slices(&trace::perfetto_json(&system, &r));
     // Microseconds.
     let want = [("R1", 0.0, 1000.0), ("R2", 1000.0, 500.0), ("R2", 2500.0, 1500.0)];
     assert_eq!(slices, want.map(|(n, ts, dur)| (n.to_string(), ts, dur)));
@@ -73,6 +68,7 @@ fn the_trace_names_each_runnable_where_the_job_ran_it() {
     };
     assert_eq!(sorted(&streamed), sorted(&trace::perfetto_json(&system, &r)));
     // b has no runnables: its slice is the job's alone.
+    let doc: serde_json::Value = serde_json::from_str(&trace::perfetto_json(&system, &r)).unwrap();
     assert_eq!(doc["traceEvents"].as_array().unwrap().iter().filter(|e| e["cat"] == "job").count(), 3);
 }
 
@@ -127,8 +123,7 @@ fn drawn_runs_take_each_runnable_from_its_distribution() {
     // The same seed draws the same jobs; the trace names each runnable over its drawn time.
     let again = simulate(&system, SchedulerKind::Pfp, &SimConfig { record_segments: true, ..config(ExecModel::Drawn(Level::C)) }).unwrap();
     assert_eq!(again.records.iter().map(|j| j.exec_ns).collect::<Vec<_>>(), execs);
-    let doc: serde_json::Value = serde_json::from_str(&trace::perfetto_json(&system, &again)).unwrap();
-    let steps: Vec<(String, f64)> = doc["traceEvents"].as_array().unwrap().iter().filter(|e| e["cat"] == "runnable").map(|e| (e["name"].as_str().unwrap().to_string(), e["dur"].as_f64().unwrap())).collect();
+    let steps: Vec<(String, f64)> = common::runnable_slices(&trace::perfetto_json(&system, &again)).into_iter().map(|(name, _, dur)| (name, dur)).collect();
     // Job 1 alone on its core: its three slices add up to its time, c's is 1 µs.
     let first: f64 = steps[..3].iter().map(|(_, d)| d).sum();
     assert!((first - execs[0] as f64 / 1_000.0).abs() < 1e-9, "{steps:?}");

@@ -39,7 +39,7 @@ fn platform(cores: usize) -> Platform {
 }
 
 fn system(cores: usize, tasks: Vec<Task>) -> TaskSystem {
-    TaskSystem { platform: platform(cores), tasks, servers: vec![], allocation: None, regulation: None, devices: vec![], chains: vec![] }
+    TaskSystem { platform: platform(cores), tasks, servers: vec![], allocation: None, regulation: None, devices: vec![], chains: vec![], labels: Vec::new() }
 }
 
 fn curve(reload: f64) -> Option<CostCurve> {

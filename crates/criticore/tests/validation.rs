@@ -587,6 +587,8 @@ fn expected_full() -> TaskSystem {
             // Latencies keep the i.MX6 defaults (120 ns read, 30 ns row conflict).
             dram: Dram { banks: 4, bank_size_bytes: 268_435_456, read_latency_ns: 120, row_conflict_ns: 30 },
             bus: Bus { arbiter: Arbiter::Tdma, bandwidth_bytes_per_s: 2_020_000_000 },
+            clock_hz: None,
+            memories: Vec::new(),
             costs: Default::default(),
         },
         tasks: vec![
@@ -710,6 +712,7 @@ fn expected_full() -> TaskSystem {
         regulation: None,
         devices: vec![],
         chains: vec![],
+        labels: vec![],
     }
 }
 

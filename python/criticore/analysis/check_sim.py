@@ -30,6 +30,28 @@ def rows(analysis: dict, sim_report: dict) -> list[dict]:
     return out
 
 
-def violated(check: list[dict]) -> list[str]:
-    """Tasks whose simulated response exceeded their bound."""
-    return [r["task"] for r in check if r["holds"] is False]
+def chain_rows(analysis: dict, sim_report: dict) -> list[dict]:
+    """One row per cause-effect chain: the bounds on its reaction time and
+    data age beside the largest the simulation measured, and whether both
+    held (None where a side has no value)."""
+    simulated = {c["chain"]: c for c in sim_report.get("chains", [])}
+    out = []
+    for c in analysis.get("chains", []):
+        s = simulated.get(c["name"], {})
+        row = {"chain": c["name"]}
+        holds = []
+        for kind, observed in (("reaction", s.get("max_reaction_ns")), ("data_age", s.get("max_data_age_ns"))):
+            bound = c[f"{kind}_ns"]
+            row[f"{kind}_bound_ns"] = bound
+            row[f"{kind}_simulated_max_ns"] = observed
+            if bound is not None and observed is not None:
+                holds.append(observed <= bound)
+        row["holds"] = all(holds) if holds else None
+        out.append(row)
+    return out
+
+
+def violated(check: list[dict], chains: list[dict] = ()) -> list[str]:
+    """Tasks whose simulated response exceeded their bound, and chains whose
+    simulated reaction time or data age exceeded theirs."""
+    return [r["task"] for r in check if r["holds"] is False] + [c["chain"] for c in chains if c["holds"] is False]

@@ -34,6 +34,7 @@ def analyze(
         if check_sim:
             simulated = run.simulate(file, duration_ns, scheduler=report["scheduler"])
             report["check_sim"] = cs.rows(report, simulated.report)
+            report["check_sim_chains"] = cs.chain_rows(report, simulated.report)
             report["check_sim_duration_ns"] = duration_ns
     except InputError as e:
         fail(e)
@@ -49,7 +50,7 @@ def analyze(
             render_check_sim(Console(), report)
     else:
         render_task_bounds(Console(), str(file), report)
-    if check_sim and cs.violated(report["check_sim"]):
+    if check_sim and cs.violated(report["check_sim"], report["check_sim_chains"]):
         raise typer.Exit(1)
 
 

@@ -23,13 +23,14 @@
 use super::edf_demand;
 use super::fp_rta::{self, FpTask};
 use super::gfp_rta;
+use super::port_waits::{self, PortWaits};
 use super::memory::{self, job_costs, task_core, JobCost};
 use super::server_memory::{self, Demand, Reload, ServerView};
 use super::exact::{cmp_sum, utilizations, Frac};
 use super::level_c::{restricted_supply_gedf, CoreSupply};
 use super::supply::Supply;
 use super::{Charged, NotDecided, Sporadic};
-use crate::error::FieldError;
+use crate::error::{quote, FieldError};
 use crate::model::{Region, BudgetGroup, Level, Preemption, RegulationKind, ServerKind, TaskSystem};
 use crate::policy::{fixed_priority_ranks, server_of_tasks, SchedulerKind};
 use crate::policy::activation::jobs_active_at_most;
@@ -222,7 +223,8 @@ fn by_rank(system: &TaskSystem, tasks: &[usize]) -> Vec<usize> {
 }
 
 /// Fixed priority over one supply: every task of `ordered` below the ones before it.
-fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str) -> Vec<TaskBound> {
+/// `waits`: a scratchpad platform's port waits, charged per window (pfp on a dedicated core).
+fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str, waits: Option<&PortWaits>) -> Vec<TaskBound> {
     let fp = |i: usize| FpTask { pet_ns: pet(system, i), period_ns: system.tasks[i].period_ns };
     // Cooperative and non-preemptive tasks, and copies (pfp only, so a dedicated core): their regions.
     let regions: Vec<Option<Vec<Region>>> = ordered.iter().map(|&i| system.tasks[i].regions(Level::C)).collect();
@@ -234,6 +236,23 @@ fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str) -> 
             // non-preemptive region 1 ns before the release (a release at the
             // same instant goes first).
             let blocking = regions[k + 1..].iter().flatten().flatten().filter(|r| !r.preemptible).map(|r| r.work_ns).max().map_or(0, |q| q - 1);
+            // The window's accesses: its jobs', and any blocking region's (the most per memory).
+            let own_accesses = waits.map(|pw| {
+                let blocking = ordered[k + 1..].iter().zip(&regions[k + 1..]).flat_map(|(&j, r)| r.iter().flatten().filter(|r| !r.preemptible).map(move |x| (j, x, r.as_ref().map_or(1, Vec::len))));
+                let mut most: crate::interference::crossbar::Accesses = Vec::new();
+                for (j, region, n) in blocking {
+                    for (m, a) in pw.crossbar.region_accesses(j, region, n) {
+                        match most.iter_mut().find(|(x, _)| *x == m) {
+                            Some((_, b)) => *b = (*b).max(a),
+                            None => most.push((m, a)),
+                        }
+                    }
+                }
+                let with_period = |i: usize| (pw.per_job(i).clone(), system.tasks[i].period_ns);
+                port_waits::Own { core: system.tasks[ordered[k]].core.expect("pfp tasks are on a core"), task: with_period(ordered[k]), higher: ordered[..k].iter().map(|&i| with_period(i)).collect(), blocking: most }
+            });
+            let share = waits.zip(own_accesses.as_ref()).map_or(0.0, |(pw, o)| pw.share(o));
+            let wait = |q: u64, w: u64| waits.zip(own_accesses.as_ref()).map_or(0, |(pw, o)| pw.wait_ns(o, q, w));
             // Its last region, non-preemptive, runs through every release (Yao
             // et al.'s refinement); a preemptible last region is plain RTA.
             let last_region = regions[k].as_ref().and_then(|r| match r.last() {
@@ -241,14 +260,38 @@ fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str) -> 
                 Some(last) => Some(last.work_ns),
                 None => Some(own.pet_ns),
             });
-            let window = match last_region {
-                Some(q) => fp_rta::limited_preemptive(own, q, &hp, blocking),
-                None => fp_rta::worst_window(own, &hp, supply, 0.0, |_, _| blocking),
+            let mut window = match last_region {
+                Some(q) => fp_rta::limited_preemptive_with(own, q, &hp, blocking, share, wait),
+                None => fp_rta::worst_window(own, &hp, supply, share, |q, w| blocking + wait(q, w)),
             };
+            // An activation limit of one: no own job before a job, so its
+            // first job bounds it (its own earlier job's regions may have
+            // held the higher-priority ones as a lower job's would), whatever
+            // its own utilization; the lesser of the two where both exist.
+            let mut blocking = blocking;
+            if system.tasks[ordered[k]].activation_limit == Some(1) {
+                let own_region = regions[k].iter().flatten().filter(|r| !r.preemptible).map(|r| r.work_ns).max().map_or(0, |q| q - 1);
+                let first_blocking = blocking.max(own_region);
+                let first = match last_region {
+                    Some(q) => fp_rta::limited_first_job(own, q, &hp, first_blocking, share, wait),
+                    None => fp_rta::first_job_window(own, &hp, supply, share, |q, w| first_blocking + wait(q, w)),
+                };
+                match (&window, first) {
+                    (Ok(Some(a)), Ok(Some(b))) if b.response_ns >= a.response_ns => {}
+                    (_, Ok(Some(b))) => (window, blocking) = (Ok(Some(b)), first_blocking),
+                    _ => {}
+                }
+            }
             match window {
                 Ok(window) => {
                     let note = window.is_none().then(|| {
-                        let why = unbounded(own, &hp, supply, 0.0, Cost::PET);
+                        let u: f64 = std::iter::once(&own).chain(&hp).map(|t| t.pet_ns as f64 / t.period_ns as f64).sum();
+                        let why = match fp_rta::cmp_rate(own, &hp, supply) {
+                            Ordering::Greater => unbounded(own, &hp, supply, 0.0, Cost::PET),
+                            _ if share > 0.0 => format!("utilization {u:.4} with the higher-priority tasks plus their waits at the memories' ports {share:.4} reach {}", supply.rate()),
+                            // Exactly the supply's rate: with blocking the level active period need not end.
+                            _ => format!("utilization {u:.4} with the higher-priority tasks is the supply's whole rate"),
+                        };
                         if blocking > 0 { format!("{why}, with {blocking} ns of blocking by lower-priority non-preemptive regions") } else { why }
                     });
                     let mut r = row(system, ordered[k], on.to_string(), window.map(|w| w.response_ns), note);
@@ -265,6 +308,8 @@ fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str) -> 
                             higher_pet_ns: hp.iter().map(n).sum(),
                             blocking_ns: blocking,
                             earlier_releases_ns: win.q * own.period_ns,
+                            // Port waits of a scratchpad platform.
+                            contention_ns: wait(win.q, win.w),
                             ..BoundTerms::default()
                         };
                         terms.supply_wait_ns = win.w - terms.window_ns();
@@ -952,7 +997,7 @@ fn fp_memory_rounds(system: &TaskSystem, cores: &[usize], mem: &Memory, suspende
 /// Rounds of [`fp_memory_rounds`] at most.
 const FP_MEMORY_ROUNDS: usize = 4;
 
-fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
+fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>, waits: Option<&PortWaits>) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
     require_cores(system, if edf { "pedf" } else { "pfp" })?;
     // Once for all the monitor's best-effort cores.
     let suspension = memory.filter(|_| !edf).and_then(|m| monitor_suspension(system, m));
@@ -1024,7 +1069,7 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>) -> Resul
         } else if memory.is_some() {
             fp_rows.next().expect("a round's rows per pfp core")
         } else {
-            fp_over(system, &by_rank(system, &on), Supply::Dedicated, &name)
+            fp_over(system, &by_rank(system, &on), Supply::Dedicated, &name, waits)
         };
         let ok = all_of(core_rows.iter().map(|r: &TaskBound| r.schedulable));
         rows.extend(core_rows);
@@ -1271,7 +1316,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                 })
                 .collect()
         } else if sure[s] {
-            fp_over(system, &ordered, Supply::Periodic { period_ns: sv.period_ns, budget_ns: sv.budget_ns, within_ns: within[s] }, &sv.name)
+            fp_over(system, &ordered, Supply::Periodic { period_ns: sv.period_ns, budget_ns: sv.budget_ns, within_ns: within[s] }, &sv.name, None)
         } else {
             ordered.iter().map(|&i| row(system, i, sv.name.clone(), None, Some(format!("server {}: {}", sv.name, notes[s].clone().unwrap_or_default())))).collect()
         };
@@ -1345,21 +1390,63 @@ fn name_the_background_above(system: &TaskSystem, kind: SchedulerKind, rows: &mu
 }
 
 /// Analyze `system` as `kind` schedules it (not MC²: `analysis::report`).
+/// pfp on a scratchpad platform: the cores in rounds, each bounding the
+/// port waits by what the other cores' tasks issue given their bounds of
+/// the round before (none at first), until no bound changes (each round's
+/// bounds are sound and no larger than the last's).
+fn port_wait_rounds(system: &TaskSystem, x: &crate::interference::crossbar::Crossbar, mem: Option<&Memory>) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
+    let mut responses: Vec<Option<u64>> = vec![None; system.tasks.len()];
+    for _ in 0..16 {
+        let waits = PortWaits::new(x, system, responses.clone());
+        let (rows, groups) = partitioned(system, false, mem, Some(&waits))?;
+        let next: Vec<Option<u64>> = system.tasks.iter().map(|t| rows.iter().find(|r| r.task == t.name).and_then(|r| r.bound_ns)).collect();
+        if next == responses {
+            return Ok((rows, groups));
+        }
+        responses = next;
+    }
+    partitioned(system, false, mem, Some(&PortWaits::new(x, system, responses)))
+}
+
 pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis, FieldError> {
     crate::policy::require_preemptive_unless_pfp(system, kind)?;
-    let memory = memory_of(system, kind);
     let mut notes = Vec::new();
+    // A scratchpad platform: each runnable's label accesses at their
+    // latency, as demand; their waits at the ports per window under pfp
+    // (`port_waits`), else each access's worst wait.
+    let crossbar = crate::interference::crossbar::Crossbar::new(system);
+    let charged;
+    let system = match &crossbar {
+        None => system,
+        Some(x) => {
+            let worst = x.charged(system).map_err(|(i, m)| {
+                let core = system.tasks[i].core.map_or("a core".to_string(), |c| format!("core {c}"));
+                FieldError::new(format!("platform.memory[{m}].arbiter"), format!("fixed priority: task {} on {core} may wait without bound behind a higher-priority core's accesses to {} (no bound yet; round-robin and fcfs have one)", quote(&system.tasks[i].name), quote(&system.platform.memories[m].name)))
+            })?;
+            charged = if kind == SchedulerKind::Pfp { x.charged_alone(system) } else { worst };
+            notes.push(if kind == SchedulerKind::Pfp {
+                "label accesses: each at its path's latency, and the waits at the memories' ports per window, bounded by what the other cores issue (crossbar, docs/analysis.md)"
+            } else {
+                "label accesses: each at its path's latency and its worst wait at the memory's port (crossbar, docs/analysis.md)"
+            }.to_string());
+            &charged
+        }
+    };
+    let memory = memory_of(system, kind);
     if let Err(reason) = &memory {
         notes.push(reason.clone());
     }
     let mem = memory.as_ref().ok().and_then(Option::as_ref);
     let (tasks, groups, test) = match kind {
         SchedulerKind::Pfp => {
-            let (t, g) = partitioned(system, false, mem)?;
+            let (t, g) = match &crossbar {
+                Some(x) => port_wait_rounds(system, x, mem)?,
+                None => partitioned(system, false, mem, None)?,
+            };
             (t, g, if mem.is_some() { "response-time analysis per core with memory stalls" } else { "exact response-time analysis per core" })
         }
         SchedulerKind::Pedf => {
-            let (t, g) = partitioned(system, true, mem)?;
+            let (t, g) = partitioned(system, true, mem, None)?;
             (t, g, if mem.is_some() { "processor demand test per core with memory stalls" } else { "processor demand test per core" })
         }
         SchedulerKind::Gedf => global_edf(system, mem),

@@ -86,6 +86,39 @@ pub fn worst_window(task: FpTask, higher: &[FpTask], supply: Supply, extra_share
     worst_window_of(task.period_ns, supply, demand).map(Some)
 }
 
+/// As [`worst_window`] for a task with an activation limit of one (OSEK's
+/// default): a release that finds a job of the task active is lost, so a
+/// job has none of its own before it and job 0 of a level-i busy period is
+/// the worst, whatever its own utilization; the higher-priority demand
+/// (with `extra`'s share) must stay below the supply's rate.
+pub fn first_job_window(task: FpTask, higher: &[FpTask], supply: Supply, extra_share: f64, extra: impl Fn(u64, u64) -> u64) -> Result<Option<Window>, NotDecided> {
+    let Some((&top, rest)) = higher.split_first() else {
+        // Alone on its level: its PET and the extra demand of one window.
+        let one = FpTask { pet_ns: task.pet_ns, period_ns: u64::MAX };
+        return worst_window(one, &[], supply, 0.0, extra);
+    };
+    if cmp_rate(top, rest, supply) != Ordering::Less {
+        return Ok(None);
+    }
+    let u: f64 = higher.iter().map(FpTask::utilization).sum();
+    if extra_share > 0.0 && u + extra_share >= supply.rate() {
+        return Ok(None);
+    }
+    let demand = |w: u64| task.pet_ns as u128 + higher.iter().map(|h| (w as u128).div_ceil(h.period_ns as u128) * h.pet_ns as u128).sum::<u128>() + extra(0, w) as u128;
+    let mut w = 0u64;
+    loop {
+        let d = demand(w);
+        if d > u64::MAX as u128 / 4 {
+            return Err(NotDecided { limit: MAX_JOBS, of: "jobs of the busy period" });
+        }
+        let next = supply.time_for(d as u64);
+        if next <= w {
+            return Ok(Some(Window { q: 0, w, response_ns: w }));
+        }
+        w = next;
+    }
+}
+
 /// The worst window over `supply` of a task of period `period_ns` whose jobs
 /// 0..=q of the busy period, with everything they wait for, need at most
 /// `demand(q, w)` in a window of w (nondecreasing in both); the caller has
@@ -134,17 +167,51 @@ pub fn worst_window_of(period_ns: u64, supply: Supply, demand: impl Fn(u64, u64)
 /// utilization with the higher-priority tasks exceeds 1, or equals it with
 /// blocking (the active period need not end).
 pub fn limited_preemptive(task: FpTask, last_region_ns: u64, higher: &[FpTask], blocking_ns: u64) -> Result<Option<Window>, NotDecided> {
-    match cmp_rate(task, higher, Supply::Dedicated) {
+    limited_preemptive_with(task, last_region_ns, higher, blocking_ns, 0.0, |_, _| 0)
+}
+
+/// As [`limited_preemptive`], with `extra(k, w)` more demand by the end w of
+/// job k's last region (nondecreasing in both), of long-run share
+/// `extra_share` (as [`response_time_with`]); charged before the last region
+/// starts, which only lets more higher-priority jobs in.
+pub fn limited_preemptive_with(task: FpTask, last_region_ns: u64, higher: &[FpTask], blocking_ns: u64, extra_share: f64, extra: impl Fn(u64, u64) -> u64) -> Result<Option<Window>, NotDecided> {
+    limited(task, last_region_ns, higher, blocking_ns, extra_share, extra, false)
+}
+
+/// As [`limited_preemptive_with`] for a task with an activation limit of
+/// one: its job 0 alone (no own job before it, as [`first_job_window`]);
+/// `blocking_ns` must cover its own earlier job's last non-preemptive
+/// region too, which may have delayed the higher-priority jobs pending at
+/// the release.
+pub fn limited_first_job(task: FpTask, last_region_ns: u64, higher: &[FpTask], blocking_ns: u64, extra_share: f64, extra: impl Fn(u64, u64) -> u64) -> Result<Option<Window>, NotDecided> {
+    limited(task, last_region_ns, higher, blocking_ns, extra_share, extra, true)
+}
+
+fn limited(task: FpTask, last_region_ns: u64, higher: &[FpTask], blocking_ns: u64, extra_share: f64, extra: impl Fn(u64, u64) -> u64, first_only: bool) -> Result<Option<Window>, NotDecided> {
+    let rate = match (first_only, higher.split_first()) {
+        (false, _) => cmp_rate(task, higher, Supply::Dedicated),
+        (true, Some((&top, rest))) => cmp_rate(top, rest, Supply::Dedicated),
+        (true, None) => Ordering::Less,
+    };
+    match rate {
         Ordering::Greater => return Ok(None),
-        Ordering::Equal if blocking_ns > 0 => return Ok(None),
+        Ordering::Equal if first_only || blocking_ns > 0 || extra_share > 0.0 => return Ok(None),
         _ => {}
+    }
+    let own_u = if first_only { 0.0 } else { task.utilization() };
+    let u: f64 = own_u + higher.iter().map(FpTask::utilization).sum::<f64>();
+    if extra_share > 0.0 && u + extra_share >= 1.0 {
+        return Ok(None);
     }
     let not_decided = NotDecided { limit: MAX_JOBS, of: "jobs of the level active period" };
     let q_last = last_region_ns.min(task.pet_ns);
     // The level-i active period: blocking, then every job of this level.
     let mut l = blocking_ns.saturating_add(task.pet_ns) + higher.iter().map(|h| h.pet_ns).sum::<u64>();
-    loop {
-        let next = blocking_ns as u128 + std::iter::once(&task).chain(higher).map(|t| (l as u128).div_ceil(t.period_ns as u128) * t.pet_ns as u128).sum::<u128>();
+    // The level active period's jobs (one, with an activation limit of one).
+    while !first_only {
+        let next = blocking_ns as u128
+            + std::iter::once(&task).chain(higher).map(|t| (l as u128).div_ceil(t.period_ns as u128) * t.pet_ns as u128).sum::<u128>()
+            + extra(l.div_ceil(task.period_ns).max(1) - 1, l) as u128;
         if next > u64::MAX as u128 / 4 {
             return Err(not_decided);
         }
@@ -153,7 +220,7 @@ pub fn limited_preemptive(task: FpTask, last_region_ns: u64, higher: &[FpTask], 
         }
         l = next as u64;
     }
-    let jobs = l.div_ceil(task.period_ns).max(1);
+    let jobs = if first_only { 1 } else { l.div_ceil(task.period_ns).max(1) };
     if jobs > MAX_JOBS {
         return Err(not_decided);
     }
@@ -162,7 +229,9 @@ pub fn limited_preemptive(task: FpTask, last_region_ns: u64, higher: &[FpTask], 
     for k in 0..jobs {
         // S only grows with k: start from the last job's.
         loop {
-            let next = blocking_ns as u128 + (k as u128 + 1) * task.pet_ns as u128 - q_last as u128 + higher.iter().map(|h| (s as u128 / h.period_ns as u128 + 1) * h.pet_ns as u128).sum::<u128>();
+            let next = blocking_ns as u128 + (k as u128 + 1) * task.pet_ns as u128 - q_last as u128
+                + higher.iter().map(|h| (s as u128 / h.period_ns as u128 + 1) * h.pet_ns as u128).sum::<u128>()
+                + extra(k, s + q_last) as u128;
             if next > u64::MAX as u128 / 4 {
                 return Err(not_decided);
             }

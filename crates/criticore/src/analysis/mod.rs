@@ -21,6 +21,7 @@ pub mod level_c;
 pub mod mc2;
 pub mod mc2_bounds;
 pub mod memory;
+pub mod port_waits;
 pub mod report;
 pub mod server_memory;
 pub mod supply;

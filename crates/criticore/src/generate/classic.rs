@@ -108,6 +108,75 @@ pub fn partitioned_limited(rng: &mut Rng) -> String {
     out
 }
 
+/// As [`partitioned_limited`] on a scratchpad platform (issue 27, Build 3):
+/// a 200 MHz clock, a GRAM (5-20 cycles) and an LRAM per core (1-2 cycles
+/// from its core, 5-20 from the other), round-robin or FCFS ports, 2-8
+/// labels of 1-16 B placed at random; every task's work in runnables (one
+/// for a task without), each reading and writing 1-2 labels so that its
+/// accesses alone take up to 40% of its PET; a quarter of the tasks with an
+/// activation limit of one.
+pub fn partitioned_scratchpad(rng: &mut Rng) -> String {
+    let text = partitioned_limited(rng);
+    let arbiter = rng.pick(&["round-robin", "fcfs"]);
+    let mut platform = "[platform]\ncores = 2\nclock = \"200MHz\"\n".to_string();
+    platform += &format!("[[platform.memory]]\nname = \"GRAM\"\nsize = \"1KiB\"\nlatency_cycles = {}\narbiter = \"{arbiter}\"\n", rng.range(5, 20));
+    for core in 0..2 {
+        let (local, remote) = (rng.range(1, 2), rng.range(5, 20));
+        let lat = if core == 0 { [local, remote] } else { [remote, local] };
+        platform += &format!("[[platform.memory]]\nname = \"LRAM{core}\"\ncore = {core}\nsize = \"1KiB\"\nlatency_cycles = [{}, {}]\narbiter = \"{arbiter}\"\n", lat[0], lat[1]);
+    }
+    let n_labels = rng.range(2, 8) as usize;
+    let mut labels = String::new();
+    let mut words = Vec::new();
+    for l in 0..n_labels {
+        let m = rng.range(0, 2);
+        let size = rng.range(1, 16);
+        labels += &format!("[[label]]\nname = \"l{l}\"\nsize = \"{size}B\"\nmemory = \"{}\"\n", if m == 0 { "GRAM".to_string() } else { format!("LRAM{}", m - 1) });
+        words.push(size.div_ceil(4));
+    }
+    // Accesses of a runnable of `pet` ns: 1-2 labels, up to 40% of it at 20 cycles (100 ns) each word.
+    let accesses = |rng: &mut Rng, pet: u64| -> String {
+        let share = 0.4 * rng.unit();
+        let mut parts = Vec::new();
+        for (key, _) in [("reads", 0), ("writes", 1)] {
+            if rng.next() % 3 == 0 {
+                continue;
+            }
+            let l = rng.range(0, n_labels as u64 - 1) as usize;
+            let n = ((pet as f64 * share / 2.0) / (100.0 * words[l] as f64)) as u64;
+            if n > 0 {
+                parts.push(format!("{key} = {{ l{l} = {n} }}"));
+            }
+        }
+        parts.iter().map(|p| format!(", {p}")).collect()
+    };
+    let mut parts = text.split("[[task]]\n");
+    parts.next();
+    let mut out = platform;
+    for one in parts {
+        out.push_str("[[task]]\n");
+        let field = |key: &str| one.split(&format!("{key} = \"")).nth(1).and_then(|r| r.split("ns").next()).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        let copies = field("copy_in") + field("copy_out");
+        let body: Vec<&str> = one.lines().filter(|l| !l.starts_with("runnables = ")).collect();
+        out.push_str(&body.join("\n"));
+        out.push('\n');
+        let steps: Vec<(String, u64)> = match one.lines().find(|l| l.starts_with("runnables = ")) {
+            Some(line) => line.split("{ name = \"").skip(1).map(|r| {
+                let name = r.split('"').next().unwrap_or_default().to_string();
+                let pet = r.split("pet = \"").nth(1).and_then(|x| x.split("ns").next()).and_then(|v| v.parse().ok()).unwrap_or(0);
+                (name, pet)
+            }).collect(),
+            None => vec![("r0".to_string(), field("pet") - copies)],
+        };
+        let runnables: Vec<String> = steps.iter().map(|(name, pet)| format!("{{ name = \"{name}\", pet = \"{pet}ns\"{} }}", accesses(rng, *pet))).collect();
+        out.push_str(&format!("runnables = [{}]\n", runnables.join(", ")));
+        if rng.next() % 4 == 0 {
+            out.push_str("activation_limit = 1\n");
+        }
+    }
+    out + &labels
+}
+
 /// 2 or 4 cores, m+1 to 3m tasks, total utilization 0.2m-m (gedf, gfp).
 pub fn global(rng: &mut Rng, constrained: bool) -> String {
     let m = rng.pick(&[2u64, 4]);
@@ -353,6 +422,11 @@ pub fn servers_with_memory(mrs: bool, seed: u64) -> (String, TaskSystem) {
 /// A pfp system with cooperative and non-preemptive tasks ([`partitioned_limited`]).
 pub fn system_limited(seed: u64) -> (String, TaskSystem) {
     generated(seed, 0x11b, partitioned_limited)
+}
+
+/// A pfp system on a scratchpad platform ([`partitioned_scratchpad`]).
+pub fn system_scratchpad(seed: u64) -> (String, TaskSystem) {
+    generated(seed, 0x5c7a, partitioned_scratchpad)
 }
 
 /// A pfp system with memory profiles under MemGuard group budgets.

@@ -295,7 +295,7 @@ pub fn generate_on(platform: &Platform, scenario: Scenario, utilization: f64, se
         }
     }
     let io_bandwidth = tasks.iter().filter_map(|t| t.io).map(|io| io.bandwidth_bytes_per_s as f64).sum();
-    let system = TaskSystem { platform, tasks, servers: vec![], allocation: None, regulation: None, devices: vec![], chains: vec![] };
+    let system = TaskSystem { platform, tasks, servers: vec![], allocation: None, regulation: None, devices: vec![], chains: vec![], labels: Vec::new() };
     let draws = Draws { shares_percent: raw, io_bandwidth_target: target, io_bandwidth, direct_percent, utilizations: drawn };
     (system, draws)
 }

@@ -66,6 +66,7 @@ pub fn mc2_uniform(params: Mc2UniformParams, seed: u64) -> TaskSystem {
         regulation: None,
         devices: Vec::new(),
         chains: Vec::new(),
+        labels: Vec::new(),
     }
 }
 

@@ -8,6 +8,7 @@ use super::decimal::Exact;
 use super::*;
 use crate::error::{key, quote, FieldError, FieldResult};
 use crate::model::need::Need as Drawn;
+use crate::model::scratchpad::{Label, LabelAccess, Memory};
 use crate::model::{Arrival, Chain as SystemChain, Level, LevelPets, Platform, Runnable, Task as SystemTask};
 
 /// The task system of `model`, execution needs multiplied by `scale` (1 when None).
@@ -20,6 +21,7 @@ pub fn task_system(model: &Model, scale: Option<&Exact>) -> FieldResult<(TaskSys
     if model.cores.is_empty() {
         return Err(FieldError::new("hwModel", "no processing unit of type CPU with a clock: criticore needs at least one core"));
     }
+    let placed = platform_memories(model);
     let mut no_need = 0;
     let mut tasks = Vec::with_capacity(model.tasks.len());
     for (i, t) in model.tasks.iter().enumerate() {
@@ -28,7 +30,7 @@ pub fn task_system(model: &Model, scale: Option<&Exact>) -> FieldResult<(TaskSys
             return Err(FieldError::new(format!("{path}.name"), "a task needs a name"));
         }
         let (period_ns, offset_ns, arrival) = release(model, i, &path)?;
-        let (pet_ns, runnables) = match pet_ns(model, t, scale, &path)? {
+        let (pet_ns, runnables) = match pet_ns(model, t, scale, &path, &placed.label_index)? {
             // No need at all: 1 ns, and no runnables (theirs would sum to 0).
             (0, _) => {
                 no_need += 1;
@@ -51,11 +53,92 @@ pub fn task_system(model: &Model, scale: Option<&Exact>) -> FieldResult<(TaskSys
             ..SystemTask::mc2(t.name.clone(), Level::D, None, period_ns, LevelPets([Some(pet_ns); 4]))
         });
     }
-    let platform = Platform { cores: model.cores.len(), ..Platform::preset("imx6").expect("the default preset exists") };
+    let platform = Platform { cores: model.cores.len(), clock_hz: placed.clock_hz, memories: placed.memories.clone(), ..Platform::preset("imx6").expect("the default preset exists") };
     let chains: Vec<SystemChain> = model.chains.iter().filter_map(|c| task_chain(model, c)).collect();
     let unresolved = model.chains.len() - chains.len();
-    let system = TaskSystem { platform, tasks, servers: Vec::new(), allocation: None, regulation: None, devices: Vec::new(), chains };
-    Ok((system, summary(model, no_need, unresolved)))
+    let labels = placed.labels.clone();
+    let system = TaskSystem { platform, tasks, servers: Vec::new(), allocation: None, regulation: None, devices: Vec::new(), chains, labels };
+    Ok((system, summary(model, no_need, unresolved, &placed)))
+}
+
+/// The model's memories as scratchpads behind a crossbar (docs/amalthea.md,
+/// "Memories and labels") and the labels placed in them.
+struct Placed {
+    clock_hz: Option<u64>,
+    memories: Vec<Memory>,
+    labels: Vec<Label>,
+    /// Per model label: its index among `labels`, if placed in a kept memory.
+    label_index: Vec<Option<usize>>,
+    /// Memories no core has an access path to (not kept).
+    unreachable: usize,
+    /// (core, memory) pairs without a path: the memory's slowest path's latency.
+    missing_paths: usize,
+    /// Cores whose clock differs from the first core's.
+    other_clocks: usize,
+}
+
+/// A memory's latency from each core is its access path's, rounded up to a
+/// whole cycle (a missing path: the memory's slowest); it is local to the
+/// one core strictly faster than every other. Its size is the model's, or
+/// what its labels take where the model gives none. Accesses move 4 bytes.
+fn platform_memories(model: &Model) -> Placed {
+    // Whole hertz (a fractional clock rounded: latencies are whole cycles anyway).
+    let hz = |c: &super::Core| c.clock_hz.whole().unwrap_or_else(|| c.clock_hz.to_f64().round() as u64).max(1);
+    let clock_hz = model.cores.first().map(hz);
+    let other_clocks = model.cores.iter().filter(|c| Some(hz(c)) != clock_hz).count();
+    let mut kept: Vec<Option<usize>> = vec![None; model.memories.len()];
+    let mut memories: Vec<Memory> = Vec::new();
+    let mut missing_paths = 0;
+    for (k, m) in model.memories.iter().enumerate() {
+        let paths: Vec<Option<u64>> = model.cores.iter().map(|c| model.access_paths.iter().find(|p| p.source == c.name && p.target == m.name).and_then(|p| p.latency_cycles).map(|l| (l.ceil() as u64).max(1))).collect();
+        let Some(slowest) = paths.iter().flatten().copied().max() else { continue };
+        missing_paths += paths.iter().filter(|p| p.is_none()).count();
+        let latency_cycles: Vec<u64> = paths.iter().map(|p| p.unwrap_or(slowest)).collect();
+        let fastest = *latency_cycles.iter().min().expect("a platform has cores");
+        let at_fastest: Vec<usize> = (0..latency_cycles.len()).filter(|&c| latency_cycles[c] == fastest).collect();
+        let core = match at_fastest[..] {
+            [c] => Some(c),
+            _ => None,
+        };
+        let used: u64 = model.labels.iter().filter(|l| l.memory == Some(k)).map(|l| l.size_bits.div_ceil(8).max(1)).sum();
+        kept[k] = Some(memories.len());
+        memories.push(Memory { name: m.name.clone(), core, size_bytes: m.size_bytes.unwrap_or(used).max(1), latency_cycles, width_bytes: 4, arbiter: crate::model::Arbiter::RoundRobin });
+    }
+    let mut labels = Vec::new();
+    let label_index = model
+        .labels
+        .iter()
+        .map(|l| {
+            let memory = l.memory.and_then(|m| kept[m])?;
+            labels.push(Label { name: l.name.clone(), size_bytes: l.size_bits.div_ceil(8).max(1), memory });
+            Some(labels.len() - 1)
+        })
+        .collect();
+    let unreachable = kept.iter().filter(|k| k.is_none()).count();
+    let any = !memories.is_empty();
+    Placed { clock_hz: clock_hz.filter(|_| any), memories, labels, label_index, unreachable, missing_paths, other_clocks: if any { other_clocks } else { 0 } }
+}
+
+/// A runnable's label accesses among the placed labels: reads and writes
+/// per run, each count rounded up to a whole access.
+fn label_accesses(runnable: &super::Runnable, label_index: &[Option<usize>]) -> Vec<LabelAccess> {
+    let mut out: Vec<LabelAccess> = Vec::new();
+    for a in &runnable.accesses {
+        let Some(label) = label_index[a.label] else { continue };
+        let n = a.count.ceil().max(0.0) as u64;
+        if n == 0 {
+            continue;
+        }
+        let at = match out.iter().position(|x| x.label == label) {
+            Some(at) => at,
+            None => {
+                out.push(LabelAccess { label, reads: 0, writes: 0 });
+                out.len() - 1
+            }
+        };
+        if a.write { out[at].writes += n } else { out[at].reads += n }
+    }
+    out
 }
 
 /// An event chain as the tasks its events happen in, in order (docs/amalthea.md):
@@ -118,7 +201,7 @@ fn release(model: &Model, i: usize, path: &str) -> FieldResult<(u64, u64, Arriva
 /// The task's PET in ns: the upper bounds of its runnables' needs, in cycles
 /// of its core, summed, times `scale`, converted once and rounded up. A task
 /// on no single core takes its largest PET over the cores.
-fn pet_ns(model: &Model, task: &Task, scale: &Exact, path: &str) -> FieldResult<(u64, Vec<Runnable>)> {
+fn pet_ns(model: &Model, task: &Task, scale: &Exact, path: &str, label_index: &[Option<usize>]) -> FieldResult<(u64, Vec<Runnable>)> {
     let cores: Vec<usize> = match task.core {
         Some(c) => vec![c],
         None => (0..model.cores.len()).collect(),
@@ -163,7 +246,7 @@ fn pet_ns(model: &Model, task: &Task, scale: &Exact, path: &str) -> FieldResult<
                 }),
                 _ => None,
             };
-            runnables.push(Runnable { name: runnable.name.clone(), pet_ns, need });
+            runnables.push(Runnable { name: runnable.name.clone(), pet_ns, need, accesses: label_accesses(runnable, label_index) });
             ended = end;
         }
         if ended > worst.0 || worst.1.is_empty() && ended == worst.0 {
@@ -200,16 +283,16 @@ fn drawn_kind(runnable: &super::Runnable) -> bool {
 }
 
 /// Counts, by element kind, of what the task system cannot hold yet.
-fn summary(model: &Model, no_need: usize, unresolved_chains: usize) -> Summary {
+fn summary(model: &Model, no_need: usize, unresolved_chains: usize, placed: &Placed) -> Summary {
     let count = |f: &dyn Fn(&Task) -> bool| model.tasks.iter().filter(|t| f(t)).count();
     let amounts = model.runnables.iter().filter(|r| !drawn_kind(r)).flat_map(|r| &r.needs).flat_map(|n| n.default.iter().chain(n.per_type.iter().map(|(_, a)| a)));
     let non_uniform = |d: &Option<String>| d.as_deref().is_some_and(|d| !d.contains("Uniform"));
     let mut kinds: Vec<(String, usize)> = vec![
-        ("label accesses".into(), model.runnables.iter().map(|r| r.accesses.len()).sum()),
-        ("labels".into(), model.labels.len()),
-        ("label placements".into(), model.labels.iter().filter(|l| l.memory.is_some()).count()),
-        ("memories".into(), model.memories.len()),
-        ("access paths".into(), model.access_paths.len()),
+        ("label accesses to labels in no memory".into(), model.runnables.iter().flat_map(|r| &r.accesses).filter(|a| placed.label_index[a.label].is_none()).count()),
+        ("labels in no memory".into(), placed.label_index.iter().filter(|i| i.is_none()).count()),
+        ("memories no core has an access path to".into(), placed.unreachable),
+        ("missing access paths (the memory's slowest latency used)".into(), placed.missing_paths),
+        ("cores at another clock than the first (latencies in its cycles)".into(), placed.other_clocks),
         ("event chains (an event of no runnable, or of one several tasks call)".into(), unresolved_chains),
         ("inter-process activations (at the activating task's rate)".into(), count(&|t| matches!(t.stimulus, Stimulus::InterProcess { .. }))),
         ("periodic jitters".into(), count(&|t| matches!(t.stimulus, Stimulus::Periodic { jitter_ns, .. } if jitter_ns > 0))),

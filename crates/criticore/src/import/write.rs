@@ -4,7 +4,7 @@
 
 use super::Summary;
 use crate::model::need::Draw;
-use crate::model::units::format_duration_ns;
+use crate::model::units::{format_duration_ns, format_frequency_hz, format_size_bytes};
 use crate::model::write::{document_text, task_head};
 use crate::model::{Arrival, Format, Preemption, TaskSystem};
 use serde_json::{json, Value};
@@ -44,6 +44,16 @@ pub fn system_toml(system: &TaskSystem, summary: &Summary, source: &str) -> Stri
             if !t.runnables.is_empty() {
                 let runnable = |r: &crate::model::Runnable| {
                     let mut v = json!({ "name": r.name, "pet": d(r.pet_ns) });
+                    let counts = |f: fn(&crate::model::scratchpad::LabelAccess) -> u64| {
+                        let m: serde_json::Map<String, Value> = r.accesses.iter().filter(|a| f(a) > 0).map(|a| (system.labels[a.label].name.clone(), json!(f(a)))).collect();
+                        (!m.is_empty()).then_some(Value::Object(m))
+                    };
+                    if let Some(m) = counts(|a| a.reads) {
+                        v["reads"] = m;
+                    }
+                    if let Some(m) = counts(|a| a.writes) {
+                        v["writes"] = m;
+                    }
                     if let Some(n) = r.need {
                         v["min"] = json!(d(n.min_ns));
                         match n.draw {
@@ -63,6 +73,29 @@ pub fn system_toml(system: &TaskSystem, summary: &Summary, source: &str) -> Stri
         })
         .collect();
     let mut doc = json!({ "platform": { "cores": system.platform.cores }, "task": tasks });
+    let p = &system.platform;
+    if let Some(hz) = p.clock_hz {
+        doc["platform"]["clock"] = json!(format_frequency_hz(hz));
+    }
+    if !p.memories.is_empty() {
+        let memories: Vec<Value> = p
+            .memories
+            .iter()
+            .map(|m| {
+                let mut v = json!({ "name": m.name, "size": format_size_bytes(m.size_bytes) });
+                if let Some(c) = m.core {
+                    v["core"] = json!(c);
+                }
+                v["latency_cycles"] = if m.latency_cycles.iter().all(|&l| l == m.latency_cycles[0]) { json!(m.latency_cycles[0]) } else { json!(m.latency_cycles) };
+                v["width"] = json!(format_size_bytes(m.width_bytes));
+                v["arbiter"] = json!(crate::model::Arbiter::NAMES.iter().find(|(_, a)| *a == m.arbiter).expect("every arbiter has a name").0);
+                v
+            })
+            .collect();
+        doc["platform"]["memory"] = Value::Array(memories);
+        let labels: Vec<Value> = system.labels.iter().map(|l| json!({ "name": l.name, "size": format_size_bytes(l.size_bytes), "memory": p.memories[l.memory].name })).collect();
+        doc["label"] = Value::Array(labels);
+    }
     if !system.chains.is_empty() {
         let chains: Vec<Value> = system.chains.iter().map(|c| json!({ "name": c.name, "tasks": c.tasks.iter().map(|&t| system.tasks[t].name.as_str()).collect::<Vec<_>>() })).collect();
         doc["chain"] = Value::Array(chains);

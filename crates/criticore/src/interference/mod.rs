@@ -5,5 +5,7 @@
 //! bounds them for whatever may run (`analysis::memory`).
 //!
 //! - [`fluid`]: the fluid model's per-request equations and their worst case.
+//! - [`crossbar`]: scratchpad memories behind a crossbar, a port each.
 
+pub mod crossbar;
 pub mod fluid;

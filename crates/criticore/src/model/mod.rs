@@ -8,6 +8,7 @@
 pub mod need;
 pub mod overhead;
 pub mod parse;
+pub mod scratchpad;
 pub mod units;
 pub mod validate;
 pub mod write;
@@ -193,6 +194,10 @@ pub struct Platform {
     pub llc: Llc,
     pub dram: Dram,
     pub bus: Bus,
+    /// The cores' clock (`clock`), for costs given in cycles.
+    pub clock_hz: Option<u64>,
+    /// Scratchpad memories behind a crossbar (`[[platform.memory]]`); empty: the LLC/DRAM platform.
+    pub memories: Vec<scratchpad::Memory>,
     /// Constants of the study's cost model (not read from files; set by the preset).
     #[serde(skip)]
     pub costs: StudyCosts,
@@ -204,12 +209,14 @@ impl Platform {
     /// `zcu102`: Xilinx ZCU102 of MCTI (docs/calibration.md).
     pub fn preset(name: &str) -> Option<Platform> {
         match name {
-            "imx6" | "sabre-lite" => Some(Platform { cores: 4, llc: Llc::default(), dram: Dram::default(), bus: Bus::default(), costs: StudyCosts::ASSUMED }),
+            "imx6" | "sabre-lite" => Some(Platform { cores: 4, llc: Llc::default(), dram: Dram::default(), bus: Bus::default(), clock_hz: None, memories: Vec::new(), costs: StudyCosts::ASSUMED }),
             "zcu102" => Some(Platform {
                 cores: 4,
                 llc: Llc { size_bytes: 1 << 20, ways: 16, colors: 16, line_bytes: 64 },
                 dram: Dram { banks: 16, bank_size_bytes: 256 << 20, read_latency_ns: 110, row_conflict_ns: 28 },
                 bus: Bus { arbiter: Arbiter::RoundRobin, bandwidth_bytes_per_s: 4_000_000_000 },
+                clock_hz: None,
+                memories: Vec::new(),
                 costs: StudyCosts::ASSUMED,
             }),
             // The i.MX6 with the fluid model's DRAM constants fitted to the
@@ -599,6 +606,8 @@ pub struct Runnable {
     /// Its time as a distribution up to the PET, for the simulator's draws
     /// (`need::Need`); None: always its PET.
     pub need: Option<need::Need>,
+    /// Its label reads and writes per run (`reads`, `writes`).
+    pub accesses: Vec<scratchpad::LabelAccess>,
 }
 
 impl Task {
@@ -634,6 +643,11 @@ impl Task {
     /// its runnables (or, with copies and none, its body under the task's
     /// name), its copy-out; empty for a job of one piece.
     pub fn steps(&self) -> Vec<(&str, u64)> {
+        self.steps_with(|_, r| r.pet_ns)
+    }
+
+    /// `steps` with runnable k's time `runnable_ns(k, runnable)` (a draw).
+    pub fn steps_with(&self, runnable_ns: impl Fn(usize, &Runnable) -> u64) -> Vec<(&str, u64)> {
         let copies = self.copy_in_ns + self.copy_out_ns;
         if self.runnables.is_empty() && copies == 0 {
             return Vec::new();
@@ -641,7 +655,7 @@ impl Task {
         let body: Vec<(&str, u64)> = if self.runnables.is_empty() {
             vec![(self.name.as_str(), self.pet_at(Level::C).saturating_sub(copies))]
         } else {
-            self.runnables.iter().map(|r| (r.name.as_str(), r.pet_ns)).collect()
+            self.runnables.iter().enumerate().map(|(k, r)| (r.name.as_str(), runnable_ns(k, r))).collect()
         };
         std::iter::once(("copy-in", self.copy_in_ns)).chain(body).chain(std::iter::once(("copy-out", self.copy_out_ns))).filter(|&(_, w)| w > 0).collect()
     }
@@ -885,6 +899,8 @@ pub struct TaskSystem {
     pub devices: Vec<Device>,
     /// Cause-effect chains over the tasks.
     pub chains: Vec<Chain>,
+    /// Labels placed in the platform's memories (`[[label]]`).
+    pub labels: Vec<scratchpad::Label>,
 }
 
 impl TaskSystem {

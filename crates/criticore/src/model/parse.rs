@@ -6,7 +6,9 @@
 //! [`super::validate`].
 
 use super::units::{parse_bandwidth_bytes_per_s, parse_duration_ns, parse_size_bytes};
+use super::scratchpad::{Label, LabelAccess, Memory};
 use super::*;
+use std::collections::HashMap;
 use crate::error::{breaks_line, key, quote, quote_list, FieldError, FieldResult, InputError};
 use serde_json::{Map, Value};
 
@@ -337,10 +339,14 @@ fn as_bandwidth(v: &Value, field: &str) -> FieldResult<u64> {
 
 fn walk_root(root: &Value, read: ReadParams) -> FieldResult<TaskSystem> {
     let obj = Obj::new(root, String::new())?;
-    obj.only(&["platform", "task", "server", "allocation", "regulation", "device", "chain"])?;
+    obj.only(&["platform", "task", "server", "allocation", "regulation", "device", "chain", "label"])?;
     let platform = walk_platform(&Obj::new(obj.req("platform")?, "platform".into())?, read)?;
+    let labels = walk_labels(&obj, &platform)?;
     let servers = walk_array(&obj, "server", |item| walk_server(item, &platform))?;
-    let mut tasks = walk_array(&obj, "task", |item| walk_task(item, &platform, &servers))?;
+    let mut tasks = walk_array(&obj, "task", |item| walk_task(item, &platform, &servers, &labels))?;
+    if let Some(i) = tasks.iter().position(|t| t.memory.is_some()).filter(|_| !platform.memories.is_empty()) {
+        return Err(FieldError::new(format!("task[{i}].memory"), "a scratchpad platform ([[platform.memory]]) has no LLC or DRAM: give the task's data as labels its runnables read and write"));
+    }
     let stand_in = super::background_stand_in_ns(&tasks, &servers);
     for t in tasks.iter_mut().filter(|t| t.is_background()) {
         (t.period_ns, t.deadline_ns, t.pet_ns) = (stand_in, stand_in, LevelPets([Some(stand_in); 4]));
@@ -352,11 +358,20 @@ fn walk_root(root: &Value, read: ReadParams) -> FieldResult<TaskSystem> {
         .transpose()?;
     let regulation = obj.table("regulation")?.map(|r| walk_regulation(&r, &platform, &tasks)).transpose()?;
     let devices = walk_array(&obj, "device", |item| walk_device(item, &platform))?;
+    if !platform.memories.is_empty() {
+        let scratchpad = "a scratchpad platform ([[platform.memory]]) has no LLC, DRAM or bus to";
+        if regulation.is_some() {
+            return Err(FieldError::new("regulation", format!("{scratchpad} regulate: no memory regulator for crossbar ports yet")));
+        }
+        if !devices.is_empty() {
+            return Err(FieldError::new("device[0]", format!("{scratchpad} stream DMA into")));
+        }
+    }
     let chains = walk_array(&obj, "chain", |item| walk_chain(item, &tasks))?;
     if let Some(k) = chains.iter().enumerate().position(|(k, c)| chains[..k].iter().any(|d| d.name == c.name)) {
         return Err(FieldError::new(format!("chain[{k}].name"), format!("duplicate chain name {}", quote(&chains[k].name))));
     }
-    Ok(TaskSystem { platform, tasks, servers, allocation, regulation, devices, chains })
+    Ok(TaskSystem { platform, tasks, servers, allocation, regulation, devices, chains, labels })
 }
 
 /// A `[[chain]]`: its name and its tasks by name, cause to effect (two or
@@ -394,17 +409,17 @@ fn walk_array<T>(obj: &Obj, key: &str, walk: impl Fn(&Obj) -> FieldResult<T>) ->
         Some(Value::Array(items)) => items
             .iter()
             .enumerate()
-            .map(|(i, item)| walk(&Obj::new(item, format!("{key}[{i}]"))?))
+            .map(|(i, item)| walk(&Obj::new(item, format!("{}[{i}]", obj.field(key)))?))
             .collect(),
         Some(other) => Err(FieldError::new(
-            key,
+            obj.field(key),
             format!("expected an array of tables ([[{key}]]), got {}", type_name(other)),
         )),
     }
 }
 
 fn walk_platform(obj: &Obj, read: ReadParams) -> FieldResult<Platform> {
-    obj.only(&["preset", "cores", "llc", "dram", "bus"])?;
+    obj.only(&["preset", "cores", "llc", "dram", "bus", "clock", "memory"])?;
     let mut platform = match obj.opt("preset") {
         None => Platform::preset("imx6").expect("built-in preset"),
         Some(v) => {
@@ -420,7 +435,104 @@ fn walk_platform(obj: &Obj, read: ReadParams) -> FieldResult<Platform> {
     };
     platform.cores = as_count(obj.req("cores")?, &obj.field("cores"), 1, 1024)? as usize;
     platform_fields(obj, &mut platform)?;
+    if let Some(v) = obj.opt("clock") {
+        let field = obj.field("clock");
+        let text = as_str(v, &field)?;
+        let hz = units::parse_frequency_hz(text).map_err(|r| FieldError::new(&field, r))?;
+        if hz == 0 {
+            return Err(FieldError::new(field, "must be positive"));
+        }
+        platform.clock_hz = Some(hz);
+    }
+    platform.memories = walk_array(obj, "memory", |m| walk_scratchpad(m, platform.cores))?;
+    if let Some(k) = platform.memories.iter().enumerate().position(|(k, m)| platform.memories[..k].iter().any(|n| n.name == m.name)) {
+        return Err(FieldError::new(format!("platform.memory[{k}].name"), format!("duplicate memory name {}", quote(&platform.memories[k].name))));
+    }
+    if !platform.memories.is_empty() && platform.clock_hz.is_none() {
+        return Err(FieldError::new(obj.field("clock"), "missing: memories' latencies are in cycles of the cores' clock (e.g. clock = \"200MHz\")"));
+    }
     Ok(platform)
+}
+
+/// A `[[platform.memory]]`: a scratchpad behind the crossbar (`model::scratchpad`).
+fn walk_scratchpad(obj: &Obj, cores: usize) -> FieldResult<Memory> {
+    obj.only(&["name", "core", "size", "latency_cycles", "width", "arbiter"])?;
+    let name = as_name(obj.req("name")?, &obj.field("name"))?;
+    if name.trim().is_empty() {
+        return Err(FieldError::new(obj.field("name"), "must not be empty"));
+    }
+    let core = obj.opt("core").map(|v| as_count(v, &obj.field("core"), 0, cores as u64 - 1)).transpose()?.map(|c| c as usize);
+    let size_bytes = as_positive_size(obj.req("size")?, &obj.field("size"))?;
+    let field = obj.field("latency_cycles");
+    let latency_cycles = match obj.req("latency_cycles")? {
+        Value::Array(items) if items.len() == cores => items.iter().enumerate().map(|(c, v)| as_count(v, &format!("{field}[{c}]"), 1, 1 << 20)).collect::<FieldResult<Vec<u64>>>()?,
+        Value::Array(items) => return Err(FieldError::new(field, format!("one latency per core: expected {cores}, got {}", items.len()))),
+        v => vec![as_count(v, &field, 1, 1 << 20)?; cores],
+    };
+    let width_bytes = obj.opt("width").map(|v| as_positive_size(v, &obj.field("width"))).transpose()?.unwrap_or(4);
+    let arbiter = match obj.opt("arbiter") {
+        None => Arbiter::RoundRobin,
+        Some(v) => walk_arbiter(v, &obj.field("arbiter"), &crate::model::scratchpad::PORT_ARBITERS)?,
+    };
+    Ok(Memory { name, core, size_bytes, latency_cycles, width_bytes, arbiter })
+}
+
+/// `[[label]]`s: each a name, a size and the memory it is placed in; the
+/// labels in a memory fit in it.
+fn walk_labels(root: &Obj, platform: &Platform) -> FieldResult<Vec<Label>> {
+    let labels = walk_array(root, "label", |obj| {
+        obj.only(&["name", "size", "memory"])?;
+        let name = as_name(obj.req("name")?, &obj.field("name"))?;
+        let size_bytes = as_positive_size(obj.req("size")?, &obj.field("size"))?;
+        let field = obj.field("memory");
+        let m = as_str(obj.req("memory")?, &field)?;
+        let memory = match platform.memories.iter().position(|x| x.name == m) {
+            Some(i) => i,
+            None if platform.memories.is_empty() => return Err(FieldError::new(field, "the platform has no memories: a label lives in a [[platform.memory]]")),
+            None => return Err(FieldError::new(field, format!("no memory named {}", quote(m)))),
+        };
+        Ok(Label { name, size_bytes, memory })
+    })?;
+    let mut seen = HashMap::with_capacity(labels.len());
+    for (k, l) in labels.iter().enumerate() {
+        if seen.insert(l.name.as_str(), k).is_some() {
+            return Err(FieldError::new(format!("label[{k}].name"), format!("duplicate label name {}", quote(&l.name))));
+        }
+    }
+    let mut used = vec![0u64; platform.memories.len()];
+    for (k, l) in labels.iter().enumerate() {
+        used[l.memory] = used[l.memory].saturating_add(l.size_bytes);
+        let m = &platform.memories[l.memory];
+        if used[l.memory] > m.size_bytes {
+            return Err(FieldError::new(format!("label[{k}].memory"), format!("the labels placed in {} take {} B by here, more than its {} B", quote(&m.name), used[l.memory], m.size_bytes)));
+        }
+    }
+    Ok(labels)
+}
+
+/// A runnable's `reads` or `writes`: `{ LABEL = COUNT, … }`, accesses per run.
+fn walk_label_counts(r: &Obj, key: &str, labels: &[Label], accesses: &mut Vec<LabelAccess>) -> FieldResult<()> {
+    let Some(v) = r.opt(key) else { return Ok(()) };
+    let field = r.field(key);
+    let Some(map) = v.as_object() else {
+        return Err(FieldError::new(field, format!("expected a table {{ LABEL = COUNT, … }}, got {}", type_name(v))));
+    };
+    for (name, count) in map {
+        let f = format!("{field}.{name}");
+        let Some(label) = labels.iter().position(|l| &l.name == name) else {
+            return Err(FieldError::new(f, if labels.is_empty() { "no [[label]]s: a runnable reads and writes labels the file places in memories".to_string() } else { format!("no label named {}", quote(name)) }));
+        };
+        let n = as_count(count, &f, 1, 1 << 32)?;
+        let at = match accesses.iter().position(|a| a.label == label) {
+            Some(at) => at,
+            None => {
+                accesses.push(LabelAccess { label, reads: 0, writes: 0 });
+                accesses.len() - 1
+            }
+        };
+        if key == "reads" { accesses[at].reads = n } else { accesses[at].writes = n }
+    }
+    Ok(())
 }
 
 /// A preset that names a file rather than a built-in set: a path (ends in
@@ -526,16 +638,8 @@ fn platform_fields(obj: &Obj, platform: &mut Platform) -> FieldResult<()> {
     if let Some(t) = obj.table("bus")? {
         t.only(&["arbiter", "bandwidth"])?;
         if let Some(v) = t.opt("arbiter") {
-            let field = t.field("arbiter");
-            let name = as_str(v, &field)?;
-            bus.arbiter = Arbiter::NAMES
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, a)| *a)
-                .ok_or_else(|| {
-                    let names: Vec<_> = Arbiter::NAMES.iter().map(|(n, _)| *n).collect();
-                    FieldError::new(field, format!("unknown arbiter {} (expected one of: {})", quote(name), names.join(", ")))
-                })?;
+            let all: Vec<Arbiter> = Arbiter::NAMES.iter().map(|(_, a)| *a).collect();
+            bus.arbiter = walk_arbiter(v, &t.field("arbiter"), &all)?;
         }
         if let Some(v) = t.opt("bandwidth") {
             let field = t.field("bandwidth");
@@ -546,6 +650,16 @@ fn platform_fields(obj: &Obj, platform: &mut Platform) -> FieldResult<()> {
         }
     }
     Ok(())
+}
+
+/// An arbiter by name, one of `allowed`.
+fn walk_arbiter(v: &Value, field: &str, allowed: &[Arbiter]) -> FieldResult<Arbiter> {
+    let name = as_str(v, field)?;
+    let named = Arbiter::NAMES.iter().filter(|(_, a)| allowed.contains(a));
+    named.clone().find(|(n, _)| *n == name).map(|(_, a)| *a).ok_or_else(|| {
+        let names: Vec<_> = named.map(|(n, _)| *n).collect();
+        FieldError::new(field, format!("unknown arbiter {} (expected one of: {})", quote(name), names.join(", ")))
+    })
 }
 
 fn walk_level(v: &Value, field: &str) -> FieldResult<Level> {
@@ -627,7 +741,7 @@ fn walk_pet_value(v: &Value, field: String) -> FieldResult<LevelPets> {
     }
 }
 
-fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<Task> {
+fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server], labels: &[Label]) -> FieldResult<Task> {
     obj.only(&[
         "name", "level", "core", "period", "deadline", "offset", "arrival", "jitter", "priority", "server", "pet",
         "pet_unmanaged", "memory", "cost", "ipc", "io", "command", "runnables", "preemption", "activation_limit",
@@ -773,7 +887,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
         let key = if copy_in_ns > 0 { "copy_in" } else { "copy_out" };
         return Err(FieldError::new(obj.field(key), "MC² tasks are preemptive (mc2-hardware-management §2): no non-preemptive copies"));
     }
-    let runnables = walk_runnables(obj)?;
+    let runnables = walk_runnables(obj, labels)?;
     // A job's work: its copy-in, its runnables, its copy-out.
     let steps = |sum: u64| sum.saturating_add(copies);
     let pet_ns = match (background, obj.opt("pet"), runnables.is_empty()) {
@@ -854,7 +968,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server]) -> FieldResult<
 }
 
 /// `runnables = [{ name = "R1", pet = "10us" }, …]`: a job's named steps in order.
-fn walk_runnables(obj: &Obj) -> FieldResult<Vec<Runnable>> {
+fn walk_runnables(obj: &Obj, labels: &[Label]) -> FieldResult<Vec<Runnable>> {
     let field = obj.field("runnables");
     let items = match obj.opt("runnables") {
         None => return Ok(Vec::new()),
@@ -867,13 +981,16 @@ fn walk_runnables(obj: &Obj) -> FieldResult<Vec<Runnable>> {
         .enumerate()
         .map(|(i, item)| {
             let r = Obj::new(item, format!("{field}[{i}]"))?;
-            r.only(&["name", "pet", "min", "mean", "draw", "p_remain"])?;
+            r.only(&["name", "pet", "min", "mean", "draw", "p_remain", "reads", "writes"])?;
             let name = as_name(r.req("name")?, &r.field("name"))?;
             if name.trim().is_empty() {
                 return Err(FieldError::new(r.field("name"), "must not be empty"));
             }
             let pet_ns = as_duration(r.req("pet")?, &r.field("pet"))?;
-            Ok(Runnable { name, pet_ns, need: walk_need(&r, pet_ns)? })
+            let mut accesses = Vec::new();
+            walk_label_counts(&r, "reads", labels, &mut accesses)?;
+            walk_label_counts(&r, "writes", labels, &mut accesses)?;
+            Ok(Runnable { name, pet_ns, need: walk_need(&r, pet_ns)?, accesses })
         })
         .collect()
 }

@@ -36,6 +36,13 @@ pub fn parse_size_bytes(text: &str) -> Result<u64, String> {
     parse_with_units(text, SIZE_UNITS, "size", "\"256KiB\", \"32B\", \"128MiB\"", "bytes")
 }
 
+const FREQUENCY_UNITS: &[(&str, u128)] = &[("Hz", 1), ("kHz", 1_000), ("MHz", 1_000_000), ("GHz", 1_000_000_000)];
+
+/// Parse a frequency string ("200MHz", "1.2GHz") into whole hertz.
+pub fn parse_frequency_hz(text: &str) -> Result<u64, String> {
+    parse_with_units(text, FREQUENCY_UNITS, "frequency", "\"200MHz\", \"1.2GHz\"", "hertz")
+}
+
 /// Parse a bandwidth string ("2020MB/s") into bytes per second.
 pub fn parse_bandwidth_bytes_per_s(text: &str) -> Result<u64, String> {
     let t = text.trim();
@@ -97,17 +104,39 @@ fn parse_with_units(
 
 /// Format nanoseconds with the largest unit that represents them exactly.
 pub fn format_duration_ns(ns: u64) -> String {
-    for (unit, scale) in [("s", 1_000_000_000u64), ("ms", 1_000_000), ("us", 1_000)] {
-        if ns != 0 && ns % scale == 0 {
-            return format!("{}{unit}", ns / scale);
+    exactly(ns, &[("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)], "ns")
+}
+
+/// Format bytes with the largest binary unit that represents them exactly.
+pub fn format_size_bytes(bytes: u64) -> String {
+    exactly(bytes, &[("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)], "B")
+}
+
+/// Format hertz with the largest unit that represents them exactly.
+pub fn format_frequency_hz(hz: u64) -> String {
+    exactly(hz, &[("GHz", 1_000_000_000), ("MHz", 1_000_000), ("kHz", 1_000)], "Hz")
+}
+
+fn exactly(n: u64, units: &[(&str, u64)], base: &str) -> String {
+    for &(unit, scale) in units {
+        if n != 0 && n % scale == 0 {
+            return format!("{}{unit}", n / scale);
         }
     }
-    format!("{ns}ns")
+    format!("{n}{base}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_and_frequencies_print_in_the_largest_exact_unit_and_read_back() {
+        assert_eq!((format_size_bytes(131_072), format_size_bytes(1_025), format_size_bytes(3 << 20)), ("128KiB".into(), "1025B".into(), "3MiB".into()));
+        assert_eq!((format_frequency_hz(200_000_000), format_frequency_hz(1_500), format_frequency_hz(7)), ("200MHz".into(), "1500Hz".into(), "7Hz".into()));
+        assert_eq!((parse_frequency_hz("200MHz"), parse_frequency_hz("1.2GHz"), parse_frequency_hz("1500Hz")), (Ok(200_000_000), Ok(1_200_000_000), Ok(1_500)));
+        assert!(parse_frequency_hz("200 MHzz").is_err() && parse_frequency_hz("0.5Hz").is_err());
+    }
 
     #[test]
     fn durations_parse_exactly() {

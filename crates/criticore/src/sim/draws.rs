@@ -6,7 +6,7 @@
 //! the same times without storing them.
 
 use crate::model::need::Need;
-use crate::model::Task;
+use crate::model::{Task, TaskSystem};
 
 /// Uniform in [0, 1) for one run of one runnable (SplitMix64 of the four).
 pub fn unit(seed: u64, task: u32, number: u32, runnable: usize) -> f64 {
@@ -23,25 +23,50 @@ pub fn sample(need: Option<Need>, pet_ns: u64, seed: u64, ti: u32, number: u32, 
     need.map_or(pet_ns, |n| n.sample(pet_ns, unit(seed, ti, number, k)))
 }
 
-/// Runnable `k`'s time in job `number` of task `task` (index `ti`).
-pub fn runnable_ns(task: &Task, seed: u64, ti: u32, number: u32, k: usize) -> u64 {
-    let r = &task.runnables[k];
-    sample(r.need, r.pet_ns, seed, ti, number, k)
-}
-
-/// A job's time: its copies and its runnables' draws; None for a task
-/// none of whose runnables is drawn (it runs its PET).
-pub fn job_ns(task: &Task, seed: u64, ti: u32, number: u32) -> Option<u64> {
-    if !task.runnables.iter().any(|r| r.need.is_some()) {
-        return None;
+/// A job's named steps as it ran them (`Task::steps`, runnables drawn with `seed`).
+pub fn steps(task: &Task, seed: Option<u64>, ti: u32, number: u32) -> Vec<(&str, u64)> {
+    match seed {
+        Some(seed) => task.steps_with(|k, r| sample(r.need, r.pet_ns, seed, ti, number, k)),
+        None => task.steps(),
     }
-    let runnables: u64 = (0..task.runnables.len()).map(|k| runnable_ns(task, seed, ti, number, k)).sum();
-    Some((task.copy_in_ns + runnables + task.copy_out_ns).max(1))
 }
 
-/// A job's named steps as it ran them (`Task::steps` with drawn runnables).
-pub fn steps<'t>(task: &'t Task, seed: Option<u64>, ti: u32, number: u32) -> Vec<(&'t str, u64)> {
-    let Some(seed) = seed.filter(|_| task.runnables.iter().any(|r| r.need.is_some())) else { return task.steps() };
-    let runnables = task.runnables.iter().enumerate().map(|(k, r)| (r.name.as_str(), runnable_ns(task, seed, ti, number, k)));
-    std::iter::once(("copy-in", task.copy_in_ns)).chain(runnables).chain(std::iter::once(("copy-out", task.copy_out_ns))).filter(|&(_, w)| w > 0).collect()
+/// One run's draws: per task with a drawn runnable, its copies and its
+/// runnables' (PET, need); read by the release and the regions.
+pub struct Draws {
+    seed: u64,
+    tasks: Vec<Option<DrawnTask>>,
+}
+
+struct DrawnTask {
+    copies_ns: u64,
+    runnables: Box<[(u64, Option<Need>)]>,
+}
+
+impl Draws {
+    pub fn new(system: &TaskSystem, seed: u64) -> Self {
+        let tasks = system
+            .tasks
+            .iter()
+            .map(|t| {
+                let drawn = !t.is_background() && t.runnables.iter().any(|r| r.need.is_some());
+                drawn.then(|| DrawnTask { copies_ns: t.copy_in_ns + t.copy_out_ns, runnables: t.runnables.iter().map(|r| (r.pet_ns, r.need)).collect() })
+            })
+            .collect();
+        Draws { seed, tasks }
+    }
+
+    /// Runnable `k`'s time in job `number` of task `ti`; None if the task draws nothing.
+    pub fn runnable_ns(&self, ti: u32, number: u32, k: usize) -> Option<u64> {
+        let (pet_ns, need) = self.tasks[ti as usize].as_ref()?.runnables[k];
+        Some(sample(need, pet_ns, self.seed, ti, number, k))
+    }
+
+    /// A job's time: its copies and its runnables' draws; None for a task
+    /// that draws nothing (it runs its PET).
+    pub fn job_ns(&self, ti: u32, number: u32) -> Option<u64> {
+        let t = self.tasks[ti as usize].as_ref()?;
+        let runnables: u64 = t.runnables.iter().enumerate().map(|(k, &(pet_ns, need))| sample(need, pet_ns, self.seed, ti, number, k)).sum();
+        Some((t.copies_ns + runnables).max(1))
+    }
 }

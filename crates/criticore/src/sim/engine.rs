@@ -31,11 +31,24 @@ use crate::model::TaskSystem;
 pub const PROGRESS_EVENTS: u64 = 256;
 
 /// When a core running at `rate` (work per ns) finishes `work` more from `now`.
+/// As [`time_to`], `carry` of the work already done (`Job::work_carry`).
+fn time_to_carried(now: u64, work: u64, carry: f64, rate: f64) -> u64 {
+    if rate == 1.0 || rate <= 0.0 || carry == 0.0 {
+        return time_to(now, work, rate);
+    }
+    now.saturating_add(ceil_ns((work as f64 - carry).max(0.0) / rate))
+}
+
+/// Whole ns at or after `t` ns, a float's error above a whole ns counting as it.
+pub fn ceil_ns(t: f64) -> u64 {
+    (t - 1e-6).ceil().max(0.0) as u64
+}
+
 fn time_to(now: u64, work: u64, rate: f64) -> u64 {
     if rate == 1.0 {
         now + work
     } else if rate > 0.0 {
-        now.saturating_add((work as f64 / rate).ceil() as u64)
+        now.saturating_add(ceil_ns(work as f64 / rate))
     } else {
         NONE_U64
     }
@@ -78,7 +91,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     let mut holds: Vec<(u32, bool)> = Vec::new();
     let mut finish_at = vec![NONE_U64; m];
     // Cooperative and non-preemptive tasks: where each core's job reaches its next preemption point.
-    let regions = Regions::new(system, matches!(config.exec, super::ExecModel::Drawn(_)).then_some(config.seed));
+    let regions = Regions::new(system, releases.draws());
     let mut point_at = vec![NONE_U64; m];
     let mut segment_start = vec![0u64; m];
     // Work done by the running job when its segment began (tasks with runnables).
@@ -148,8 +161,13 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                 } else if rate == 1.0 {
                     job.remaining_ns - dt
                 } else {
-                    // Never reach 0 by rounding; the exact completion event does that.
-                    job.remaining_ns.saturating_sub((dt as f64 * rate) as u64).max(1)
+                    // Whole ns done, the fraction carried; never reach 0 by
+                    // rounding: the exact completion event does that.
+                    // (A whole ns less a float's error counts as whole.)
+                    let exact = dt as f64 * rate + job.work_carry;
+                    let whole = (exact + 1e-6).floor();
+                    job.work_carry = (exact - whole).max(0.0);
+                    job.remaining_ns.saturating_sub(whole as u64).max(1)
                 };
                 if mem_active || reg_active {
                     let (requests, stall) = (flows.requests_per_ns[c] * dt as f64, flows.stall[c] * dt as f64);
@@ -396,7 +414,10 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
             finish_at[c] = match running[c] {
                 None => NONE_U64,
                 Some(id) if !rates_vary => now + jobs.get(id).remaining_ns,
-                Some(id) => time_to(now, jobs.get(id).remaining_ns, flows.rate[c]),
+                Some(id) => {
+                    let j = jobs.get(id);
+                    time_to_carried(now, j.remaining_ns, j.work_carry, flows.rate[c])
+                }
             };
         }
         // Each limited job's next preemption point (a job that ran past one

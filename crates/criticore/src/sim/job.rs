@@ -39,6 +39,10 @@ pub struct Job {
     /// Lines reloaded so far, its start's included: a job misses at most
     /// once per reference, so never more than its references.
     pub reloaded_lines: f64,
+    /// Work done beyond `exec_ns − remaining_ns` at rates below 1, less
+    /// than 1 ns: carried, so whole-ns bookkeeping never loses work event
+    /// after event.
+    pub work_carry: f64,
     /// Cooperative and non-preemptive tasks: the next region to start, where
     /// the current one ends (work done, as `exec_ns − remaining_ns`), and
     /// whether the job is inside it now (the scheduler may not preempt it).

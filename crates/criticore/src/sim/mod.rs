@@ -229,6 +229,13 @@ impl SimResult {
 fn memory_model(system: &TaskSystem, config: &SimConfig) -> Result<Box<dyn memory::MemoryModel>, FieldError> {
     Ok(match config.memory_kind {
         _ if !config.memory => Box::new(memory::CpuOnly),
+        MemoryKind::Transaction { .. } if !system.platform.memories.is_empty() => {
+            return Err(FieldError::new("platform.memory", "the transaction model has no crossbar or scratchpad memories (it builds an LLC and DRAM): use the fluid model (--memory fluid)"))
+        }
+        MemoryKind::Fluid if !system.platform.memories.is_empty() => {
+            let draws = matches!(config.exec, ExecModel::Drawn(_)).then(|| draws::Draws::new(system, config.seed));
+            Box::new(memory::crossbar::CrossbarModel::new(system, draws).expect("a platform with memories has a crossbar"))
+        }
         // Asked for explicitly: the transaction model even for CPU-only systems.
         MemoryKind::Transaction { quantum_ns } => Box::new(memory::transaction::model::TransactionModel::new(system, quantum_ns, config.seed)?),
         MemoryKind::Fluid if system.tasks.iter().any(|t| t.memory.is_some()) || !system.devices.is_empty() => Box::new(memory::fluid::Fluid::new(system)),

@@ -14,27 +14,25 @@
 //! region is its time in the job (drawn, under `simulate --drawn`: `sim::draws`),
 //! a preemptive body the job's own work less its copies.
 
+use super::draws::Draws;
 use super::job::Job;
+use std::sync::Arc;
 use crate::model::{Level, Region, TaskSystem};
 
 pub struct Regions {
     /// Per task: its regions, or None if it may be preempted anywhere.
     per_task: Vec<Option<Box<[Region]>>>,
-    /// Per task: its copy-in and copy-out.
-    copies: Vec<(u64, u64)>,
-    /// Per task: its runnables' needs, where drawn (`sim::draws`, by this seed).
-    drawn: Option<(u64, Vec<Box<[Option<crate::model::need::Need>]>>)>,
+    /// The run's draws, if it draws (`sim::draws`).
+    draws: Option<Arc<Draws>>,
     any: bool,
 }
 
 impl Regions {
-    /// `drawn`: the seed of `ExecModel::Drawn`'s draws, if so.
-    pub fn new(system: &TaskSystem, drawn: Option<u64>) -> Self {
+    /// `draws`: the run's draws under `ExecModel::Drawn` (`Releases::draws`).
+    pub fn new(system: &TaskSystem, draws: Option<Arc<Draws>>) -> Self {
         let per_task: Vec<Option<Box<[Region]>>> = system.tasks.iter().map(|t| t.regions(Level::C).map(Vec::into_boxed_slice)).collect();
         let any = per_task.iter().any(Option::is_some);
-        let copies = system.tasks.iter().map(|t| (t.copy_in_ns, t.copy_out_ns)).collect();
-        let drawn = drawn.map(|seed| (seed, system.tasks.iter().map(|t| t.runnables.iter().map(|r| r.need).collect()).collect()));
-        Regions { per_task, copies, drawn, any }
+        Regions { per_task, draws, any }
     }
 
     /// Whether some task has regions (else the engine skips all of this).
@@ -53,12 +51,12 @@ impl Regions {
             _ => return u64::MAX,
         };
         let region = regions[index as usize];
-        match (region.runnable, &self.drawn) {
-            (Some(k), Some((seed, needs))) => super::draws::sample(needs[job.task as usize][k], region.work_ns, *seed, job.task, job.number, k),
-            // A preemptive body: the job's own work (drawn or given) less its copies.
+        match (region.runnable, &self.draws) {
+            (Some(k), Some(draws)) => draws.runnable_ns(job.task, job.number, k).unwrap_or(region.work_ns),
+            // A preemptive body: the job's own work (drawn or given) less its copies (the other regions).
             _ if region.preemptible => {
-                let (copy_in, copy_out) = self.copies[job.task as usize];
-                (job.exec_ns - job.reload_ns).saturating_sub(copy_in + copy_out)
+                let copies: u64 = regions.iter().filter(|r| !r.preemptible).map(|r| r.work_ns).sum();
+                (job.exec_ns - job.reload_ns).saturating_sub(copies)
             }
             _ => region.work_ns,
         }

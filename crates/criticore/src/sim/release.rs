@@ -11,7 +11,9 @@
 //! memory, and its releases are not events. Draws stay in the same order.
 
 use super::job::Job;
+use super::draws::Draws;
 use super::ExecModel;
+use std::sync::Arc;
 use crate::model::{Arrival, TaskSystem};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -32,8 +34,6 @@ struct TaskArrivals {
     rng: Option<Box<ChaCha8Rng>>,
     /// Given execution times by job number (SimConfig::given_exec_ns).
     given: Box<[u64]>,
-    /// Under `ExecModel::Drawn`, a task with drawn runnables (`sim::draws`).
-    drawn: Option<Box<crate::model::Task>>,
 }
 
 /// Pending releases as time << shift | task: one integer compare per heap step.
@@ -107,8 +107,14 @@ pub struct Releases {
     heap: Keys,
     /// The heap's top as (time, task), or (u64::MAX, u32::MAX) when empty.
     next: (u64, u32),
-    best_case_fraction: Option<f64>,
-    seed: u64,
+    times: Times,
+}
+
+/// How a job's execution time is made (`ExecModel`).
+enum Times {
+    Pet,
+    Uniform { best_case_fraction: f64 },
+    Drawn(Arc<Draws>),
 }
 
 impl Releases {
@@ -118,7 +124,6 @@ impl Releases {
             ExecModel::Pet(level) | ExecModel::Drawn(level) => (level, None),
             ExecModel::Uniform { level, best_case_fraction } => (level, Some(best_case_fraction)),
         };
-        let drawn = matches!(exec, ExecModel::Drawn(_));
         let tasks: Vec<TaskArrivals> = system
             .tasks
             .iter()
@@ -147,7 +152,6 @@ impl Releases {
                         Box::new(rng)
                     }),
                     given: Box::default(),
-                    drawn: (drawn && !endless && t.runnables.iter().any(|r| r.need.is_some())).then(|| Box::new(t.clone())),
                 }
             })
             .collect();
@@ -156,7 +160,20 @@ impl Releases {
             heap.push(t.offset_ns, i as u32);
         }
         let next = heap.peek().unwrap_or((u64::MAX, u32::MAX));
-        Releases { tasks, heap, next, best_case_fraction, seed }
+        let times = match (exec, best_case_fraction) {
+            (ExecModel::Drawn(_), _) => Times::Drawn(Arc::new(Draws::new(system, seed))),
+            (_, Some(best_case_fraction)) => Times::Uniform { best_case_fraction },
+            _ => Times::Pet,
+        };
+        Releases { tasks, heap, next, times }
+    }
+
+    /// The run's draws, under `ExecModel::Drawn` (for the regions).
+    pub fn draws(&self) -> Option<Arc<Draws>> {
+        match &self.times {
+            Times::Drawn(d) => Some(Arc::clone(d)),
+            _ => None,
+        }
     }
 
     /// Jobs run the execution times `given[task][number - 1]` where given
@@ -247,15 +264,13 @@ impl Releases {
     fn make(&mut self, task: u32) -> Job {
         let a = &mut self.tasks[task as usize];
         let time = a.next_ns;
-        let exec_ns = match (self.best_case_fraction, a.rng.as_mut()) {
-            (Some(fraction), Some(rng)) => {
-                let low = ((a.pet_ns as f64 * fraction).ceil() as u64).clamp(1, a.pet_ns);
+        let exec_ns = match (&self.times, a.rng.as_mut()) {
+            (Times::Pet, _) | (Times::Uniform { .. }, None) => a.pet_ns,
+            (Times::Uniform { best_case_fraction }, Some(rng)) => {
+                let low = ((a.pet_ns as f64 * best_case_fraction).ceil() as u64).clamp(1, a.pet_ns);
                 rng.random_range(low..=a.pet_ns)
             }
-            _ => match a.drawn.as_deref() {
-                Some(t) => super::draws::job_ns(t, self.seed, task, a.next_number).unwrap_or(a.pet_ns),
-                None => a.pet_ns,
-            },
+            (Times::Drawn(draws), _) => draws.job_ns(task, a.next_number).unwrap_or(a.pet_ns),
         };
         let exec_ns = match a.given.get(a.next_number as usize - 1) {
             Some(&g) if !a.endless => g.max(1),
@@ -282,6 +297,7 @@ impl Releases {
             cache_mark: 0.0,
             reload_ns: 0,
             reloaded_lines: 0.0,
+            work_carry: 0.0,
             region: 0,
             region_end: 0,
             locked: false,

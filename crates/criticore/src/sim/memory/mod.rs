@@ -5,6 +5,7 @@
 //! them. [`CpuOnly`] has no memory interference (every job at rate 1);
 //! [`fluid::Fluid`] is the default model of docs/memory-model.md.
 
+pub mod crossbar;
 pub mod fluid;
 pub mod transaction;
 

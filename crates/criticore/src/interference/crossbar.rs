@@ -1,0 +1,181 @@
+//! The crossbar of a scratchpad platform (docs/memory-model.md, "Scratchpad
+//! platforms"; issue 27, Build 3). Each memory has one port behind its own
+//! arbiter; an access from core c to memory m takes the path's latency
+//! L(c, m) in cycles and holds m's port for all of it. Cores are in order: a
+//! core has at most one access outstanding, so under round-robin or FCFS an
+//! access waits at most for one access of each other core that uses the
+//! same memory. Under fixed priority (lower core index first) only the
+//! highest-priority user of a port has such a bound.
+//!
+//! A runnable's PET is its computation; its label accesses add their
+//! latency and waiting on top. Per runnable: its accesses per run to each
+//! memory (a label of s bytes takes ⌈s / width⌉ accesses). The simulator
+//! (`sim::memory::crossbar`) solves the waiting for who runs now; the
+//! analysis charges each job the worst waiting here.
+
+use crate::model::{Arbiter, Region, Task, TaskSystem};
+
+/// A runnable's (or a task's) accesses per run, by memory: (memory, accesses).
+pub type Accesses = Vec<(usize, u64)>;
+
+pub struct Crossbar {
+    pub clock_hz: u64,
+    /// Per memory, per core: cycles of one access.
+    pub latency: Vec<Vec<u64>>,
+    pub arbiter: Vec<Arbiter>,
+    /// Per task, per runnable (in order): accesses per run by memory.
+    pub runnables: Vec<Vec<Accesses>>,
+    /// Per memory, per core: whether a task of that core (or one that may
+    /// run anywhere) accesses it.
+    pub users: Vec<Vec<bool>>,
+}
+
+impl Crossbar {
+    /// None for a platform without memories.
+    pub fn new(system: &TaskSystem) -> Option<Crossbar> {
+        let p = &system.platform;
+        if p.memories.is_empty() {
+            return None;
+        }
+        let clock_hz = p.clock_hz.expect("the parser requires a clock with memories");
+        let runnables: Vec<Vec<Accesses>> = system.tasks.iter().map(|t| t.runnables.iter().map(|r| {
+            let mut by_memory: Accesses = Vec::new();
+            for a in &r.accesses {
+                let label = &system.labels[a.label];
+                let n = (a.reads + a.writes).saturating_mul(p.memories[label.memory].accesses_of(label.size_bytes));
+                match by_memory.iter_mut().find(|(m, _)| *m == label.memory) {
+                    Some((_, k)) => *k += n,
+                    None => by_memory.push((label.memory, n)),
+                }
+            }
+            by_memory.sort_unstable();
+            by_memory
+        }).collect()).collect();
+        let mut users = vec![vec![false; p.cores]; p.memories.len()];
+        for (t, rs) in system.tasks.iter().zip(&runnables) {
+            for &(m, n) in rs.iter().flatten() {
+                if n > 0 {
+                    match t.core {
+                        Some(c) => users[m][c] = true,
+                        None => users[m].iter_mut().for_each(|u| *u = true),
+                    }
+                }
+            }
+        }
+        Some(Crossbar { clock_hz, latency: p.memories.iter().map(|m| m.latency_cycles.clone()).collect(), arbiter: p.memories.iter().map(|m| m.arbiter).collect(), runnables, users })
+    }
+
+    /// Nanoseconds of `cycles`, rounded up (exact).
+    pub fn ns_ceil(&self, cycles: u64) -> u64 {
+        (cycles as u128 * 1_000_000_000).div_ceil(self.clock_hz as u128).min(u64::MAX as u128) as u64
+    }
+
+    /// Nanoseconds per cycle (the simulator's flows).
+    pub fn ns_per_cycle(&self) -> f64 {
+        1e9 / self.clock_hz as f64
+    }
+
+    /// The most cycles one access from core `c` to memory `m` waits for the
+    /// port: RR/FCFS one access of each other user; fixed priority one
+    /// lower-priority access under way, and None if a higher-priority core
+    /// uses the port (it may keep it busy for as long as it issues).
+    pub fn worst_wait_cycles(&self, c: usize, m: usize) -> Option<u64> {
+        let others = self.users[m].iter().enumerate().filter(|&(d, &u)| u && d != c);
+        match self.arbiter[m] {
+            Arbiter::FixedPriority => {
+                if self.users[m][..c].iter().any(|&u| u) {
+                    return None;
+                }
+                Some(others.map(|(d, _)| self.latency[m][d]).max().unwrap_or(0))
+            }
+            _ => Some(others.map(|(d, _)| self.latency[m][d]).sum()),
+        }
+    }
+
+    /// Worst cycles of accesses `a` from core `c`: each access's latency
+    /// and its worst wait; None where a wait has no bound (its memory).
+    pub fn worst_cycles(&self, a: &Accesses, c: usize) -> Result<u64, usize> {
+        a.iter().try_fold(0u64, |sum, &(m, n)| {
+            let wait = self.worst_wait_cycles(c, m).ok_or(m)?;
+            Ok(sum.saturating_add(n.saturating_mul(self.latency[m][c] + wait)))
+        })
+    }
+
+    /// Cycles of accesses `a` from core `c` alone (no waiting).
+    pub fn alone_cycles(&self, a: &Accesses, c: usize) -> u64 {
+        a.iter().map(|&(m, n)| n.saturating_mul(self.latency[m][c])).sum()
+    }
+
+    /// The tasks with their runnables' PETs grown by their worst access
+    /// times on their cores (for the CPU-only analyses: a job's demand with
+    /// its accesses' latency and worst waiting), and a task without
+    /// runnables unchanged. Err: (task, memory) whose waiting has no bound.
+    pub fn charged(&self, system: &TaskSystem) -> Result<TaskSystem, (usize, usize)> {
+        self.grown(system, |a, c| self.worst_cycles(a, c))
+    }
+
+    /// As [`Crossbar::charged`] with each access at its latency alone (the
+    /// waiting bounded apart, per window: `analysis::port_waits`).
+    pub fn charged_alone(&self, system: &TaskSystem) -> TaskSystem {
+        self.grown(system, |a, c| Ok::<u64, usize>(self.alone_cycles(a, c))).unwrap_or_else(|_: (usize, usize)| unreachable!("latencies alone are always bounded"))
+    }
+
+    fn grown(&self, system: &TaskSystem, cycles: impl Fn(&Accesses, usize) -> Result<u64, usize>) -> Result<TaskSystem, (usize, usize)> {
+        let mut out = system.clone();
+        for (i, t) in out.tasks.iter_mut().enumerate() {
+            let cores: Vec<usize> = match t.core {
+                Some(c) => vec![c],
+                None => (0..system.platform.cores).collect(),
+            };
+            let mut grown = 0u64;
+            for (k, r) in t.runnables.iter_mut().enumerate() {
+                // The worst core it may run on (global tasks: any).
+                let mut worst = 0;
+                for &c in &cores {
+                    worst = worst.max(cycles(&self.runnables[i][k], c).map_err(|m| (i, m))?);
+                }
+                let ns = self.ns_ceil(worst);
+                r.pet_ns = r.pet_ns.saturating_add(ns);
+                grown = grown.saturating_add(ns);
+            }
+            grow_pets(t, grown);
+        }
+        Ok(out)
+    }
+
+    /// A task's accesses per job, by memory.
+    pub fn task_accesses(&self, i: usize) -> Accesses {
+        sum_of(self.runnables[i].iter())
+    }
+
+    /// The accesses of a region of task `i` (`Task::regions`): its
+    /// runnable's, a whole job's (one region of a non-preemptive task
+    /// without runnables has none), or none (copies).
+    pub fn region_accesses(&self, i: usize, region: &Region, regions: usize) -> Accesses {
+        match region.runnable {
+            Some(k) => self.runnables[i][k].clone(),
+            None if regions == 1 => self.task_accesses(i),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// Accesses added up by memory.
+pub fn sum_of<'a>(parts: impl Iterator<Item = &'a Accesses>) -> Accesses {
+    let mut out: Accesses = Vec::new();
+    for &(m, n) in parts.flatten() {
+        match out.iter_mut().find(|(x, _)| *x == m) {
+            Some((_, k)) => *k = k.saturating_add(n),
+            None => out.push((m, n)),
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// A task's PET at every level grown by `ns`.
+fn grow_pets(t: &mut Task, ns: u64) {
+    for p in t.pet_ns.0.iter_mut().flatten() {
+        *p = p.saturating_add(ns);
+    }
+}
