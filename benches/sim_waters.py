@@ -47,7 +47,7 @@ def main() -> None:
             run = criticore.simulate(system, duration_ns, memory=memory)
             wall = time.perf_counter() - start
             rates[side].append(args.seconds / wall)
-            jobs[side] = sum(t["completed"] for t in run.report["per_task"])
+            jobs[side] = run.completed
     summary = {k: {"min": min(v), "median": statistics.median(v)} for k, v in rates.items()}
     ratio = summary["crossbar"]["median"] / summary["cpu_only"]["median"]
     for k, s in summary.items():
