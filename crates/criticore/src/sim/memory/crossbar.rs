@@ -38,6 +38,8 @@ pub struct CrossbarModel {
     ns_per_cycle: f64,
     /// Per task: its runnables' phases (empty: no accesses, rate 1).
     phases: Vec<Vec<Phase>>,
+    /// Per task: where each phase ends at the PETs (work, the copy-in first), for bisection.
+    ends: Vec<Vec<u64>>,
     copy_in_ns: Vec<u64>,
     draws: Option<Draws>,
     memo: HashMap<Vec<u64>, Vec<f64>>,
@@ -65,8 +67,18 @@ impl CrossbarModel {
                 t.runnables.iter().zip(per_runnable).map(|(r, a)| Phase { len_ns: r.pet_ns, accesses: a.clone() }).collect()
             })
             .collect();
+        let ends = system
+            .tasks
+            .iter()
+            .zip(&phases)
+            .map(|(t, ps): (&crate::model::Task, &Vec<Phase>)| ps.iter().scan(t.copy_in_ns, |end, p| {
+                *end += p.len_ns;
+                Some(*end)
+            }).collect())
+            .collect();
         let cores = system.platform.cores;
         Some(CrossbarModel {
+            ends,
             ns_per_cycle: x.ns_per_cycle(),
             x,
             phases,
@@ -93,6 +105,15 @@ impl CrossbarModel {
         let mut start = self.copy_in_ns[t];
         if done < start {
             return Some((None, start, start));
+        }
+        if self.draws.is_none() {
+            // At the PETs: the first phase ending after `done`, by bisection.
+            let ends = &self.ends[t];
+            let k = ends.partition_point(|&e| e <= done);
+            return Some(match phases.get(k) {
+                Some(p) => (Some(k), p.len_ns, ends[k]),
+                None => (None, 0, u64::MAX),
+            });
         }
         for (k, p) in phases.iter().enumerate() {
             let len = self.draws.as_ref().and_then(|d| d.runnable_ns(job.task, job.number, k)).unwrap_or(p.len_ns);
