@@ -24,11 +24,13 @@ use crate::model::{Arbiter, TaskSystem};
 
 pub struct PortWaits<'a> {
     pub crossbar: &'a Crossbar,
-    system: &'a TaskSystem,
     /// Per task: its response bound from the round before (None: unbounded).
     responses: Vec<Option<u64>>,
     /// Per task: its accesses per job by memory.
     per_job: Vec<Accesses>,
+    /// Per memory, per core: (task, accesses per job to the memory, period)
+    /// of each task that may run on the core and accesses the memory.
+    issuers: Vec<Vec<Vec<(usize, u64, u64)>>>,
 }
 
 /// The own side of a window: its tasks' accesses, counted per window.
@@ -44,8 +46,19 @@ pub struct Own {
 
 impl<'a> PortWaits<'a> {
     pub fn new(crossbar: &'a Crossbar, system: &'a TaskSystem, responses: Vec<Option<u64>>) -> Self {
-        let per_job = (0..system.tasks.len()).map(|i| crossbar.task_accesses(i)).collect();
-        PortWaits { crossbar, system, responses, per_job }
+        let per_job: Vec<Accesses> = (0..system.tasks.len()).map(|i| crossbar.task_accesses(i)).collect();
+        let mut issuers = vec![vec![Vec::new(); system.platform.cores]; crossbar.latency.len()];
+        for (j, (t, accesses)) in system.tasks.iter().zip(&per_job).enumerate() {
+            for &(m, a) in accesses.iter().filter(|&&(_, a)| a > 0) {
+                // A task that may run on any core may run on each.
+                for (d, on_d) in issuers[m].iter_mut().enumerate() {
+                    if t.core.is_none_or(|c| c == d) {
+                        on_d.push((j, a, t.period_ns));
+                    }
+                }
+            }
+        }
+        PortWaits { crossbar, responses, per_job, issuers }
     }
 
     pub fn per_job(&self, i: usize) -> &Accesses {
@@ -54,17 +67,10 @@ impl<'a> PortWaits<'a> {
 
     /// What core `d`'s tasks issue to memory `m` in any window of `w`; None if unbounded.
     fn others(&self, d: usize, m: usize, w: u64) -> Option<u128> {
-        let mut n = 0u128;
-        for (j, t) in self.system.tasks.iter().enumerate() {
-            let a = self.per_job[j].iter().find(|(x, _)| *x == m).map_or(0, |&(_, a)| a);
-            if a == 0 || t.core != Some(d) && t.core.is_some() {
-                continue;
-            }
-            // A task that may run on any core may run on d.
+        self.issuers[m][d].iter().try_fold(0u128, |n, &(j, a, period)| {
             let r = self.responses[j]?;
-            n += (w as u128 + r as u128).div_ceil(t.period_ns as u128) * a as u128;
-        }
-        Some(n)
+            Some(n + (w as u128 + r as u128).div_ceil(period as u128) * a as u128)
+        })
     }
 
     /// Cycles of waiting in a window of length `w` ending with job `q` of
@@ -108,8 +114,7 @@ impl<'a> PortWaits<'a> {
                 Arbiter::FixedPriority => mine * x.worst_wait_cycles(own.core, m).unwrap_or(0) as f64,
                 _ => users
                     .map(|d| {
-                        let on_d = self.system.tasks.iter().enumerate().filter(|(_, t)| t.core.is_none_or(|c| c == d));
-                        let theirs: f64 = on_d.map(|(j, t)| rate(&self.per_job[j], t.period_ns, m)).sum();
+                        let theirs: f64 = self.issuers[m][d].iter().map(|&(_, a, period)| a as f64 / period as f64).sum();
                         mine.min(theirs) * x.latency[m][d] as f64
                     })
                     .sum(),

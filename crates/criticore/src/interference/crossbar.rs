@@ -92,18 +92,18 @@ impl Crossbar {
         }
     }
 
-    /// Worst cycles of accesses `a` from core `c`: each access's latency
-    /// and its worst wait; None where a wait has no bound (its memory).
-    pub fn worst_cycles(&self, a: &Accesses, c: usize) -> Result<u64, usize> {
-        a.iter().try_fold(0u64, |sum, &(m, n)| {
-            let wait = self.worst_wait_cycles(c, m).ok_or(m)?;
-            Ok(sum.saturating_add(n.saturating_mul(self.latency[m][c] + wait)))
-        })
-    }
-
     /// Cycles of accesses `a` from core `c` alone (no waiting).
     pub fn alone_cycles(&self, a: &Accesses, c: usize) -> u64 {
         a.iter().map(|&(m, n)| n.saturating_mul(self.latency[m][c])).sum()
+    }
+
+    /// The first (task, memory) an access of which may wait without bound
+    /// (a fixed-priority port with a higher-priority user).
+    fn unbounded_wait(&self, system: &TaskSystem) -> Option<(usize, usize)> {
+        system.tasks.iter().enumerate().find_map(|(i, t)| {
+            let runnables = &self.runnables[i];
+            cores_of(t, system.platform.cores).find_map(|c| runnables.iter().flatten().find(|&&(m, _)| self.worst_wait_cycles(c, m).is_none()).map(|&(m, _)| (i, m)))
+        })
     }
 
     /// The tasks with their runnables' PETs grown by their worst access
@@ -111,36 +111,34 @@ impl Crossbar {
     /// its accesses' latency and worst waiting), and a task without
     /// runnables unchanged. Err: (task, memory) whose waiting has no bound.
     pub fn charged(&self, system: &TaskSystem) -> Result<TaskSystem, (usize, usize)> {
-        self.grown(system, |a, c| self.worst_cycles(a, c))
+        if let Some(unbounded) = self.unbounded_wait(system) {
+            return Err(unbounded);
+        }
+        let worst = |a: &Accesses, c: usize| a.iter().map(|&(m, n)| n.saturating_mul(self.latency[m][c] + self.worst_wait_cycles(c, m).unwrap_or(0))).sum(); // bounded: checked above
+        Ok(self.grown(system, worst))
     }
 
     /// As [`Crossbar::charged`] with each access at its latency alone (the
     /// waiting bounded apart, per window: `analysis::port_waits`).
     pub fn charged_alone(&self, system: &TaskSystem) -> TaskSystem {
-        self.grown(system, |a, c| Ok::<u64, usize>(self.alone_cycles(a, c))).unwrap_or_else(|_: (usize, usize)| unreachable!("latencies alone are always bounded"))
+        self.grown(system, |a, c| self.alone_cycles(a, c))
     }
 
-    fn grown(&self, system: &TaskSystem, cycles: impl Fn(&Accesses, usize) -> Result<u64, usize>) -> Result<TaskSystem, (usize, usize)> {
+    /// Each runnable's PET grown by `cycles` of its accesses on the worst
+    /// core its task may run on (global tasks: any).
+    fn grown(&self, system: &TaskSystem, cycles: impl Fn(&Accesses, usize) -> u64) -> TaskSystem {
         let mut out = system.clone();
         for (i, t) in out.tasks.iter_mut().enumerate() {
-            let cores: Vec<usize> = match t.core {
-                Some(c) => vec![c],
-                None => (0..system.platform.cores).collect(),
-            };
             let mut grown = 0u64;
             for (k, r) in t.runnables.iter_mut().enumerate() {
-                // The worst core it may run on (global tasks: any).
-                let mut worst = 0;
-                for &c in &cores {
-                    worst = worst.max(cycles(&self.runnables[i][k], c).map_err(|m| (i, m))?);
-                }
+                let worst = cores_of(&system.tasks[i], system.platform.cores).map(|c| cycles(&self.runnables[i][k], c)).max().unwrap_or(0);
                 let ns = self.ns_ceil(worst);
                 r.pet_ns = r.pet_ns.saturating_add(ns);
                 grown = grown.saturating_add(ns);
             }
             grow_pets(t, grown);
         }
-        Ok(out)
+        out
     }
 
     /// A task's accesses per job, by memory.
@@ -171,6 +169,14 @@ pub fn sum_of<'a>(parts: impl Iterator<Item = &'a Accesses>) -> Accesses {
     }
     out.sort_unstable();
     out
+}
+
+/// The cores task `t` may run on.
+fn cores_of(t: &Task, cores: usize) -> impl Iterator<Item = usize> {
+    match t.core {
+        Some(c) => c..c + 1,
+        None => 0..cores,
+    }
 }
 
 /// A task's PET at every level grown by `ns`.

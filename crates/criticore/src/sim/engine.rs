@@ -22,6 +22,8 @@ use super::regulate::{CoreView, Regulator};
 use super::regulate::Interval;
 use super::regions::Regions;
 use super::release::Releases;
+use super::draws::Draws;
+use std::sync::Arc;
 use super::sched::Scheduler;
 use super::sink::{Progress, Sink};
 use super::{Segment, ServerSegment, SimConfig, SimResult, TaskStats, Unfinished, WorkSpan};
@@ -29,30 +31,6 @@ use crate::model::TaskSystem;
 
 /// Events between two calls of the progress callback (a power of two).
 pub const PROGRESS_EVENTS: u64 = 256;
-
-/// When a core running at `rate` (work per ns) finishes `work` more from `now`.
-/// As [`time_to`], `carry` of the work already done (`Job::work_carry`).
-fn time_to_carried(now: u64, work: u64, carry: f64, rate: f64) -> u64 {
-    if rate == 1.0 || rate <= 0.0 || carry == 0.0 {
-        return time_to(now, work, rate);
-    }
-    now.saturating_add(ceil_ns((work as f64 - carry).max(0.0) / rate))
-}
-
-/// Whole ns at or after `t` ns, a float's error above a whole ns counting as it.
-pub fn ceil_ns(t: f64) -> u64 {
-    (t - 1e-6).ceil().max(0.0) as u64
-}
-
-fn time_to(now: u64, work: u64, rate: f64) -> u64 {
-    if rate == 1.0 {
-        now + work
-    } else if rate > 0.0 {
-        now.saturating_add(ceil_ns(work as f64 / rate))
-    } else {
-        NONE_U64
-    }
-}
 
 /// A job's segment to the sink, and, for a task with runnables (`named`),
 /// its work over it as (done at the start, done at the end, in all).
@@ -71,6 +49,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     memory: &mut M,
     regulator: &mut R,
     config: &SimConfig,
+    draws: Option<&Arc<Draws>>,
     sink: &mut dyn Sink,
     progress: &mut dyn Progress,
 ) -> SimResult {
@@ -80,7 +59,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     let mem_active = memory.interferes();
     let reg_active = regulator.is_active();
     let criticality: Vec<u32> = system.tasks.iter().map(|t| t.criticality).collect();
-    let mut releases = Releases::new(system, config.exec, config.seed, end).with_given(&config.given_exec_ns);
+    let mut releases = Releases::new(system, config.exec, config.seed, end, draws.cloned()).with_given(&config.given_exec_ns);
     let mut jobs = Jobs::default();
     let mut running: Vec<Option<JobId>> = vec![None; m];
     let mut previous: Vec<Option<JobId>> = vec![None; m];
@@ -91,7 +70,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
     let mut holds: Vec<(u32, bool)> = Vec::new();
     let mut finish_at = vec![NONE_U64; m];
     // Cooperative and non-preemptive tasks: where each core's job reaches its next preemption point.
-    let regions = Regions::new(system, releases.draws());
+    let regions = Regions::new(system, draws.cloned());
     let mut point_at = vec![NONE_U64; m];
     let mut segment_start = vec![0u64; m];
     // Work done by the running job when its segment began (tasks with runnables).
@@ -416,7 +395,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                 Some(id) if !rates_vary => now + jobs.get(id).remaining_ns,
                 Some(id) => {
                     let j = jobs.get(id);
-                    time_to_carried(now, j.remaining_ns, j.work_carry, flows.rate[c])
+                    j.reaches(now, j.exec_ns, flows.rate[c])
                 }
             };
         }
@@ -433,7 +412,7 @@ pub fn run<S: Scheduler, M: MemoryModel + ?Sized, R: Regulator + ?Sized>(
                 if !regions.ends_inside(job, done) {
                     continue;
                 }
-                point_at[c] = time_to(now, job.region_end - done, if rates_vary { flows.rate[c] } else { 1.0 });
+                point_at[c] = if rates_vary { job.reaches(now, job.region_end, flows.rate[c]) } else { now + (job.region_end - done) };
             }
         }
     }
@@ -709,10 +688,10 @@ mod tests {
                 let mut kept = Collect::default();
                 let mut to_end = crate::sim::sink::ToTheEnd;
                 let r = match (global, eager) {
-                    (true, false) => super::run(&system, &mut Gedf::new(&system), &mut CpuOnly, &mut Unregulated, &config, &mut kept, &mut to_end),
-                    (true, true) => super::run(&system, &mut Eager(Gedf::new(&system)), &mut CpuOnly, &mut Unregulated, &config, &mut kept, &mut to_end),
-                    (false, false) => super::run(&system, &mut Pfp::new(&system).unwrap(), &mut CpuOnly, &mut Unregulated, &config, &mut kept, &mut to_end),
-                    (false, true) => super::run(&system, &mut Eager(Pfp::new(&system).unwrap()), &mut CpuOnly, &mut Unregulated, &config, &mut kept, &mut to_end),
+                    (true, false) => super::run(&system, &mut Gedf::new(&system), &mut CpuOnly, &mut Unregulated, &config, None, &mut kept, &mut to_end),
+                    (true, true) => super::run(&system, &mut Eager(Gedf::new(&system)), &mut CpuOnly, &mut Unregulated, &config, None, &mut kept, &mut to_end),
+                    (false, false) => super::run(&system, &mut Pfp::new(&system).unwrap(), &mut CpuOnly, &mut Unregulated, &config, None, &mut kept, &mut to_end),
+                    (false, true) => super::run(&system, &mut Eager(Pfp::new(&system).unwrap()), &mut CpuOnly, &mut Unregulated, &config, None, &mut kept, &mut to_end),
                 };
                 (r, kept)
             };

@@ -51,6 +51,28 @@ pub struct Job {
     pub locked: bool,
 }
 
+impl Job {
+    /// When this job, running at `rate` (work per ns) from `now`, reaches
+    /// `work` done (ns at rate 1): its whole ns and the carried fraction
+    /// both count, so every boundary (completion, runnable phase, preemption
+    /// point) is timed from the work done exactly. `NONE_U64` at rate 0.
+    pub fn reaches(&self, now: u64, work: u64, rate: f64) -> u64 {
+        let left = work.saturating_sub(self.exec_ns - self.remaining_ns);
+        if rate == 1.0 && self.work_carry == 0.0 {
+            now + left
+        } else if rate > 0.0 {
+            now.saturating_add(ceil_ns((left as f64 - self.work_carry).max(0.0) / rate))
+        } else {
+            NONE_U64
+        }
+    }
+}
+
+/// Whole ns at or after `t` ns, a float's error above a whole ns counting as it.
+pub fn ceil_ns(t: f64) -> u64 {
+    (t - 1e-6).ceil().max(0.0) as u64
+}
+
 /// Slab of live jobs; ids are recycled so memory stays bounded by the jobs in flight.
 #[derive(Debug, Default)]
 pub struct Jobs {

@@ -24,6 +24,7 @@ pub mod trace;
 use crate::error::FieldError;
 use crate::model::{Level, TaskSystem};
 use job::JobRecord;
+use std::sync::Arc;
 use sched::SchedulerKind;
 
 /// Which memory model runs when tasks have memory profiles (docs/memory-model.md).
@@ -226,15 +227,14 @@ impl SimResult {
     }
 }
 
-fn memory_model(system: &TaskSystem, config: &SimConfig) -> Result<Box<dyn memory::MemoryModel>, FieldError> {
+fn memory_model(system: &TaskSystem, config: &SimConfig, draws: Option<&Arc<draws::Draws>>) -> Result<Box<dyn memory::MemoryModel>, FieldError> {
     Ok(match config.memory_kind {
         _ if !config.memory => Box::new(memory::CpuOnly),
         MemoryKind::Transaction { .. } if !system.platform.memories.is_empty() => {
             return Err(FieldError::new("platform.memory", "the transaction model has no crossbar or scratchpad memories (it builds an LLC and DRAM): use the fluid model (--memory fluid)"))
         }
         MemoryKind::Fluid if !system.platform.memories.is_empty() => {
-            let draws = matches!(config.exec, ExecModel::Drawn(_)).then(|| draws::Draws::new(system, config.seed));
-            Box::new(memory::crossbar::CrossbarModel::new(system, draws).expect("a platform with memories has a crossbar"))
+            Box::new(memory::crossbar::CrossbarModel::new(system, draws.cloned()).expect("a platform with memories has a crossbar"))
         }
         // Asked for explicitly: the transaction model even for CPU-only systems.
         MemoryKind::Transaction { quantum_ns } => Box::new(memory::transaction::model::TransactionModel::new(system, quantum_ns, config.seed)?),
@@ -323,13 +323,14 @@ fn run<S: sched::Scheduler>(
     memory: &mut dyn memory::MemoryModel,
     regulator: &mut dyn regulate::Regulator,
     config: &SimConfig,
+    draws: Option<&Arc<draws::Draws>>,
     sink: &mut dyn sink::Sink,
     progress: &mut dyn sink::Progress,
 ) -> SimResult {
     if !memory.interferes() && !regulator.is_active() {
-        engine::run(system, sched, &mut memory::CpuOnly, &mut regulate::Unregulated, config, sink, progress)
+        engine::run(system, sched, &mut memory::CpuOnly, &mut regulate::Unregulated, config, draws, sink, progress)
     } else {
-        engine::run(system, sched, memory, regulator, config, sink, progress)
+        engine::run(system, sched, memory, regulator, config, draws, sink, progress)
     }
 }
 
@@ -360,20 +361,23 @@ fn simulate_kind(
     sink: &mut dyn sink::Sink,
     progress: &mut dyn sink::Progress,
 ) -> Result<SimResult, FieldError> {
-    let mut mem = memory_model(system, config)?;
+    // One run's draws, read by the release, the regions and the memory model.
+    let draws = matches!(config.exec, ExecModel::Drawn(_)).then(|| Arc::new(draws::Draws::new(system, config.seed)));
+    let draws = draws.as_ref();
+    let mut mem = memory_model(system, config, draws)?;
     let mut reg = regulator(system, config)?;
     let (mem, reg) = (mem.as_mut(), reg.as_mut());
     let mut result = match kind {
-        SchedulerKind::Gedf => run(system, &mut sched::gedf::Gedf::new(system), mem, reg, config, sink, progress),
-        SchedulerKind::Gfp => run(system, &mut sched::gfp::Gfp::new(system), mem, reg, config, sink, progress),
-        SchedulerKind::Pedf => run(system, &mut sched::pedf::Pedf::new(system)?, mem, reg, config, sink, progress),
-        SchedulerKind::Pfp => run(system, &mut sched::pfp::Pfp::new(system)?, mem, reg, config, sink, progress),
-        SchedulerKind::Mc2 => run(system, &mut sched::mc2::Mc2::new(system)?, mem, reg, config, sink, progress),
+        SchedulerKind::Gedf => run(system, &mut sched::gedf::Gedf::new(system), mem, reg, config, draws, sink, progress),
+        SchedulerKind::Gfp => run(system, &mut sched::gfp::Gfp::new(system), mem, reg, config, draws, sink, progress),
+        SchedulerKind::Pedf => run(system, &mut sched::pedf::Pedf::new(system)?, mem, reg, config, draws, sink, progress),
+        SchedulerKind::Pfp => run(system, &mut sched::pfp::Pfp::new(system)?, mem, reg, config, draws, sink, progress),
+        SchedulerKind::Mc2 => run(system, &mut sched::mc2::Mc2::new(system)?, mem, reg, config, draws, sink, progress),
         SchedulerKind::Servers => {
             if system.servers.iter().any(|s| s.kind == crate::model::ServerKind::Cbs) {
-                run(system, &mut sched::cbs::Cbs::new(system)?, mem, reg, config, sink, progress)
+                run(system, &mut sched::cbs::Cbs::new(system)?, mem, reg, config, draws, sink, progress)
             } else {
-                run(system, &mut sched::periodic_server::PeriodicServers::new(system)?, mem, reg, config, sink, progress)
+                run(system, &mut sched::periodic_server::PeriodicServers::new(system)?, mem, reg, config, draws, sink, progress)
             }
         }
     };

@@ -118,8 +118,9 @@ enum Times {
 }
 
 impl Releases {
-    /// Releases of `system` for a run ending at `end`.
-    pub fn new(system: &TaskSystem, exec: ExecModel, seed: u64, end: u64) -> Self {
+    /// Releases of `system` for a run ending at `end`; `draws`: the run's
+    /// draws under `ExecModel::Drawn`.
+    pub fn new(system: &TaskSystem, exec: ExecModel, seed: u64, end: u64, draws: Option<Arc<Draws>>) -> Self {
         let (level, best_case_fraction) = match exec {
             ExecModel::Pet(level) | ExecModel::Drawn(level) => (level, None),
             ExecModel::Uniform { level, best_case_fraction } => (level, Some(best_case_fraction)),
@@ -160,21 +161,14 @@ impl Releases {
             heap.push(t.offset_ns, i as u32);
         }
         let next = heap.peek().unwrap_or((u64::MAX, u32::MAX));
-        let times = match (exec, best_case_fraction) {
-            (ExecModel::Drawn(_), _) => Times::Drawn(Arc::new(Draws::new(system, seed))),
-            (_, Some(best_case_fraction)) => Times::Uniform { best_case_fraction },
-            _ => Times::Pet,
+        let times = match (draws, best_case_fraction) {
+            (Some(draws), _) => Times::Drawn(draws),
+            (None, Some(best_case_fraction)) => Times::Uniform { best_case_fraction },
+            (None, None) => Times::Pet,
         };
         Releases { tasks, heap, next, times }
     }
 
-    /// The run's draws, under `ExecModel::Drawn` (for the regions).
-    pub fn draws(&self) -> Option<Arc<Draws>> {
-        match &self.times {
-            Times::Drawn(d) => Some(Arc::clone(d)),
-            _ => None,
-        }
-    }
 
     /// Jobs run the execution times `given[task][number - 1]` where given
     /// (at least 1 ns); the others as the ExecModel says, drawn as before.
@@ -323,8 +317,8 @@ mod tests {
         let system = parse_task_system(&text, Format::Toml, "many.toml").unwrap();
         let exec = ExecModel::Uniform { level: crate::model::Level::C, best_case_fraction: 0.5 };
         // An end this far needs u128 keys; a short one fits u64 keys.
-        let mut wide = Releases::new(&system, exec, 3, u64::MAX - 1);
-        let mut narrow = Releases::new(&system, exec, 3, 1_000_000_000);
+        let mut wide = Releases::new(&system, exec, 3, u64::MAX - 1, None);
+        let mut narrow = Releases::new(&system, exec, 3, 1_000_000_000, None);
         assert!(wide.heap.wide.is_some() && narrow.heap.wide.is_none());
         for now in (0..2_000_000u64).step_by(997) {
             assert_eq!(wide.next_time(), narrow.next_time());
@@ -340,7 +334,7 @@ mod tests {
         let text = "[platform]\ncores = 1\n[[task]]\nname = \"a\"\nperiod = \"10us\"\npet = \"2us\"\n[[task]]\nname = \"b\"\nperiod = \"10us\"\npet = \"3us\"\n";
         let system = parse_task_system(text, Format::Toml, "two.toml").unwrap();
         let given = vec![vec![5_000, 0, 1_500]];
-        let mut r = Releases::new(&system, ExecModel::Pet(crate::model::Level::C), 0, 50_000).with_given(&given);
+        let mut r = Releases::new(&system, ExecModel::Pet(crate::model::Level::C), 0, 50_000, None).with_given(&given);
         let mut exec = [Vec::new(), Vec::new()];
         for now in (0..40_000u64).step_by(10_000) {
             while let Some(job) = r.pop_due(now) {
@@ -356,7 +350,7 @@ mod tests {
         let text = "[platform]\ncores = 1\n[[task]]\nname = \"a\"\nperiod = \"10us\"\npet = \"1us\"\n[[task]]\nname = \"b\"\nperiod = \"25us\"\npet = \"1us\"\n";
         let system = parse_task_system(text, Format::Toml, "two.toml").unwrap();
         let end = 100_000;
-        let mut r = Releases::new(&system, ExecModel::Pet(crate::model::Level::C), 0, end);
+        let mut r = Releases::new(&system, ExecModel::Pet(crate::model::Level::C), 0, end, None);
         assert_eq!((r.pop_due(0).unwrap().task, r.pop_due(0).unwrap().task), (0, 1));
         // At 10 µs task a is busy: its release is parked, then made at 30 µs.
         assert_eq!(r.next_task(), 0);

@@ -25,6 +25,7 @@ use crate::model::{Arbiter, TaskSystem};
 use crate::sim::draws::Draws;
 use crate::sim::job::{Job, JobId, Jobs, NONE_U64};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One runnable's phase of a task's jobs: its accesses by memory.
 struct Phase {
@@ -41,11 +42,16 @@ pub struct CrossbarModel {
     /// Per task: where each phase ends at the PETs (work, the copy-in first), for bisection.
     ends: Vec<Vec<u64>>,
     copy_in_ns: Vec<u64>,
-    draws: Option<Draws>,
+    draws: Option<Arc<Draws>>,
     memo: HashMap<Vec<u64>, Vec<f64>>,
     key: Vec<u64>,
     /// Per core: the accesses per ns of work by memory of what runs now.
     intensity: Vec<Vec<(usize, f64)>>,
+    /// Per core: where its job's phase ends (work), if before its end.
+    phase_end: Vec<Option<u64>>,
+    /// Per core: what runs now, as (phase code, its length) (a part of `key`).
+    core_key: Vec<(u64, u64)>,
+    scratch: Scratch,
     next_event: u64,
 }
 
@@ -54,7 +60,7 @@ const MEMO_ENTRIES: usize = 1 << 16;
 
 impl CrossbarModel {
     /// `draws`: the run's drawn runnable times (`ExecModel::Drawn`), if so.
-    pub fn new(system: &TaskSystem, draws: Option<Draws>) -> Option<Self> {
+    pub fn new(system: &TaskSystem, draws: Option<Arc<Draws>>) -> Option<Self> {
         let x = Crossbar::new(system)?;
         let phases = system
             .tasks
@@ -87,6 +93,9 @@ impl CrossbarModel {
             memo: HashMap::new(),
             key: Vec::new(),
             intensity: vec![Vec::new(); cores],
+            phase_end: vec![None; cores],
+            core_key: vec![(0, 0); cores],
+            scratch: Scratch::default(),
             next_event: NONE_U64,
         })
     }
@@ -126,25 +135,46 @@ impl CrossbarModel {
         Some((None, 0, u64::MAX))
     }
 
-    /// Solve rate, requests per ns and stall per core for `self.intensity`.
-    fn solve(&self, allowed: &[bool]) -> Vec<f64> {
+    /// Solve rate, requests per ns and stall per core for `self.intensity`
+    /// (as `out`: rates, then requests per ns, then stalls, per core).
+    fn solve(&mut self, allowed: &[bool], out: &mut Vec<f64>) {
         let cores = self.intensity.len();
+        let memories = self.x.latency.len();
         let l = |m: usize, c: usize| self.x.latency[m][c] as f64 * self.ns_per_cycle;
-        let mut x = vec![1.0; cores];
-        let mut wait: Vec<Vec<f64>> = self.intensity.iter().map(|a| vec![0.0; a.len()]).collect();
+        let Scratch { x, wait, next_wait, port, last } = &mut self.scratch;
+        x.clear();
+        x.resize(cores, 1.0);
+        // Waits flat, per core its memories in `intensity`'s order.
+        wait.clear();
+        wait.resize(self.intensity.iter().map(Vec::len).sum(), 0.0);
+        last.resize(cores, ((NONE_U64, 0), 1.0, Vec::new()));
+        // Warm start: a core running what it ran at the last solve starts
+        // from that solve's rate and waits (most events change one core).
+        let mut k0 = 0;
+        for c in 0..cores {
+            let n = self.intensity[c].len();
+            if last[c].0 == self.core_key[c] && last[c].2.len() == n {
+                x[c] = last[c].1;
+                wait[k0..k0 + n].copy_from_slice(&last[c].2);
+            }
+            k0 += n;
+        }
+        next_wait.clone_from(wait);
         for _ in 0..500 {
-            // Each core's share at a memory's port (o), holding it (b), and its accesses per ns (r).
-            let at = |d: usize, m: usize, x: &[f64], wait: &[Vec<f64>]| -> (f64, f64, f64) {
-                match self.intensity[d].iter().position(|&(n, _)| n == m) {
-                    Some(k) if allowed[d] => {
-                        let a = self.intensity[d][k].1;
-                        ((x[d] * a * (l(m, d) + wait[d][k])).min(1.0), (x[d] * a * l(m, d)).min(1.0), x[d] * a)
+            // Each core's share at each memory's port (o), holding it (b), and its accesses per ns (r).
+            port.clear();
+            port.resize(cores * memories, (0.0, 0.0, 0.0));
+            let mut k0 = 0;
+            for d in 0..cores {
+                for (k, &(m, a)) in self.intensity[d].iter().enumerate() {
+                    if allowed[d] {
+                        port[d * memories + m] = ((x[d] * a * (l(m, d) + wait[k0 + k])).min(1.0), (x[d] * a * l(m, d)).min(1.0), x[d] * a);
                     }
-                    _ => (0.0, 0.0, 0.0),
                 }
-            };
+                k0 += self.intensity[d].len();
+            }
             let mut change: f64 = 0.0;
-            let mut next_wait = wait.clone();
+            let mut k0 = 0;
             for c in 0..cores {
                 for (k, &(m, a)) in self.intensity[c].iter().enumerate() {
                     // One access of d delays at most one of c's (c has one
@@ -152,11 +182,11 @@ impl CrossbarModel {
                     // accesses per c access, r_d / r_c.
                     let r_c = x[c] * a;
                     let per = |o: f64, r_d: f64| if r_c > 0.0 { o.min(r_d / r_c) } else { o };
+                    let others = (0..cores).filter(|&d| d != c).map(|d| (d, port[d * memories + m]));
                     let w = match self.x.arbiter[m] {
                         Arbiter::FixedPriority => {
                             let (mut ahead, mut held, mut below) = (0.0, 0.0, 0.0f64);
-                            for d in (0..cores).filter(|&d| d != c) {
-                                let (o, b, r_d) = at(d, m, &x, &wait);
+                            for (d, (o, b, r_d)) in others {
                                 if d < c {
                                     ahead += o * l(m, d);
                                     held += b;
@@ -166,45 +196,63 @@ impl CrossbarModel {
                             }
                             (ahead + below) / (1.0 - held).max(1e-3)
                         }
-                        _ => (0..cores)
-                            .filter(|&d| d != c)
-                            .map(|d| {
-                                let (o, _, r_d) = at(d, m, &x, &wait);
-                                per(o, r_d) * l(m, d)
-                            })
-                            .sum(),
+                        _ => others.map(|(d, (o, _, r_d))| per(o, r_d) * l(m, d)).sum(),
                     };
-                    next_wait[c][k] = 0.5 * wait[c][k] + 0.5 * w;
-                    change = change.max((next_wait[c][k] - wait[c][k]).abs());
+                    let i = k0 + k;
+                    next_wait[i] = 0.5 * wait[i] + 0.5 * w;
+                    change = change.max((next_wait[i] - wait[i]).abs());
                 }
+                k0 += self.intensity[c].len();
             }
-            wait = next_wait;
+            std::mem::swap(wait, next_wait);
+            let mut k0 = 0;
             for c in 0..cores {
-                let per_work: f64 = self.intensity[c].iter().zip(&wait[c]).map(|(&(m, a), w)| a * (l(m, c) + w)).sum();
+                let per_work: f64 = self.intensity[c].iter().zip(&wait[k0..]).map(|(&(m, a), w)| a * (l(m, c) + w)).sum();
+                k0 += self.intensity[c].len();
                 x[c] = 1.0 / (1.0 + per_work);
             }
             if change < 1e-9 {
                 break;
             }
         }
-        let mut out = vec![0.0; 3 * cores];
+        let mut k0 = 0;
+        for c in 0..cores {
+            let n = self.intensity[c].len();
+            last[c].0 = self.core_key[c];
+            last[c].1 = x[c];
+            last[c].2.clear();
+            last[c].2.extend_from_slice(&wait[k0..k0 + n]);
+            k0 += n;
+        }
+        out.clear();
+        out.resize(3 * cores, 0.0);
         for c in 0..cores {
             let rate = if allowed[c] { x[c] } else { 0.0 };
             out[c] = rate;
             out[cores + c] = rate * self.intensity[c].iter().map(|&(_, a)| a).sum::<f64>();
             out[2 * cores + c] = 1.0 - rate;
         }
-        out
     }
+}
+
+/// `CrossbarModel::solve`'s buffers, kept from solve to solve.
+#[derive(Default)]
+struct Scratch {
+    x: Vec<f64>,
+    wait: Vec<f64>,
+    next_wait: Vec<f64>,
+    port: Vec<(f64, f64, f64)>,
+    /// Per core: what it ran at the last solve (`core_key`), its rate and waits.
+    last: Vec<((u64, u64), f64, Vec<f64>)>,
 }
 
 impl MemoryModel for CrossbarModel {
     fn flows(&mut self, now: u64, running: &[Option<JobId>], jobs: &Jobs, ctx: &MemoryContext, flows: &mut Flows) {
         self.key.clear();
         self.next_event = NONE_U64;
-        let mut ends = vec![None; running.len()];
         for (c, &on) in running.iter().enumerate() {
             self.intensity[c].clear();
+            self.phase_end[c] = None;
             let phase = on.filter(|_| ctx.allowed[c]).and_then(|id| {
                 let job = jobs.get(id);
                 self.phase_of(job).map(|p| (job, p))
@@ -212,40 +260,45 @@ impl MemoryModel for CrossbarModel {
             let code = match phase {
                 None => on.map_or(0, |_| if ctx.allowed[c] { 2 } else { 1 }),
                 Some((job, (None, _, end))) => {
-                    ends[c] = Some(((job.exec_ns - job.remaining_ns) as f64 + job.work_carry, end)).filter(|_| end < job.exec_ns);
+                    self.phase_end[c] = Some(end).filter(|&e| e < job.exec_ns);
                     2
                 }
                 Some((job, (Some(k), len, end))) => {
                     let len = len.max(1) as f64;
                     self.intensity[c].extend(self.phases[job.task as usize][k].accesses.iter().map(|&(m, n)| (m, n as f64 / len)));
-                    ends[c] = Some(((job.exec_ns - job.remaining_ns) as f64 + job.work_carry, end)).filter(|_| end < job.exec_ns);
-                    self.key.push(len as u64);
+                    self.phase_end[c] = Some(end).filter(|&e| e < job.exec_ns);
                     ((job.task as u64 + 1) << 32) | k as u64
                 }
             };
+            let len = self.intensity[c].first().map_or(0, |_| phase.map_or(0, |(_, (_, len, _))| len.max(1)));
+            self.core_key[c] = (code, len);
             self.key.push(code);
+            if len > 0 {
+                self.key.push(len);
+            }
         }
-        let solved = match self.memo.get(&self.key) {
-            Some(v) => v.clone(),
+        let m = running.len();
+        let put = |solved: &[f64], flows: &mut Flows| {
+            flows.rate.copy_from_slice(&solved[..m]);
+            flows.requests_per_ns.copy_from_slice(&solved[m..2 * m]);
+            flows.stall.copy_from_slice(&solved[2 * m..3 * m]);
+        };
+        match self.memo.get(&self.key) {
+            Some(solved) => put(solved, flows),
             None => {
-                let v = self.solve(ctx.allowed);
+                let mut solved = Vec::with_capacity(3 * m);
+                self.solve(ctx.allowed, &mut solved);
+                put(&solved, flows);
                 if self.memo.len() >= MEMO_ENTRIES {
                     self.memo.clear();
                 }
-                self.memo.insert(self.key.clone(), v.clone());
-                v
+                self.memo.insert(self.key.clone(), solved);
             }
-        };
-        let m = running.len();
-        flows.rate.copy_from_slice(&solved[..m]);
-        flows.requests_per_ns.copy_from_slice(&solved[m..2 * m]);
-        flows.stall.copy_from_slice(&solved[2 * m..3 * m]);
+        }
         // The next runnable boundary: the flows change there.
-        for (c, e) in ends.iter().enumerate() {
-            if let Some((done, end)) = *e {
-                if end as f64 > done && flows.rate[c] > 0.0 {
-                    self.next_event = self.next_event.min(now.saturating_add(crate::sim::engine::ceil_ns((end as f64 - done) / flows.rate[c])));
-                }
+        for (c, (&on, &end)) in running.iter().zip(&self.phase_end).enumerate() {
+            if let (Some(id), Some(end)) = (on, end) {
+                self.next_event = self.next_event.min(jobs.get(id).reaches(now, end, flows.rate[c]));
             }
         }
     }

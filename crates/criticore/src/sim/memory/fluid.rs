@@ -537,8 +537,7 @@ impl MemoryModel for Fluid {
             }
             let ph = Self::phase(tm, job);
             if ph.end_work_ns != u64::MAX && ph.end_work_ns < job.exec_ns {
-                let left = (ph.end_work_ns - (job.exec_ns - job.remaining_ns)) as f64;
-                self.next_event = self.next_event.min(now.saturating_add((left / rc).ceil() as u64));
+                self.next_event = self.next_event.min(job.reaches(now, ph.end_work_ns, rc));
             }
         }
     }
