@@ -84,9 +84,10 @@ class Task:
     preemption: str = "preemptive"
     #: OSEK's multiple-activation limit: a release finding this many jobs active is lost (None: no limit).
     activation_limit: int | None = None
-    #: When its jobs read and write for cause-effect chains: "implicit" (start, finish) or "let" (release, period end).
+    #: When its jobs read and write: "implicit" (copies at start and finish), "explicit" (where each runnable accesses) or "let" (release, period end).
     communication: str = "implicit"
-    #: Implicit communication's copies, part of the PET: non-preemptive work at a job's start and end.
+    #: Implicit communication's copies, part of the PET: non-preemptive work at a job's start and end
+    #: (on a scratchpad platform, derived from the labels an implicit or LET task reads and writes).
     copy_in_ns: int = 0
     copy_out_ns: int = 0
 

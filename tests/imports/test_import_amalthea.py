@@ -35,8 +35,11 @@ def test_cli_writes_the_file_and_prints_the_summary_line(tmp_path):
     assert wrote == f"wrote {out}"
     system = TaskSystem.load(out)
     periodic = next(t for t in system.tasks if t.name == "T_periodic")
-    # 17,000 instructions at 200 MHz, two per cycle (docs/amalthea.md).
-    assert (periodic.core, periodic.period_ns, periodic.priority, periodic.pet_ns["A"]) == (0, 10_000_000, 10, 42_500)
+    # 17,000 instructions at 200 MHz, two per cycle (docs/amalthea.md), and
+    # implicit communication's copy-in of L1 (a word read and written, a
+    # cycle each: 10 ns; docs/format.md "Copies of labels").
+    assert (periodic.core, periodic.period_ns, periodic.priority, periodic.pet_ns["A"]) == (0, 10_000_000, 10, 42_500 + 10)
+    assert (periodic.communication, periodic.copy_in_ns, periodic.copy_out_ns) == ("implicit", 10, 0)
     # Its runnables in call order, 3,000, 4,000 and 10,000 instructions at 2.5 ns.
     assert periodic.runnables == (("R1", 7_500), ("R2", 10_000), ("R4", 25_000))
     assert line in out.read_text()
@@ -46,7 +49,7 @@ def test_scale_multiplies_before_rounding_up(tmp_path):
     out = tmp_path / "s.toml"
     assert run("import", "amalthea", V07, "-o", out, "--scale", "0.333").returncode == 0
     periodic = next(t for t in TaskSystem.load(out).tasks if t.name == "T_periodic")
-    assert periodic.pet_ns["A"] == 14_153  # 42,500 ns x 0.333 = 14,152.5
+    assert periodic.pet_ns["A"] - periodic.copy_in_ns == 14_153  # 42,500 ns x 0.333 = 14,152.5 (the copies are not scaled)
 
 
 def test_an_existing_output_is_kept_unless_force_and_the_model_never(tmp_path):
@@ -138,7 +141,8 @@ def test_waters_2017_per_core_utilizations():
     imp = import_amalthea(WATERS)
     from_system = [0.0] * imp.system.platform.cores
     for t in imp.system.tasks:
-        from_system[t.core] += t.pet_ns["A"] / t.period_ns
+        # The execution needs: the PET less implicit communication's copies.
+        from_system[t.core] += (t.pet_ns["A"] - t.copy_in_ns - t.copy_out_ns) / t.period_ns
     assert from_system == pytest.approx(UPPER, abs=0.001)
     assert from_system == pytest.approx(upper, abs=1e-6)  # whole-ns rounding only
 

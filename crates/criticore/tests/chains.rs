@@ -120,8 +120,8 @@ fn bad_chains_are_one_line_errors() {
     let back = parse_task_system(&file("implicit", "").replace("tasks = [\"a\", \"b\", \"c\"]", "tasks = [\"a\", \"b\", \"a\"]"), Format::Toml, "t.toml").unwrap();
     assert_eq!(back.chains[0].tasks, [0, 1, 0]);
     assert_eq!(err("tasks = [\"a\", \"b\", \"c\"]", "tasks = \"a\""), "t.toml: chain[0].tasks: expected an array of task names, got a string");
-    let bad_comm = parse_task_system(&file("explicit", ""), Format::Toml, "t.toml").unwrap_err().to_string();
-    assert_eq!(bad_comm, "t.toml: task[0].communication: unknown communication \"explicit\" (expected implicit or let)");
+    let bad_comm = parse_task_system(&file("loose", ""), Format::Toml, "t.toml").unwrap_err().to_string();
+    assert_eq!(bad_comm, "t.toml: task[0].communication: unknown communication \"loose\" (expected implicit, explicit or let)");
     let twice = format!("{}[[chain]]\nname = \"abc\"\ntasks = [\"a\", \"b\"]\n", file("implicit", ""));
     assert_eq!(parse_task_system(&twice, Format::Toml, "t.toml").unwrap_err().to_string(), "t.toml: chain[1].name: duplicate chain name \"abc\"");
 }

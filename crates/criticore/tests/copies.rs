@@ -8,7 +8,7 @@
 mod common;
 
 use criticore::analysis::classic::analyze;
-use criticore::model::{Level, Region};
+use criticore::model::{Level, Part, Region};
 use criticore::sim::sched::SchedulerKind;
 use criticore::sim::{simulate, trace, ExecModel, SimConfig, SimResult};
 use criticore::{parse_task_system, Format, TaskSystem};
@@ -68,17 +68,17 @@ fn copies_are_not_preempted_and_the_body_is() {
 
 #[test]
 fn a_job_s_regions_are_its_copies_around_its_body() {
-    let np = |work_ns| Region { work_ns, preemptible: false, runnable: None };
+    let np = |work_ns, part| Region { work_ns, preemptible: false, part };
     let t = &pair(0).tasks[1];
-    assert_eq!(t.regions(Level::C).unwrap(), [np(2 * US), Region { work_ns: 5 * US, preemptible: true, runnable: None }, np(3 * US)]);
+    assert_eq!(t.regions(Level::C).unwrap(), [np(2 * US, Part::CopyIn), Region { work_ns: 5 * US, preemptible: true, part: Part::Body }, np(3 * US, Part::CopyOut)]);
     assert_eq!(t.steps(), [("copy-in", 2 * US), ("l", 5 * US), ("copy-out", 3 * US)]);
     // A cooperative task's copies are regions beside its runnables; the PET
     // left out is their sum with the copies.
     let s = parse(&task("c", 1, 0, 40, "copy_in = \"1us\"\npreemption = \"cooperative\"\nrunnables = [{ name = \"a\", pet = \"2us\" }, { name = \"b\", pet = \"3us\" }]\n").replace("pet = \"0us\"\n", "")).unwrap();
     let t = &s.tasks[0];
     assert_eq!(t.pet_ns.highest(), Some(6 * US));
-    let runnable = |k, work_ns| Region { runnable: Some(k), ..np(work_ns) };
-    assert_eq!(t.regions(Level::C).unwrap(), [np(US), runnable(0, 2 * US), runnable(1, 3 * US)]);
+    let runnable = |k, work_ns| np(work_ns, Part::Runnable(k));
+    assert_eq!(t.regions(Level::C).unwrap(), [np(US, Part::CopyIn), runnable(0, 2 * US), runnable(1, 3 * US)]);
     assert_eq!(t.steps(), [("copy-in", US), ("a", 2 * US), ("b", 3 * US)]);
     // No copies, preemptive: no regions, no steps.
     let t = &parse(&task("p", 1, 5, 40, "")).unwrap().tasks[0];

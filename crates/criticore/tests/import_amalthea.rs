@@ -5,7 +5,7 @@
 
 use criticore::import::decimal::Exact;
 use criticore::import::{import_amalthea, Imported, Preemption, Stimulus};
-use criticore::model::{parse_task_system, Arrival, Format, Task};
+use criticore::model::{parse_task_system, Arrival, Communication, Format, Task};
 use std::io::Write;
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -21,8 +21,10 @@ fn task<'a>(imp: &'a Imported, name: &str) -> &'a Task {
     imp.system.tasks.iter().find(|t| t.name == name).unwrap()
 }
 
+/// Its execution needs: the PET less the copies of its labels that
+/// implicit communication adds (`model::scratchpad::derive_copies`).
 fn pet(t: &Task) -> u64 {
-    t.pet_ns.highest().unwrap()
+    t.pet_ns.highest().unwrap() - t.copy_in_ns - t.copy_out_ns
 }
 
 #[test]
@@ -45,6 +47,13 @@ fn import_v07_maps_every_element() {
     // T_ipa: triggered by T_periodic, so released at its 10 ms; R2 on C0: 4000 x 2.5 ns.
     let i = task(&imp, "T_ipa");
     assert_eq!((i.core, i.period_ns, i.offset_ns, i.arrival, i.priority, pet(i)), (Some(0), 10_000_000, 0, Arrival::Periodic, Some(5), 10_000));
+    // Implicit communication (no `implementation` stated): R1's read of L1
+    // (4 B in M0, the only memory, so the copy's too) is copied in, one
+    // read and one write of a word, a cycle each at the platform's 200 MHz:
+    // 10 ns; R1's write goes to a label in no memory (reported), so no copy-out.
+    let copies = |t: &Task| (t.communication, t.copy_in_ns, t.copy_out_ns);
+    assert_eq!((copies(p), copies(s), copies(i)), ((Communication::Implicit, 10, 0), (Communication::Implicit, 10, 0), (Communication::Implicit, 0, 0)));
+    assert_eq!((p.pet_ns.highest(), s.pet_ns.highest()), (Some(42_510), Some(5_010)));
     // Runnables in call order, each its need at the task's core (the sums above).
     let steps = |t: &Task| t.runnables.iter().map(|r| (r.name.clone(), r.pet_ns)).collect::<Vec<_>>();
     let named = |v: &[(&str, u64)]| v.iter().map(|&(n, ns)| (n.to_string(), ns)).collect::<Vec<_>>();
@@ -107,6 +116,8 @@ fn import_v2_maps_every_element() {
     // branch Rd 600 (not Rc's 20) = 2500 ticks = 6250 ns; deadline 4 ms.
     let a = task(&imp, "A");
     assert_eq!((a.core, a.period_ns, a.deadline_ns, a.priority, pet(a)), (Some(0), 5_000_000, 4_000_000, Some(7), 6_250));
+    // Its label access says implementation="explicit": no copies.
+    assert_eq!((a.communication, a.copy_in_ns, a.copy_out_ns), (Communication::Explicit, 0, 0));
     // B on P1: Rb 900 ticks x 10 ns; next occurrence 4 to 6 ms after the last, offset 1 ms; priority 3 (2.x parameter entry).
     let b = task(&imp, "B");
     assert_eq!((b.core, b.period_ns, b.arrival, b.offset_ns, b.priority, pet(b)), (Some(1), 4_000_000, Arrival::Sporadic { max_jitter_ns: 2_000_000 }, 1_000_000, Some(3), 9_000));
@@ -167,11 +178,14 @@ fn import_files_round_trip() {
         let (direct, _) = criticore::import::to_system::task_system(&imp.model, Some(&Exact::parse("0.333").unwrap())).unwrap();
         assert_eq!(direct, imp.system, "{name}");
         assert!(imp.toml.starts_with(&format!("# Imported from {name} by `criticore import amalthea`")), "{}", imp.toml);
-        // With copies (issue 27, Build 5: a file may state them) the writer keeps them.
-        // Its PET holds them: with runnables, copy-in + their sum + copy-out.
+        // With copies (issue 27, Build 5: a file may state them, with
+        // explicit communication where the task has label accesses) the
+        // writer keeps them. Its PET holds them: with runnables, copy-in +
+        // their sum + copy-out.
         let mut with = imp.system.clone();
         let t = &mut with.tasks[0];
-        let pet = t.pet_ns.highest().unwrap();
+        let pet = t.pet_ns.highest().unwrap() - t.copy_in_ns - t.copy_out_ns;
+        t.communication = Communication::Explicit;
         (t.copy_in_ns, t.copy_out_ns) = (pet / 4, pet / 8);
         if !t.runnables.is_empty() {
             t.pet_ns = criticore::model::LevelPets([Some(pet + pet / 4 + pet / 8); 4]);

@@ -85,10 +85,16 @@ fn from_model(imp: &Imported, amount: impl Fn(&criticore::import::Amount) -> f64
     u
 }
 
+/// A task's execution needs: its PET less the copies of its labels that
+/// implicit communication adds (`model::scratchpad::derive_copies`).
+fn needs(t: &criticore::model::Task) -> u64 {
+    t.pet_ns.highest().unwrap() - t.copy_in_ns - t.copy_out_ns
+}
+
 fn upper_bounds(_: &[u8], imp: &Imported) {
     let mut from_file = vec![0.0; imp.system.platform.cores];
     for t in &imp.system.tasks {
-        from_file[t.core.unwrap()] += t.pet_ns.highest().unwrap() as f64 / t.period_ns as f64;
+        from_file[t.core.unwrap()] += needs(t) as f64 / t.period_ns as f64;
     }
     close(&from_file, &UPPER, "from the written file's PETs");
     close(&from_model(imp, |a| a.upper as f64), &UPPER, "from the model's cycles");
@@ -110,7 +116,7 @@ fn summary_counts(bytes: &[u8], imp: &Imported) {
     assert_eq!(kind("runnables as steps"), None);
     assert_eq!(imp.system.tasks.iter().map(|t| t.runnables.len()).sum::<usize>(), n("am:TaskRunnableCall"));
     for t in &imp.system.tasks {
-        assert_eq!(t.runnables.iter().map(|r| r.pet_ns).sum::<u64>(), t.pet_ns.highest().unwrap(), "{}", t.name);
+        assert_eq!(t.runnables.iter().map(|r| r.pet_ns).sum::<u64>(), needs(t), "{}", t.name);
     }
     // Memories, labels and their accesses are the task system's own now
     // (Build 3): every memory has paths from every core, every label a memory.
@@ -164,7 +170,7 @@ fn scaled(bytes: &[u8], imp: &Imported) {
         let instructions: u64 = t.steps.iter().flat_map(|&r| &m.runnables[r].needs).map(|n| n.for_type(&core.pu_type).unwrap().upper).sum();
         // 200 MHz and one instruction per cycle: 5 ns per instruction, times 0.7 = 7/2 ns, rounded up once.
         assert_eq!(core.clock_hz.whole(), Some(200_000_000));
-        assert_eq!(s.pet_ns.highest().unwrap(), (instructions * 7).div_ceil(2), "{}", t.name);
+        assert_eq!(needs(s), (instructions * 7).div_ceil(2), "{}", t.name);
     }
 }
 
@@ -242,6 +248,11 @@ fn pfp_at_0_7(bytes: &[u8], _: &Imported) {
     system.platform.memories.clear();
     system.labels.clear();
     system.tasks.iter_mut().flat_map(|t| &mut t.runnables).for_each(|r| r.accesses.clear());
+    for t in &mut system.tasks {
+        // Nor the copies of labels (implicit communication's).
+        t.pet_ns = criticore::model::LevelPets([Some(needs(t)); 4]);
+        (t.copy_in_ns, t.copy_out_ns) = (0, 0);
+    }
     assert!(system.tasks.iter().any(|t| t.preemption == Preemption::Cooperative), "WATERS 2017 has cooperative tasks");
     let a = analyze(&system, SchedulerKind::Pfp).unwrap();
     let mut checked = 0;

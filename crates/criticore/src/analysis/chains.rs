@@ -53,7 +53,7 @@ pub fn bounds(system: &TaskSystem, bound_of: impl Fn(usize) -> Option<u64>) -> V
                     _ => 0,
                 };
                 let written = match task.communication {
-                    Communication::Implicit => r,
+                    Communication::Implicit | Communication::Explicit => r,
                     Communication::Let => r.max(task.period_ns),
                 };
                 terms.push((task.period_ns + jitter, task.offset_ns, written));

@@ -238,10 +238,10 @@ fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str, wai
             let blocking = regions[k + 1..].iter().flatten().flatten().filter(|r| !r.preemptible).map(|r| r.work_ns).max().map_or(0, |q| q - 1);
             // The window's accesses: its jobs', and any blocking region's (the most per memory).
             let own_accesses = waits.map(|pw| {
-                let blocking = ordered[k + 1..].iter().zip(&regions[k + 1..]).flat_map(|(&j, r)| r.iter().flatten().filter(|r| !r.preemptible).map(move |x| (j, x, r.as_ref().map_or(1, Vec::len))));
+                let blocking = ordered[k + 1..].iter().zip(&regions[k + 1..]).flat_map(|(&j, r)| r.iter().flatten().filter(|r| !r.preemptible).map(move |x| (j, x)));
                 let mut most: crate::interference::crossbar::Accesses = Vec::new();
-                for (j, region, n) in blocking {
-                    for (m, a) in pw.crossbar.region_accesses(j, region, n) {
+                for (j, region) in blocking {
+                    for (m, a) in pw.crossbar.region_accesses(j, region) {
                         match most.iter_mut().find(|(x, _)| *x == m) {
                             Some((_, b)) => *b = (*b).max(a),
                             None => most.push((m, a)),

@@ -114,7 +114,8 @@ pub fn partitioned_limited(rng: &mut Rng) -> String {
 /// labels of 1-16 B placed at random; every task's work in runnables (one
 /// for a task without), each reading and writing 1-2 labels so that its
 /// accesses alone take up to 40% of its PET; a quarter of the tasks with an
-/// activation limit of one.
+/// activation limit of one; about half with implicit communication (copies
+/// of their labels, `model::scratchpad::task_copies`), the rest explicit.
 pub fn partitioned_scratchpad(rng: &mut Rng) -> String {
     let text = partitioned_limited(rng);
     let arbiter = rng.pick(&["round-robin", "fcfs"]);
@@ -172,6 +173,10 @@ pub fn partitioned_scratchpad(rng: &mut Rng) -> String {
         out.push_str(&format!("runnables = [{}]\n", runnables.join(", ")));
         if rng.next() % 4 == 0 {
             out.push_str("activation_limit = 1\n");
+        }
+        // Stated copies go with explicit communication; half the others copy their labels (implicit).
+        if copies > 0 || rng.next() % 2 == 0 {
+            out.push_str("communication = \"explicit\"\n");
         }
     }
     out + &labels

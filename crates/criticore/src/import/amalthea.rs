@@ -396,7 +396,15 @@ impl Graph<'_> {
                         Some(t) => exact(t, &field(&here, "statistic.value"))?.to_f64(),
                         None => 1.0,
                     };
-                    out.push(Item::Access(LabelAccess { label, write, count }));
+                    use crate::model::Communication;
+                    let implementation = match c.attr("implementation") {
+                        None | Some("undefined" | "_undefined_") => None,
+                        Some("explicit") => Some(Communication::Explicit),
+                        Some("implicit") => Some(Communication::Implicit),
+                        Some("timed") => Some(Communication::Let),
+                        Some(other) => return Err(FieldError::new(field(&here, "implementation"), format!("expected explicit, implicit, timed or undefined, got {}", quote(other)))),
+                    };
+                    out.push(Item::Access(LabelAccess { label, write, count, implementation }));
                 }
                 other => unread.count(&format!("{other} items")),
             }

@@ -151,6 +151,8 @@ pub struct LabelAccess {
     pub write: bool,
     /// Accesses per run of the runnable (the file's statistic; 1 when none).
     pub count: f64,
+    /// Its `implementation` (explicit, implicit, timed: LET); None: undefined.
+    pub implementation: Option<crate::model::Communication>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -9,7 +9,7 @@ use super::*;
 use crate::error::{key, quote, FieldError, FieldResult};
 use crate::model::need::Need as Drawn;
 use crate::model::scratchpad::{Label, LabelAccess, Memory};
-use crate::model::{Arrival, Chain as SystemChain, Level, LevelPets, Platform, Runnable, Task as SystemTask};
+use crate::model::{Arrival, Chain as SystemChain, Communication, Level, LevelPets, Platform, Runnable, Task as SystemTask};
 
 /// The task system of `model`, execution needs multiplied by `scale` (1 when None).
 pub fn task_system(model: &Model, scale: Option<&Exact>) -> FieldResult<(TaskSystem, Summary)> {
@@ -23,6 +23,7 @@ pub fn task_system(model: &Model, scale: Option<&Exact>) -> FieldResult<(TaskSys
     }
     let placed = platform_memories(model);
     let mut no_need = 0;
+    let mut mixed = 0;
     let mut tasks = Vec::with_capacity(model.tasks.len());
     for (i, t) in model.tasks.iter().enumerate() {
         let path = format!("swModel.tasks[{}]", if t.name.is_empty() { i.to_string() } else { key(&t.name) });
@@ -50,6 +51,10 @@ pub fn task_system(model: &Model, scale: Option<&Exact>) -> FieldResult<(TaskSys
             runnables,
             preemption: t.preemption,
             activation_limit: t.activation_limit,
+            communication: communication(model, t).unwrap_or_else(|| {
+                mixed += 1;
+                Communication::Implicit
+            }),
             ..SystemTask::mc2(t.name.clone(), Level::D, None, period_ns, LevelPets([Some(pet_ns); 4]))
         });
     }
@@ -57,8 +62,10 @@ pub fn task_system(model: &Model, scale: Option<&Exact>) -> FieldResult<(TaskSys
     let chains: Vec<SystemChain> = model.chains.iter().filter_map(|c| task_chain(model, c)).collect();
     let unresolved = model.chains.len() - chains.len();
     let labels = placed.labels.clone();
-    let system = TaskSystem { platform, tasks, servers: Vec::new(), allocation: None, regulation: None, devices: Vec::new(), chains, labels };
-    Ok((system, summary(model, no_need, unresolved, &placed)))
+    let mut system = TaskSystem { platform, tasks, servers: Vec::new(), allocation: None, regulation: None, devices: Vec::new(), chains, labels };
+    // Implicit communication (the default): the copies from the labels, as a parse makes them.
+    crate::model::scratchpad::derive_copies(&mut system).map_err(|(i, key)| FieldError::new(format!("task[{i}].{key}"), "an imported task states no copies"))?;
+    Ok((system, summary(model, no_need, mixed, unresolved, &placed)))
 }
 
 /// The model's memories as scratchpads behind a crossbar (docs/amalthea.md,
@@ -283,7 +290,16 @@ fn drawn_kind(runnable: &super::Runnable) -> bool {
 }
 
 /// Counts, by element kind, of what the task system cannot hold yet.
-fn summary(model: &Model, no_need: usize, unresolved_chains: usize, placed: &Placed) -> Summary {
+/// A task's communication, from its label accesses' `implementation`:
+/// the one they state (implicit, AUTOSAR's and the challenge's, when none
+/// does); None if they state different ones.
+fn communication(model: &Model, t: &Task) -> Option<Communication> {
+    let mut stated = t.steps.iter().flat_map(|&r| &model.runnables[r].accesses).filter_map(|a| a.implementation);
+    let first = stated.next().unwrap_or(Communication::Implicit);
+    stated.all(|c| c == first).then_some(first)
+}
+
+fn summary(model: &Model, no_need: usize, mixed: usize, unresolved_chains: usize, placed: &Placed) -> Summary {
     let count = |f: &dyn Fn(&Task) -> bool| model.tasks.iter().filter(|t| f(t)).count();
     let amounts = model.runnables.iter().filter(|r| !drawn_kind(r)).flat_map(|r| &r.needs).flat_map(|n| n.default.iter().chain(n.per_type.iter().map(|(_, a)| a)));
     let non_uniform = |d: &Option<String>| d.as_deref().is_some_and(|d| !d.contains("Uniform"));
@@ -304,6 +320,7 @@ fn summary(model: &Model, no_need: usize, unresolved_chains: usize, placed: &Pla
         ("switches (largest branch kept)".into(), model.switches),
         ("non-CPU processing units".into(), model.other_units.len()),
         ("tasks with no execution need (1 ns PET)".into(), no_need),
+        ("tasks whose label accesses mix implementations (implicit used)".into(), mixed),
     ];
     kinds.extend(model.unread.iter().cloned());
     kinds.retain(|(_, n)| *n > 0);

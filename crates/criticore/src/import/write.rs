@@ -29,15 +29,22 @@ pub fn system_toml(system: &TaskSystem, summary: &Summary, source: &str) -> Stri
             if let Some(p) = t.priority {
                 o.insert("priority".into(), json!(p));
             }
-            o.insert("pet".into(), json!(d(t.pet_ns.highest().expect("imported tasks have a PET"))));
+            // With runnables the PET is theirs and the copies' (a parse sums them).
+            if t.runnables.is_empty() {
+                o.insert("pet".into(), json!(d(t.pet_ns.highest().expect("imported tasks have a PET"))));
+            }
             if t.preemption != Preemption::Preemptive {
                 o.insert("preemption".into(), json!(t.preemption.name()));
             }
             if let Some(n) = t.activation_limit {
                 o.insert("activation_limit".into(), json!(n));
             }
+            if t.communication != crate::model::Communication::Implicit {
+                o.insert("communication".into(), json!(t.communication.name()));
+            }
+            let derived = crate::model::scratchpad::copies_labels(&system.platform, t);
             for (key, ns) in [("copy_in", t.copy_in_ns), ("copy_out", t.copy_out_ns)] {
-                if ns > 0 {
+                if ns > 0 && !derived {
                     o.insert(key.into(), json!(d(ns)));
                 }
             }

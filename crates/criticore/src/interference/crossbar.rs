@@ -13,7 +13,8 @@
 //! (`sim::memory::crossbar`) solves the waiting for who runs now; the
 //! analysis charges each job the worst waiting here.
 
-use crate::model::{Arbiter, Region, Task, TaskSystem};
+use crate::model::scratchpad::{task_copies, Copies};
+use crate::model::{Arbiter, Part, Region, Task, TaskSystem};
 
 /// A runnable's (or a task's) accesses per run, by memory: (memory, accesses).
 pub type Accesses = Vec<(usize, u64)>;
@@ -25,6 +26,10 @@ pub struct Crossbar {
     pub arbiter: Vec<Arbiter>,
     /// Per task, per runnable (in order): accesses per run by memory.
     pub runnables: Vec<Vec<Accesses>>,
+    /// Per task: its copy-in's and copy-out's accesses (implicit
+    /// communication, `model::scratchpad::task_copies`; empty: none).
+    pub copy_in: Vec<Accesses>,
+    pub copy_out: Vec<Accesses>,
     /// Per memory, per core: whether a task of that core (or one that may
     /// run anywhere) accesses it.
     pub users: Vec<Vec<bool>>,
@@ -38,22 +43,26 @@ impl Crossbar {
             return None;
         }
         let clock_hz = p.clock_hz.expect("the parser requires a clock with memories");
-        let runnables: Vec<Vec<Accesses>> = system.tasks.iter().map(|t| t.runnables.iter().map(|r| {
+        let copies: Vec<Option<Copies>> = system.tasks.iter().map(|t| task_copies(p, &system.labels, t)).collect();
+        let runnables: Vec<Vec<Accesses>> = system.tasks.iter().zip(&copies).map(|(t, copies)| t.runnables.iter().map(|r| {
             let mut by_memory: Accesses = Vec::new();
             for a in &r.accesses {
                 let label = &system.labels[a.label];
-                let n = (a.reads + a.writes).saturating_mul(p.memories[label.memory].accesses_of(label.size_bytes));
-                match by_memory.iter_mut().find(|(m, _)| *m == label.memory) {
+                // Implicit communication: to the task's copy.
+                let m = copies.as_ref().map_or(label.memory, |c| c.memory);
+                let n = (a.reads + a.writes).saturating_mul(p.memories[m].accesses_of(label.size_bytes));
+                match by_memory.iter_mut().find(|(x, _)| *x == m) {
                     Some((_, k)) => *k += n,
-                    None => by_memory.push((label.memory, n)),
+                    None => by_memory.push((m, n)),
                 }
             }
             by_memory.sort_unstable();
             by_memory
         }).collect()).collect();
+        let (copy_in, copy_out): (Vec<Accesses>, Vec<Accesses>) = copies.into_iter().map(|c| c.map_or_else(Default::default, |c| (c.copy_in, c.copy_out))).unzip();
         let mut users = vec![vec![false; p.cores]; p.memories.len()];
-        for (t, rs) in system.tasks.iter().zip(&runnables) {
-            for &(m, n) in rs.iter().flatten() {
+        for (i, t) in system.tasks.iter().enumerate() {
+            for &(m, n) in runnables[i].iter().chain([&copy_in[i], &copy_out[i]]).flatten() {
                 if n > 0 {
                     match t.core {
                         Some(c) => users[m][c] = true,
@@ -62,12 +71,12 @@ impl Crossbar {
                 }
             }
         }
-        Some(Crossbar { clock_hz, latency: p.memories.iter().map(|m| m.latency_cycles.clone()).collect(), arbiter: p.memories.iter().map(|m| m.arbiter).collect(), runnables, users })
+        Some(Crossbar { clock_hz, latency: p.memories.iter().map(|m| m.latency_cycles.clone()).collect(), arbiter: p.memories.iter().map(|m| m.arbiter).collect(), runnables, copy_in, copy_out, users })
     }
 
     /// Nanoseconds of `cycles`, rounded up (exact).
     pub fn ns_ceil(&self, cycles: u64) -> u64 {
-        (cycles as u128 * 1_000_000_000).div_ceil(self.clock_hz as u128).min(u64::MAX as u128) as u64
+        crate::model::scratchpad::cycles_ns_ceil(cycles, self.clock_hz)
     }
 
     /// Nanoseconds per cycle (the simulator's flows).
@@ -102,7 +111,8 @@ impl Crossbar {
     fn unbounded_wait(&self, system: &TaskSystem) -> Option<(usize, usize)> {
         system.tasks.iter().enumerate().find_map(|(i, t)| {
             let runnables = &self.runnables[i];
-            cores_of(t, system.platform.cores).find_map(|c| runnables.iter().flatten().find(|&&(m, _)| self.worst_wait_cycles(c, m).is_none()).map(|&(m, _)| (i, m)))
+            let all = || runnables.iter().chain([&self.copy_in[i], &self.copy_out[i]]).flatten();
+            cores_of(t, system.platform.cores).find_map(|c| all().find(|&&(m, _)| self.worst_wait_cycles(c, m).is_none()).map(|&(m, _)| (i, m)))
         })
     }
 
@@ -124,36 +134,45 @@ impl Crossbar {
         self.grown(system, |a, c| self.alone_cycles(a, c))
     }
 
-    /// Each runnable's PET grown by `cycles` of its accesses on the worst
-    /// core its task may run on (global tasks: any).
+    /// Each runnable's and copy's PET grown by `cycles` of its accesses on
+    /// the worst core its task may run on (global tasks: any), and by 1 ns
+    /// if it makes any: the simulator times events in whole ns, so a phase
+    /// that ends inside a ns runs to its end at the phase's own rate (less
+    /// than 1 ns late per phase with accesses: docs/analysis.md).
     fn grown(&self, system: &TaskSystem, cycles: impl Fn(&Accesses, usize) -> u64) -> TaskSystem {
         let mut out = system.clone();
         for (i, t) in out.tasks.iter_mut().enumerate() {
+            let ns = |a: &Accesses| {
+                let worst = cores_of(&system.tasks[i], system.platform.cores).map(|c| cycles(a, c)).max().unwrap_or(0);
+                if worst == 0 { 0 } else { self.ns_ceil(worst) + 1 }
+            };
             let mut grown = 0u64;
             for (k, r) in t.runnables.iter_mut().enumerate() {
-                let worst = cores_of(&system.tasks[i], system.platform.cores).map(|c| cycles(&self.runnables[i][k], c)).max().unwrap_or(0);
-                let ns = self.ns_ceil(worst);
+                let ns = ns(&self.runnables[i][k]);
                 r.pet_ns = r.pet_ns.saturating_add(ns);
                 grown = grown.saturating_add(ns);
             }
-            grow_pets(t, grown);
+            let (copy_in, copy_out) = (ns(&self.copy_in[i]), ns(&self.copy_out[i]));
+            t.copy_in_ns = t.copy_in_ns.saturating_add(copy_in);
+            t.copy_out_ns = t.copy_out_ns.saturating_add(copy_out);
+            grow_pets(t, grown.saturating_add(copy_in).saturating_add(copy_out));
         }
         out
     }
 
-    /// A task's accesses per job, by memory.
+    /// A task's accesses per job, by memory (its copies' with them).
     pub fn task_accesses(&self, i: usize) -> Accesses {
-        sum_of(self.runnables[i].iter())
+        sum_of(self.runnables[i].iter().chain([&self.copy_in[i], &self.copy_out[i]]))
     }
 
-    /// The accesses of a region of task `i` (`Task::regions`): its
-    /// runnable's, a whole job's (one region of a non-preemptive task
-    /// without runnables has none), or none (copies).
-    pub fn region_accesses(&self, i: usize, region: &Region, regions: usize) -> Accesses {
-        match region.runnable {
-            Some(k) => self.runnables[i][k].clone(),
-            None if regions == 1 => self.task_accesses(i),
-            None => Vec::new(),
+    /// The accesses of a region of task `i` (`Task::regions`).
+    pub fn region_accesses(&self, i: usize, region: &Region) -> Accesses {
+        match region.part {
+            Part::CopyIn => self.copy_in[i].clone(),
+            Part::CopyOut => self.copy_out[i].clone(),
+            Part::Runnable(k) => self.runnables[i][k].clone(),
+            Part::Body => sum_of(self.runnables[i].iter()),
+            Part::Job => self.task_accesses(i),
         }
     }
 }

@@ -519,8 +519,21 @@ pub struct Region {
     /// Work at rate 1 (the last region lasts to the job's end).
     pub work_ns: u64,
     pub preemptible: bool,
-    /// The runnable it is, if one (its time may be drawn).
-    pub runnable: Option<usize>,
+    /// Which part of the job it is.
+    pub part: Part,
+}
+
+/// The part of a job a region is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    CopyIn,
+    /// Runnable k (its time may be drawn).
+    Runnable(usize),
+    /// The work between the copies (its runnables, if any).
+    Body,
+    CopyOut,
+    /// The whole job, copies and all (a non-preemptive task's).
+    Job,
 }
 
 /// Where a task's jobs may be preempted.
@@ -556,6 +569,10 @@ pub enum Communication {
     /// Copy-in when the job starts, copy-out when it finishes (the default).
     #[default]
     Implicit,
+    /// Each access where its runnable makes it: no copies (for chains, a
+    /// job's reads and writes fall between its start and its finish, which
+    /// the chains take as the instants).
+    Explicit,
     /// Logical Execution Time: read at the release, written at the end of
     /// the period (or when the job finishes, if later: it was late).
     Let,
@@ -566,6 +583,7 @@ impl Communication {
     pub fn name(self) -> &'static str {
         match self {
             Communication::Implicit => "implicit",
+            Communication::Explicit => "explicit",
             Communication::Let => "let",
         }
     }
@@ -573,7 +591,7 @@ impl Communication {
     /// When a job released at `release_ns` that started at `start_ns` reads its inputs.
     pub fn read_ns(self, release_ns: u64, start_ns: u64) -> u64 {
         match self {
-            Communication::Implicit => start_ns,
+            Communication::Implicit | Communication::Explicit => start_ns,
             Communication::Let => release_ns,
         }
     }
@@ -582,7 +600,7 @@ impl Communication {
     /// finished at `finish_ns` writes its outputs.
     pub fn write_ns(self, release_ns: u64, finish_ns: u64, period_ns: u64) -> u64 {
         match self {
-            Communication::Implicit => finish_ns,
+            Communication::Implicit | Communication::Explicit => finish_ns,
             Communication::Let => finish_ns.max(release_ns + period_ns),
         }
     }
@@ -618,18 +636,19 @@ impl Task {
     /// copy-in and copy-out, non-preemptive, around a preemptible body. The
     /// last region is the job's rest.
     pub fn regions(&self, level: Level) -> Option<Vec<Region>> {
-        let np = |work_ns: u64| Region { work_ns, preemptible: false, runnable: None };
+        let np = |work_ns: u64, part: Part| Region { work_ns, preemptible: false, part };
         let pet = self.pet_at(level);
         let copies = self.copy_in_ns + self.copy_out_ns;
+        let (copy_in, copy_out) = (np(self.copy_in_ns, Part::CopyIn), np(self.copy_out_ns, Part::CopyOut));
         let regions: Vec<Region> = match self.preemption {
             Preemption::Preemptive if copies == 0 => return None,
-            Preemption::Preemptive => vec![np(self.copy_in_ns), Region { work_ns: pet.saturating_sub(copies), preemptible: true, runnable: None }, np(self.copy_out_ns)],
-            Preemption::Cooperative if !self.runnables.is_empty() => std::iter::once(np(self.copy_in_ns))
-                .chain(self.runnables.iter().enumerate().map(|(k, r)| Region { runnable: Some(k), ..np(r.pet_ns) }))
-                .chain(std::iter::once(np(self.copy_out_ns)))
+            Preemption::Preemptive => vec![copy_in, Region { work_ns: pet.saturating_sub(copies), preemptible: true, part: Part::Body }, copy_out],
+            Preemption::Cooperative if !self.runnables.is_empty() => std::iter::once(copy_in)
+                .chain(self.runnables.iter().enumerate().map(|(k, r)| np(r.pet_ns, Part::Runnable(k))))
+                .chain(std::iter::once(copy_out))
                 .collect(),
-            Preemption::Cooperative if copies > 0 => vec![np(self.copy_in_ns), np(pet.saturating_sub(copies)), np(self.copy_out_ns)],
-            _ => vec![np(pet)],
+            Preemption::Cooperative if copies > 0 => vec![copy_in, np(pet.saturating_sub(copies), Part::Body), copy_out],
+            _ => vec![np(pet, Part::Job)],
         };
         Some(regions.into_iter().filter(|r| r.work_ns > 0).collect())
     }

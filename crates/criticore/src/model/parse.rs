@@ -373,7 +373,11 @@ fn walk_root(root: &Value, read: ReadParams) -> FieldResult<TaskSystem> {
     if let Some(k) = chains.iter().enumerate().position(|(k, c)| chains[..k].iter().any(|d| d.name == c.name)) {
         return Err(FieldError::new(format!("chain[{k}].name"), format!("duplicate chain name {}", quote(&chains[k].name))));
     }
-    Ok(TaskSystem { platform, tasks, servers, allocation, regulation, devices, chains, labels })
+    let mut system = TaskSystem { platform, tasks, servers, allocation, regulation, devices, chains, labels };
+    super::scratchpad::derive_copies(&mut system).map_err(|(i, key)| {
+        FieldError::new(format!("task[{i}].{key}"), "its copies come from the labels it reads and writes (implicit or LET communication on a scratchpad platform): leave copy_in and copy_out out, or give communication = \"explicit\"")
+    })?;
+    Ok(system)
 }
 
 /// A `[[chain]]`: its name and its tasks by name, cause to effect (two or
@@ -870,8 +874,9 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server], labels: &HashMa
     }
     let communication = match obj.opt("communication").map(|v| as_str(v, &obj.field("communication"))).transpose()? {
         None | Some("implicit") => Communication::Implicit,
+        Some("explicit") => Communication::Explicit,
         Some("let") => Communication::Let,
-        Some(other) => return Err(FieldError::new(obj.field("communication"), format!("unknown communication {} (expected implicit or let)", quote(other)))),
+        Some(other) => return Err(FieldError::new(obj.field("communication"), format!("unknown communication {} (expected implicit, explicit or let)", quote(other)))),
     };
     let activation_limit = match obj.opt("activation_limit") {
         None => None,

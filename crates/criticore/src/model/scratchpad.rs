@@ -50,3 +50,98 @@ impl Memory {
 
 /// The arbiters a memory's port may have (the crossbar's).
 pub const PORT_ARBITERS: [Arbiter; 3] = [Arbiter::RoundRobin, Arbiter::Fcfs, Arbiter::FixedPriority];
+
+/// Implicit communication's copies of a task's labels on a scratchpad
+/// platform (docs/format.md `communication`): at the job's start it copies
+/// each label it reads from the label's memory to `memory`, at its end each
+/// label it writes back; its runnables' accesses go to the copies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Copies {
+    /// Where the copies live: the memory nearest the task's core.
+    pub memory: usize,
+    /// Per copy, its accesses by memory: (memory, accesses), home and copy.
+    pub copy_in: Vec<(usize, u64)>,
+    pub copy_out: Vec<(usize, u64)>,
+}
+
+impl Copies {
+    /// Cycles of a copy's computation: one per access it makes (the load
+    /// or the store); its accesses' latency and waits come on top, as a
+    /// runnable's do.
+    pub fn cycles(accesses: &[(usize, u64)]) -> u64 {
+        accesses.iter().map(|&(_, n)| n).fold(0, u64::saturating_add)
+    }
+}
+
+/// The memory a task's copies live in: the least latency from its core
+/// (from every core, the least worst, for a task that may run on any),
+/// the lower index on a tie.
+pub fn copy_memory(memories: &[Memory], core: Option<usize>) -> usize {
+    let cost = |m: &Memory| core.map_or_else(|| m.latency_cycles.iter().copied().max().unwrap_or(0), |c| m.latency_cycles[c]);
+    (0..memories.len()).min_by_key(|&k| (cost(&memories[k]), k)).expect("a scratchpad platform has memories")
+}
+
+/// Whether task `t`'s copies come from its labels: implicit or LET
+/// communication on a scratchpad platform, and label accesses to copy.
+pub fn copies_labels(platform: &super::Platform, t: &super::Task) -> bool {
+    !platform.memories.is_empty() && t.communication != super::Communication::Explicit && t.runnables.iter().any(|r| !r.accesses.is_empty())
+}
+
+/// Task `t`'s copies (None: its accesses go where its runnables make them).
+pub fn task_copies(platform: &super::Platform, labels: &[Label], t: &super::Task) -> Option<Copies> {
+    if !copies_labels(platform, t) {
+        return None;
+    }
+    let memory = copy_memory(&platform.memories, t.core);
+    let (mut read, mut written) = (Vec::new(), Vec::new());
+    for a in t.runnables.iter().flat_map(|r| &r.accesses) {
+        if a.reads > 0 && !read.contains(&a.label) {
+            read.push(a.label);
+        }
+        if a.writes > 0 && !written.contains(&a.label) {
+            written.push(a.label);
+        }
+    }
+    let copy = |of: &[usize]| {
+        let mut by_memory: Vec<(usize, u64)> = Vec::new();
+        for &l in of {
+            let label = &labels[l];
+            for m in [label.memory, memory] {
+                let n = platform.memories[m].accesses_of(label.size_bytes);
+                match by_memory.iter_mut().find(|(x, _)| *x == m) {
+                    Some((_, k)) => *k = k.saturating_add(n),
+                    None => by_memory.push((m, n)),
+                }
+            }
+        }
+        by_memory.sort_unstable();
+        by_memory
+    };
+    Some(Copies { memory, copy_in: copy(&read), copy_out: copy(&written) })
+}
+
+/// Set each copying task's copy-in and copy-out computation (and its PET
+/// with them), at the end of a parse or an import. Err: (task, field) of
+/// copies the file states for a task whose copies come from its labels.
+pub fn derive_copies(system: &mut super::TaskSystem) -> Result<(), (usize, &'static str)> {
+    let Some(clock_hz) = system.platform.clock_hz else { return Ok(()) };
+    for i in 0..system.tasks.len() {
+        let Some(c) = task_copies(&system.platform, &system.labels, &system.tasks[i]) else { continue };
+        let t = &mut system.tasks[i];
+        if t.copy_in_ns + t.copy_out_ns > 0 {
+            return Err((i, if t.copy_in_ns > 0 { "copy_in" } else { "copy_out" }));
+        }
+        let ns = |a: &[(usize, u64)]| cycles_ns_ceil(Copies::cycles(a), clock_hz);
+        (t.copy_in_ns, t.copy_out_ns) = (ns(&c.copy_in), ns(&c.copy_out));
+        let copies = t.copy_in_ns + t.copy_out_ns;
+        for p in t.pet_ns.0.iter_mut().flatten() {
+            *p = p.saturating_add(copies);
+        }
+    }
+    Ok(())
+}
+
+/// Nanoseconds of `cycles` at `clock_hz`, rounded up (exact).
+pub fn cycles_ns_ceil(cycles: u64, clock_hz: u64) -> u64 {
+    (cycles as u128 * 1_000_000_000).div_ceil(clock_hz as u128).min(u64::MAX as u128) as u64
+}

@@ -82,6 +82,9 @@ pub fn require_preemptive_unless_pfp(system: &TaskSystem, kind: SchedulerKind) -
     let Some(i) = system.tasks.iter().position(|t| t.limited_preemption()) else { return Ok(()) };
     let t = &system.tasks[i];
     let (field, what) = match t.preemption {
+        crate::model::Preemption::Preemptive if crate::model::scratchpad::copies_labels(&system.platform, t) => {
+            ("communication", "tasks that copy their labels (implicit or LET communication on a scratchpad platform: non-preemptive copies; communication = \"explicit\" has none)".to_string())
+        }
         crate::model::Preemption::Preemptive => (if t.copy_in_ns > 0 { "copy_in" } else { "copy_out" }, "tasks with non-preemptive copies".to_string()),
         p => ("preemption", format!("{} tasks", p.name())),
     };

@@ -56,6 +56,11 @@ impl Draws {
         Draws { seed, tasks }
     }
 
+    /// Whether task `ti` draws (else its runnables run their PETs).
+    pub fn draws(&self, ti: u32) -> bool {
+        self.tasks[ti as usize].is_some()
+    }
+
     /// Runnable `k`'s time in job `number` of task `ti`; None if the task draws nothing.
     pub fn runnable_ns(&self, ti: u32, number: u32, k: usize) -> Option<u64> {
         let (pet_ns, need) = self.tasks[ti as usize].as_ref()?.runnables[k];

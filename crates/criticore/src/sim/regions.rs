@@ -51,8 +51,8 @@ impl Regions {
             _ => return u64::MAX,
         };
         let region = regions[index as usize];
-        match (region.runnable, &self.draws) {
-            (Some(k), Some(draws)) => draws.runnable_ns(job.task, job.number, k).unwrap_or(region.work_ns),
+        match (region.part, &self.draws) {
+            (crate::model::Part::Runnable(k), Some(draws)) => draws.runnable_ns(job.task, job.number, k).unwrap_or(region.work_ns),
             // A preemptive body: the job's own work (drawn or given) less its copies (the other regions).
             _ if region.preemptible => {
                 let copies: u64 = regions.iter().filter(|r| !r.preemptible).map(|r| r.work_ns).sum();

@@ -27,21 +27,23 @@ use crate::sim::job::{Job, JobId, Jobs, NONE_U64};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// One runnable's phase of a task's jobs: its accesses by memory.
+/// One phase of a task's jobs (its copy-in, a runnable, its copy-out):
+/// its accesses by memory.
 struct Phase {
     /// Its work at the PET.
     len_ns: u64,
     accesses: Vec<(usize, u64)>,
+    /// The runnable it is (its time may be drawn), if one.
+    runnable: Option<usize>,
 }
 
 pub struct CrossbarModel {
     x: Crossbar,
     ns_per_cycle: f64,
-    /// Per task: its runnables' phases (empty: no accesses, rate 1).
+    /// Per task: its phases in order (empty: no accesses, rate 1).
     phases: Vec<Vec<Phase>>,
-    /// Per task: where each phase ends at the PETs (work, the copy-in first), for bisection.
+    /// Per task: where each phase ends at the PETs (work), for bisection.
     ends: Vec<Vec<u64>>,
-    copy_in_ns: Vec<u64>,
     draws: Option<Arc<Draws>>,
     memo: HashMap<Vec<u64>, Vec<f64>>,
     key: Vec<u64>,
@@ -62,22 +64,24 @@ impl CrossbarModel {
     /// `draws`: the run's drawn runnable times (`ExecModel::Drawn`), if so.
     pub fn new(system: &TaskSystem, draws: Option<Arc<Draws>>) -> Option<Self> {
         let x = Crossbar::new(system)?;
-        let phases = system
+        let phases: Vec<Vec<Phase>> = system
             .tasks
             .iter()
-            .zip(&x.runnables)
-            .map(|(t, per_runnable)| {
-                if per_runnable.iter().all(Vec::is_empty) {
+            .enumerate()
+            .map(|(i, t)| {
+                if x.task_accesses(i).is_empty() {
                     return Vec::new();
                 }
-                t.runnables.iter().zip(per_runnable).map(|(r, a)| Phase { len_ns: r.pet_ns, accesses: a.clone() }).collect()
+                let copy = |len_ns: u64, accesses: &Vec<(usize, u64)>| Phase { len_ns, accesses: accesses.clone(), runnable: None };
+                std::iter::once(copy(t.copy_in_ns, &x.copy_in[i]))
+                    .chain(t.runnables.iter().zip(&x.runnables[i]).enumerate().map(|(k, (r, a))| Phase { len_ns: r.pet_ns, accesses: a.clone(), runnable: Some(k) }))
+                    .chain(std::iter::once(copy(t.copy_out_ns, &x.copy_out[i])))
+                    .collect()
             })
             .collect();
-        let ends = system
-            .tasks
+        let ends = phases
             .iter()
-            .zip(&phases)
-            .map(|(t, ps): (&crate::model::Task, &Vec<Phase>)| ps.iter().scan(t.copy_in_ns, |end, p| {
+            .map(|ps| ps.iter().scan(0, |end, p: &Phase| {
                 *end += p.len_ns;
                 Some(*end)
             }).collect())
@@ -88,7 +92,6 @@ impl CrossbarModel {
             ns_per_cycle: x.ns_per_cycle(),
             x,
             phases,
-            copy_in_ns: system.tasks.iter().map(|t| t.copy_in_ns).collect(),
             draws,
             memo: HashMap::new(),
             key: Vec::new(),
@@ -100,32 +103,26 @@ impl CrossbarModel {
         })
     }
 
-    /// The job's runnable now (None: its copy-in or copy-out, which make no
-    /// accesses), the work (ns at rate 1) it lasts in this job and where it
-    /// ends; None if its task accesses nothing. A drawn runnable lasts its
-    /// draw; a zero-length one's accesses go with no work (none).
+    /// The job's phase now (None: past them all, a job given more time
+    /// than its PETs), the work (ns at rate 1) it lasts in this job and
+    /// where it ends; None if its task accesses nothing. A drawn runnable
+    /// lasts its draw; a zero-length phase's accesses go with no work (none).
     fn phase_of(&self, job: &Job) -> Option<(Option<usize>, u64, u64)> {
-        let t = job.task as usize;
-        let phases = &self.phases[t];
+        let phases = &self.phases[job.task as usize];
         if phases.is_empty() {
             return None;
         }
         let done = job.exec_ns - job.remaining_ns;
-        let mut start = self.copy_in_ns[t];
-        if done < start {
-            return Some((None, start, start));
-        }
-        if self.draws.is_none() {
+        let draws = self.draws.as_ref().filter(|d| d.draws(job.task));
+        let Some(draws) = draws else {
             // At the PETs: the first phase ending after `done`, by bisection.
-            let ends = &self.ends[t];
+            let ends = &self.ends[job.task as usize];
             let k = ends.partition_point(|&e| e <= done);
-            return Some(match phases.get(k) {
-                Some(p) => (Some(k), p.len_ns, ends[k]),
-                None => (None, 0, u64::MAX),
-            });
-        }
+            return Some(phases.get(k).map_or((None, 0, u64::MAX), |p| (Some(k), p.len_ns, ends[k])));
+        };
+        let mut start = 0;
         for (k, p) in phases.iter().enumerate() {
-            let len = self.draws.as_ref().and_then(|d| d.runnable_ns(job.task, job.number, k)).unwrap_or(p.len_ns);
+            let len = p.runnable.and_then(|r| draws.runnable_ns(job.task, job.number, r)).unwrap_or(p.len_ns);
             let end = start + len;
             if done < end {
                 return Some((Some(k), len, end));
@@ -258,16 +255,13 @@ impl MemoryModel for CrossbarModel {
                 self.phase_of(job).map(|p| (job, p))
             });
             let code = match phase {
-                None => on.map_or(0, |_| if ctx.allowed[c] { 2 } else { 1 }),
-                Some((job, (None, _, end))) => {
-                    self.phase_end[c] = Some(end).filter(|&e| e < job.exec_ns);
-                    2
-                }
+                None | Some((_, (None, _, _))) => on.map_or(0, |_| if ctx.allowed[c] { 2 } else { 1 }),
                 Some((job, (Some(k), len, end))) => {
-                    let len = len.max(1) as f64;
-                    self.intensity[c].extend(self.phases[job.task as usize][k].accesses.iter().map(|&(m, n)| (m, n as f64 / len)));
                     self.phase_end[c] = Some(end).filter(|&e| e < job.exec_ns);
-                    ((job.task as u64 + 1) << 32) | k as u64
+                    let accesses = &self.phases[job.task as usize][k].accesses;
+                    let per_ns = 1.0 / len.max(1) as f64;
+                    self.intensity[c].extend(accesses.iter().map(|&(m, n)| (m, n as f64 * per_ns)));
+                    if accesses.is_empty() { 2 } else { ((job.task as u64 + 1) << 32) | k as u64 }
                 }
             };
             let len = self.intensity[c].first().map_or(0, |_| phase.map_or(0, |(_, (_, len, _))| len.max(1)));
