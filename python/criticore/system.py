@@ -55,6 +55,13 @@ class Platform:
     bank_size_bytes: int
     arbiter: str
     bus_bytes_per_s: int
+    #: The cores' clock (``platform.clock``), if given.
+    clock_hz: int | None = None
+    #: A scratchpad platform's memories by name (``[[platform.memory]]``); empty: LLC and DRAM.
+    memories: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "memories", tuple(self.memories))
 
 
 @dataclass(frozen=True)

@@ -174,3 +174,47 @@ pub fn study_way_problem(scenario_json: &str, utilization: f64, seed: u64, schem
     let problem = framework::way_problem(&placed, &cost, placed.platform.llc.ways, 0);
     serde_json::to_string(&problem).map(Some).map_err(|e| PyValueError::new_err(e.to_string()))
 }
+
+/// Label placement on a scratchpad platform (`optimize::labels`, issue 27
+/// Build 7): `objective` "response" or "chain", at most `budget` analyses;
+/// `on_progress(done, budget)` between them. Returns the file text with the
+/// labels' memories set (the rest as written) and the report as JSON.
+/// Ctrl-C stops the search and raises KeyboardInterrupt.
+#[pyfunction]
+#[pyo3(signature = (data, file, objective, budget, format=None, on_progress=None))]
+pub fn place_labels(py: Python<'_>, data: crate::Source<'_>, file: &str, objective: &str, budget: usize, format: Option<&str>, on_progress: Option<Py<PyAny>>) -> PyResult<(String, String)> {
+    use criticore::optimize::labels::{self, Objective};
+    let (text, fmt) = data.text(file, format)?;
+    let system = data.model(file, format)?;
+    let objective = match objective {
+        "response" => Objective::Response,
+        "chain" => Objective::Chain,
+        other => return Err(option_error(file, "--objective", format!("unknown objective \"{other}\" (expected response or chain)"))),
+    };
+    let mut stopped: Option<PyErr> = None;
+    let placed = py.allow_threads(|| {
+        let mut go_on = |done: usize, budget: usize| {
+            Python::with_gil(|py| {
+                let checked = py.check_signals().and_then(|_| on_progress.as_ref().map_or(Ok(()), |f| f.call1(py, (done, budget)).map(|_| ())));
+                match checked {
+                    Ok(()) => true,
+                    Err(e) => {
+                        stopped = Some(e);
+                        false
+                    }
+                }
+            })
+        };
+        labels::place_labels(&system, objective, budget, &mut go_on)
+    });
+    if let Some(e) = stopped {
+        return Err(e);
+    }
+    let placed = placed.map_err(|e| option_error(file, &e.field, e.reason))?;
+    let out = criticore::model::write::with_label_placements(&text, fmt, file, &placed.system).map_err(to_py)?;
+    let report = json!({
+        "objective": match objective { Objective::Response => "response", Objective::Chain => "chain" },
+        "before": placed.before, "after": placed.after, "moves": placed.moves, "analyses": placed.analyses, "budget": budget,
+    });
+    Ok((out, report.to_string()))
+}

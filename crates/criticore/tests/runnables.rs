@@ -153,3 +153,21 @@ fn a_cooperative_job_yields_where_its_drawn_runnable_ends() {
     // The draws moved the preemption point (a's time, 1-4 µs).
     assert!(ends.len() > 10 && ends.iter().all(|e| (1_000..=4_000).contains(e)), "{ends:?}");
 }
+
+#[test]
+fn a_runnable_s_need_in_ticks_is_cycles_at_the_platform_clock() {
+    let with_clock = |task: &str| {
+        parse_task_system(&format!("[platform]\ncores = 1\nclock = \"200MHz\"\n[[task]]\nname = \"t\"\ncore = 0\nperiod = \"10ms\"\n{task}"), Format::Toml, "r.toml").map_err(|e| (e.field, e.reason))
+    };
+    // WATERS 2017's first runnable: 427 ticks at 200 MHz = 2,135 ns; 3 ticks
+    // of 5 ns = 15 ns; 1 tick at 3 GHz would be 1/3 ns, rounded up to 1.
+    let s = with_clock("runnables = [{ name = \"a\", ticks = 427 }, { name = \"b\", ticks = 3 }]\n").unwrap();
+    assert_eq!(s.tasks[0].runnables.iter().map(|r| r.pet_ns).collect::<Vec<_>>(), [2_135, 15]);
+    assert_eq!(s.tasks[0].pet_ns.highest(), Some(2_150));
+    let fast = parse_task_system("[platform]\ncores = 1\nclock = \"3GHz\"\n[[task]]\nname = \"t\"\ncore = 0\nperiod = \"1ms\"\nrunnables = [{ name = \"a\", ticks = 1 }]\n", Format::Toml, "r.toml").unwrap();
+    assert_eq!(fast.tasks[0].pet_ns.highest(), Some(1));
+    // Refused by field.
+    assert_eq!(with_clock("runnables = [{ name = \"a\", ticks = 4, pet = \"1us\" }]\n").unwrap_err(), ("task[0].runnables[0].ticks".into(), "give pet or ticks, not both".into()));
+    assert_eq!(with_clock("runnables = [{ name = \"a\", ticks = -4 }]\n").unwrap_err().0, "task[0].runnables[0].ticks");
+    assert_eq!(parse("runnables = [{ name = \"a\", ticks = 4 }]\n").unwrap_err(), ("task[0].runnables[0].ticks".into(), "ticks are cycles of the cores' clock: give platform.clock".into()));
+}

@@ -42,6 +42,7 @@ __all__ = [
     "study_points",
     "generate_system",
     "optimize",
+    "place_labels",
     "study_way_problem",
     "regulate",
     "regulate_clean",
@@ -335,6 +336,22 @@ def generate_system(scenario_json: str, utilization: float, seed: int) -> str:
 
     ``scenario_json`` is ``{category: choice}``; ``utilization`` is positive.
     """
+
+def place_labels(
+    data: System | bytes,
+    file: str,
+    objective: str,
+    budget: int,
+    format: str | None = None,
+    on_progress: Callable[[int, int], Any] | None = None,
+) -> tuple[str, str]:
+    """Move a scratchpad platform's labels between its memories, within
+    their sizes, to lower ``objective`` ("response": the worst bound over
+    deadline under pfp; "chain": the worst chain's reaction time bound),
+    judging at most ``budget`` placements by the analysis; returns (the text
+    with each label's memory set, JSON report: before, after, moves).
+    ``on_progress(done, budget)`` between analyses; Ctrl-C raises
+    KeyboardInterrupt."""
 
 def optimize(
     data: System | bytes,

@@ -26,3 +26,15 @@ def optimize(system: SystemLike, scheme: str = DEFAULT_SCHEME, seed: int = 0) ->
     report = json.loads(report_json)
     optimized = TaskSystem._wrap(_core.System.from_json(text, s.name)) if report["schedulable"] else None
     return Optimization(report["scheme"], report["schedulable"], report.get("reason"), optimized, report)
+
+
+def place_labels(system: SystemLike, objective: str = "response", budget: int = 100) -> tuple[TaskSystem, dict]:
+    """Label placement on a scratchpad platform (issue 27, Build 7;
+    docs/optimizer.md "Label placement"): labels moved between the memories,
+    within their sizes, to lower ``objective`` ("response": the worst bound
+    over deadline under pfp; "chain": the worst chain's reaction time bound),
+    judging at most ``budget`` placements. Returns the placed system and the
+    report (``before``, ``after``: unbounded, worst, sum; ``moves``)."""
+    s = as_system(system)
+    text, report_json = _core.place_labels(s._core, s.name, objective, budget)
+    return TaskSystem._wrap(_core.System.from_json(text, s.name)), json.loads(report_json)

@@ -17,11 +17,11 @@ from rich.markup import escape
 import criticore._core as _core
 import criticore.units as units
 from criticore.cli_common import fail, seed_option
-from criticore.errors import InputError
+from criticore.errors import InputError, input_error
 from criticore.optimization import DEFAULT_SCHEME
 from criticore.outputs import is_param_path, named_files, system_inputs, writable, write_text
 from criticore.render import table as new_table
-from criticore.system import read_input
+from criticore.system import TaskSystem, read_input
 
 
 def _scheme_name(scheme: str, file: Path) -> str:
@@ -105,6 +105,60 @@ def _render_optimize(console: Console, file: str, report: dict) -> None:
         console.print("  I/O buffers: " + ", ".join(f"{k} {n}" for k, n in sorted(io.items())))
 
 
+def _scratchpad(file: Path) -> bool:
+    """Whether FILE describes a scratchpad platform (its memories behind a crossbar)."""
+    try:
+        return bool(TaskSystem.load(file).platform.memories)
+    except InputError as e:
+        fail(e)
+
+
+def _render_labels(console: Console, file: str, report: dict) -> None:
+    """Summary of the label placement: the objective before and after, the moves."""
+    what = "worst bound / deadline" if report["objective"] == "response" else "worst chain reaction time bound"
+    unit = (lambda v: f"{v:.4f}") if report["objective"] == "response" else units.duration_text
+
+    def show(score: dict) -> str:
+        text = unit(score["worst"])
+        return text + (f" ({score['unbounded']} unbounded)" if score["unbounded"] else "")
+
+    console.print(f"{escape(file)} — label placement (pfp): {what} {show(report['before'])} → {show(report['after'])}", markup=True)
+    moves = report["moves"]
+    console.print(f"  {len(moves)} label(s) moved, {report['analyses']} placement(s) analyzed (budget {report['budget']})", markup=False)
+    for m in moves[:20]:
+        console.print(f"  {m['label']}: {m['from']} → {m['to']}", markup=False)
+    if len(moves) > 20:
+        console.print(f"  … and {len(moves) - 20} more (--json lists all)", markup=False)
+
+
+def _place_labels(file: Path, output: Path | None, objective: str, budget: int, as_json: bool) -> None:
+    """`criticore optimize` on a scratchpad platform: label placement (docs/optimizer.md)."""
+    if budget < 1:
+        fail(input_error(file, "--budget", "must be a positive number of analyses"))
+    err = Console(stderr=True)
+    with err.status("placing labels", spinner="dots") as status:
+
+        def progress(done: int, total: int) -> None:
+            status.update(f"placing labels: {done} of at most {total} placements analyzed")
+
+        try:
+            text, report_json = _core.place_labels(read_input(file), str(file), objective, budget, None, progress)
+        except InputError as e:
+            fail(e)
+        except KeyboardInterrupt:
+            err.print("interrupted: nothing written")
+            raise SystemExit(130) from None
+    report = json.loads(report_json)
+    if output is not None:
+        write_text(output, rebase_paths(text, file, output), "--output")
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        _render_labels(Console(), str(file), report)
+    if output is not None:
+        print(f"  wrote {output}", file=sys.stderr if as_json else sys.stdout)
+
+
 def optimize(
     file: Path = typer.Argument(..., help="Task-system file (TOML or JSON)."),
     scheme: str = typer.Option(DEFAULT_SCHEME, "--scheme", help=f"One of the nine schemes of mc2-io-ipc-os-isolation §6.1 (any case): {', '.join(units.scheme_names())}."),
@@ -112,10 +166,25 @@ def optimize(
     seed: int = typer.Option(0, "--seed", help="Seed of the random bank choices of R|R."),
     as_json: bool = typer.Option(False, "--json", help="Print the optimizer's report as one JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing output file."),
+    objective: str = typer.Option(None, "--objective", help="Scratchpad platforms: what label placement minimizes, response (worst bound / deadline; the default) or chain (worst chain reaction time)."),
+    budget: int = typer.Option(None, "--budget", help="Scratchpad platforms: placements the analysis judges at most (default 100)."),
 ) -> None:
     """Three-phase optimizer (mc2-io-ipc-os-isolation §6.1): pack Level-A/B tasks, place buffers by scheme, split the LLC ways.
+    On a scratchpad platform ([[platform.memory]]): label placement instead, labels moved between memories within their sizes.
 
-    With -o, writes FILE with the cores, buffer placements and LLC ways filled in (nothing is written when the system is not schedulable under the scheme; the exit code is 0 either way)."""
+    With -o, writes FILE with the cores, buffer placements and LLC ways filled in (nothing is written when the system is not schedulable under the scheme; the exit code is 0 either way); on a scratchpad platform, with each label's memory."""
+    if _scratchpad(file):
+        if output is not None:
+            suffix = file.suffix.lower()
+            try:
+                writable(output, force, "--output", suffixes=(suffix,) if suffix in (".toml", ".json") else None, inputs=system_inputs(file))
+            except InputError as e:
+                fail(e)
+        _place_labels(file, output, objective or "response", 100 if budget is None else budget, as_json)
+        return
+    for given, option in ((objective, "--objective"), (budget, "--budget")):
+        if given is not None:
+            fail(input_error(file, option, "label placement is for scratchpad platforms ([[platform.memory]]); this file has an LLC and DRAM"))
     name = _scheme_name(scheme, file)
     seed_option(seed, file)
     try:

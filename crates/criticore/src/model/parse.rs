@@ -894,7 +894,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server], labels: &HashMa
         let key = if copy_in_ns > 0 { "copy_in" } else { "copy_out" };
         return Err(FieldError::new(obj.field(key), "MC² tasks are preemptive (mc2-hardware-management §2): no non-preemptive copies"));
     }
-    let runnables = walk_runnables(obj, labels)?;
+    let runnables = walk_runnables(obj, labels, platform.clock_hz)?;
     // A job's work: its copy-in, its runnables, its copy-out.
     let steps = |sum: u64| sum.saturating_add(copies);
     let pet_ns = match (background, obj.opt("pet"), runnables.is_empty()) {
@@ -974,8 +974,10 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server], labels: &HashMa
     })
 }
 
-/// `runnables = [{ name = "R1", pet = "10us" }, …]`: a job's named steps in order.
-fn walk_runnables(obj: &Obj, labels: &HashMap<&str, usize>) -> FieldResult<Vec<Runnable>> {
+/// `runnables = [{ name = "R1", pet = "10us" }, …]`: a job's named steps in
+/// order, each with its PET (or `ticks = N`:
+/// cycles at `platform.clock`, rounded up to a whole ns).
+fn walk_runnables(obj: &Obj, labels: &HashMap<&str, usize>, clock_hz: Option<u64>) -> FieldResult<Vec<Runnable>> {
     let field = obj.field("runnables");
     let items = match obj.opt("runnables") {
         None => return Ok(Vec::new()),
@@ -988,12 +990,24 @@ fn walk_runnables(obj: &Obj, labels: &HashMap<&str, usize>) -> FieldResult<Vec<R
         .enumerate()
         .map(|(i, item)| {
             let r = Obj::new(item, format!("{field}[{i}]"))?;
-            r.only(&["name", "pet", "min", "mean", "draw", "p_remain", "reads", "writes"])?;
+            r.only(&["name", "pet", "ticks", "min", "mean", "draw", "p_remain", "reads", "writes"])?;
             let name = as_name(r.req("name")?, &r.field("name"))?;
             if name.trim().is_empty() {
                 return Err(FieldError::new(r.field("name"), "must not be empty"));
             }
-            let pet_ns = as_duration(r.req("pet")?, &r.field("pet"))?;
+            let pet_ns = match (r.opt("pet"), r.opt("ticks")) {
+                (Some(_), Some(_)) => return Err(FieldError::new(r.field("ticks"), "give pet or ticks, not both")),
+                (Some(v), None) => as_duration(v, &r.field("pet"))?,
+                (None, None) => as_duration(r.req("pet")?, &r.field("pet"))?,
+                (None, Some(v)) => {
+                    let f = r.field("ticks");
+                    let Some(clock_hz) = clock_hz else { return Err(FieldError::new(f, "ticks are cycles of the cores' clock: give platform.clock")) };
+                    match v.as_i64() {
+                        Some(n) if n >= 0 => super::scratchpad::cycles_ns_ceil(n as u64, clock_hz),
+                        _ => return Err(FieldError::new(f, format!("expected a whole number of cycles (0 or more), got {v}"))),
+                    }
+                }
+            };
             let mut accesses = Vec::new();
             walk_label_counts(&r, "reads", labels, &mut accesses)?;
             walk_label_counts(&r, "writes", labels, &mut accesses)?;

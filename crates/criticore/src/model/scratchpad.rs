@@ -124,21 +124,29 @@ pub fn task_copies(platform: &super::Platform, labels: &[Label], t: &super::Task
 /// with them), at the end of a parse or an import. Err: (task, field) of
 /// copies the file states for a task whose copies come from its labels.
 pub fn derive_copies(system: &mut super::TaskSystem) -> Result<(), (usize, &'static str)> {
-    let Some(clock_hz) = system.platform.clock_hz else { return Ok(()) };
+    for (i, t) in system.tasks.iter().enumerate() {
+        if copies_labels(&system.platform, t) && t.copy_in_ns + t.copy_out_ns > 0 {
+            return Err((i, if t.copy_in_ns > 0 { "copy_in" } else { "copy_out" }));
+        }
+    }
+    set_copies(system);
+    Ok(())
+}
+
+/// Each copying task's copies as its labels make them now (after labels
+/// move: `optimize::labels`), its PET changed by as much.
+pub fn set_copies(system: &mut super::TaskSystem) {
+    let Some(clock_hz) = system.platform.clock_hz else { return };
     for i in 0..system.tasks.len() {
         let Some(c) = task_copies(&system.platform, &system.labels, &system.tasks[i]) else { continue };
         let t = &mut system.tasks[i];
-        if t.copy_in_ns + t.copy_out_ns > 0 {
-            return Err((i, if t.copy_in_ns > 0 { "copy_in" } else { "copy_out" }));
-        }
         let ns = |a: &[(usize, u64)]| cycles_ns_ceil(Copies::cycles(a), clock_hz);
-        (t.copy_in_ns, t.copy_out_ns) = (ns(&c.copy_in), ns(&c.copy_out));
-        let copies = t.copy_in_ns + t.copy_out_ns;
+        let (before, copy_in, copy_out) = (t.copy_in_ns + t.copy_out_ns, ns(&c.copy_in), ns(&c.copy_out));
+        (t.copy_in_ns, t.copy_out_ns) = (copy_in, copy_out);
         for p in t.pet_ns.0.iter_mut().flatten() {
-            *p = p.saturating_add(copies);
+            *p = (*p - before).saturating_add(copy_in + copy_out);
         }
     }
-    Ok(())
 }
 
 /// Nanoseconds of `cycles` at `clock_hz`, rounded up (exact).

@@ -1,6 +1,7 @@
 //! Writing decisions back into a user's task-system file: `criticore optimize`
 //! keeps every field the user wrote, in order, and only sets the task cores,
-//! the buffer placements and `allocation.llc_ways`.
+//! the buffer placements and `allocation.llc_ways` (or, on a scratchpad
+//! platform, the labels' memories).
 
 use super::parse::{to_value, Format};
 use super::{Level, TaskSystem};
@@ -11,6 +12,20 @@ use serde_json::{json, Map, Value};
 pub fn with_placements(text: &str, format: Format, file: &str, system: &TaskSystem) -> Result<String, InputError> {
     let mut doc = to_value(text, format).map_err(|e| e.in_file(file))?;
     set_placements(&mut doc, system);
+    document_text(&doc, format, file)
+}
+
+/// `text` with each `[[label]]`'s `memory` as in `system` (`criticore
+/// optimize` on a scratchpad platform), every other field as written.
+pub fn with_label_placements(text: &str, format: Format, file: &str, system: &TaskSystem) -> Result<String, InputError> {
+    let mut doc = to_value(text, format).map_err(|e| e.in_file(file))?;
+    if let Some(items) = doc.get_mut("label").and_then(Value::as_array_mut) {
+        for (item, label) in items.iter_mut().zip(&system.labels) {
+            if let Some(obj) = item.as_object_mut() {
+                obj.insert("memory".into(), json!(system.platform.memories[label.memory].name));
+            }
+        }
+    }
     document_text(&doc, format, file)
 }
 

@@ -7,10 +7,12 @@
 //! [`llc_ways`]: an exact split of the LLC ways (the paper solves it as a
 //! MILP; the reference is `python/criticore/optimization/milp.py`). [`cost`] turns
 //! placements and ways into conditioned PETs; [`framework`] runs the phases.
+//! [`labels`] places labels on a scratchpad platform (issue 27, Build 7).
 //! Pure functions, no I/O.
 
 pub mod buffers;
 pub mod framework;
+pub mod labels;
 pub mod llc_ways;
 pub mod packing;
 pub mod scheme;
