@@ -93,15 +93,14 @@ pub fn task_copies(platform: &super::Platform, labels: &[Label], t: &super::Task
         return None;
     }
     let memory = copy_memory(&platform.memories, t.core);
-    let (mut read, mut written) = (Vec::new(), Vec::new());
-    for a in t.runnables.iter().flat_map(|r| &r.accesses) {
-        if a.reads > 0 && !read.contains(&a.label) {
-            read.push(a.label);
-        }
-        if a.writes > 0 && !written.contains(&a.label) {
-            written.push(a.label);
-        }
-    }
+    // Each label once, however many runnables access it.
+    let labels_of = |accessed: fn(&LabelAccess) -> bool| {
+        let mut of: Vec<usize> = t.runnables.iter().flat_map(|r| &r.accesses).filter(|a| accessed(a)).map(|a| a.label).collect();
+        of.sort_unstable();
+        of.dedup();
+        of
+    };
+    let (read, written) = (labels_of(|a| a.reads > 0), labels_of(|a| a.writes > 0));
     let copy = |of: &[usize]| {
         let mut by_memory: Vec<(usize, u64)> = Vec::new();
         for &l in of {
