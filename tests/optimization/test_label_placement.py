@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 import tomllib
 
+import pytest
+
 from cli_run import one_line_error, run
 from criticore import TaskSystem, analyze
-from criticore.optimization import place_labels
+from criticore.errors import InputError
+from criticore.optimization import optimize, place_labels
 
 FILE = """[platform]
 cores = 2
@@ -64,6 +67,7 @@ def test_bad_options_are_one_line_errors_and_nothing_is_overwritten(tmp_path):
     f, out = tmp_path / "p.toml", tmp_path / "placed.toml"
     f.write_text(FILE)
     one_line_error(run("optimize", f, "--budget", "0"), "--budget", "positive")
+    one_line_error(run("optimize", f, "--budget", "-3"), "--budget", "positive")
     one_line_error(run("optimize", f, "--objective", "fast"), "--objective", "unknown objective")
     one_line_error(run("optimize", f, "--objective", "chain"), "chain", "no [[chain]]")
     out.write_text("mine\n")
@@ -79,3 +83,11 @@ def test_the_python_api_returns_the_placed_system():
 
 def test_label_options_on_an_llc_platform_are_refused():
     one_line_error(run("optimize", "examples/mc2-llc-heavy.toml", "--objective", "chain"), "--objective", "scratchpad platforms")
+    one_line_error(run("optimize", "examples/mc2-llc-heavy.toml", "--budget", "5"), "--budget", "scratchpad platforms")
+
+
+def test_the_python_api_names_the_optimization_each_platform_has():
+    with pytest.raises(InputError, match="platform.memory: label placement needs a scratchpad platform"):
+        place_labels(TaskSystem.load("examples/mc2-llc-heavy.toml"))
+    with pytest.raises(InputError, match="platform.memory: a scratchpad platform: its optimization is label placement"):
+        optimize(TaskSystem.from_dict(tomllib.loads(FILE), "p.toml"))

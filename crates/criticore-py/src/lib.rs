@@ -279,7 +279,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(study::study_points, m)?)?;
     m.add_function(wrap_pyfunction!(study::generate_system, m)?)?;
     m.add_function(wrap_pyfunction!(study::optimize, m)?)?;
-    m.add_function(wrap_pyfunction!(study::place_labels, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_way_problem, m)?)?;
     runtime::register(m)?;
     load::register(m)?;

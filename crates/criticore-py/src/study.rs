@@ -4,7 +4,9 @@
 
 use crate::{option_error, to_py};
 use criticore::generate::mc2_io::{generate, Scenario, CATEGORIES};
+use criticore::model::parse::Format;
 use criticore::model::write::{study_system_toml, with_placements};
+use criticore::model::TaskSystem;
 use criticore::optimize::{try_optimize, Scheme, Unschedulable};
 use criticore::study::{evaluate_points, Point, Sampling};
 use pyo3::exceptions::PyValueError;
@@ -100,17 +102,43 @@ pub fn generate_system(scenario_json: &str, utilization: f64, seed: u64) -> PyRe
     Ok(study_system_toml(&generate(scenario, utilization, seed).0))
 }
 
-/// Run the three-phase optimizer on a task system (a `System` or a file's
-/// bytes) under `scheme`; returns (the text with cores, buffer placements and
-/// LLC ways written in, JSON report).
-/// The text is the input's when the system is not schedulable.
+/// Optimize a task system (a `System` or a file's bytes), parsed once: on a
+/// scratchpad platform, label placement (`objective`, at most `budget`
+/// analyses, `on_progress(done, budget)` between them; Ctrl-C raises
+/// KeyboardInterrupt); otherwise the three-phase optimizer under `scheme`
+/// (`objective` or `budget` given is then an error). Returns (the text with
+/// what was placed written in, JSON report with `kind` "labels" or "mc2").
+/// A `System` comes back as JSON text, a file's bytes in the file's format;
+/// the text is the input's when the system is not schedulable.
 #[pyfunction]
-#[pyo3(signature = (data, file, format=None, scheme="O|C+A/B-ALL", seed=0))]
-pub fn optimize(py: Python<'_>, data: crate::Source<'_>, file: &str, format: Option<&str>, scheme: &str, seed: u64) -> PyResult<(String, String)> {
-    // A `System` comes back as JSON text, a file's bytes in the file's format.
+#[pyo3(signature = (data, file, format=None, scheme="O|C+A/B-ALL", seed=0, objective=None, budget=None, on_progress=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn optimize(
+    py: Python<'_>,
+    data: crate::Source<'_>,
+    file: &str,
+    format: Option<&str>,
+    scheme: &str,
+    seed: u64,
+    objective: Option<&str>,
+    budget: Option<i64>,
+    on_progress: Option<Py<PyAny>>,
+) -> PyResult<(String, String)> {
     let (text, fmt) = data.text(file, format)?;
-    let text = text.as_str();
     let system = data.model(file, format)?;
+    if !system.platform.memories.is_empty() {
+        return place_labels(py, &text, fmt, &system, file, objective.unwrap_or("response"), budget.unwrap_or(100), on_progress);
+    }
+    for (given, option) in [(objective.is_some(), "--objective"), (budget.is_some(), "--budget")] {
+        if given {
+            return Err(option_error(file, option, "label placement is for scratchpad platforms ([[platform.memory]]); this file has an LLC and DRAM"));
+        }
+    }
+    mc2_optimize(py, &text, fmt, &system, file, scheme, seed)
+}
+
+/// The three-phase optimizer of mc2-io-ipc-os-isolation §6.1 (`optimize`).
+fn mc2_optimize(py: Python<'_>, text: &str, fmt: Format, system: &TaskSystem, file: &str, scheme: &str, seed: u64) -> PyResult<(String, String)> {
     let scheme = Scheme::parse(scheme)
         .ok_or_else(|| option_error(file, "--scheme", format!("unknown scheme \"{scheme}\" (expected one of: {})", Scheme::names().join(", "))))?;
     // Tasks without a cost curve keep their PETs whatever the ways (docs/optimizer.md).
@@ -123,7 +151,7 @@ pub fn optimize(py: Python<'_>, data: crate::Source<'_>, file: &str, format: Opt
     let curves = system.tasks.iter().filter(|t| t.cost.is_some()).count();
     let any_curve = curves > 0;
     // Refused (one line) when the optimizer would test no task or leave some out.
-    let result = py.allow_threads(|| try_optimize(&system, scheme, seed)).map_err(|e| option_error(file, &e.field, e.reason))?;
+    let result = py.allow_threads(|| try_optimize(system, scheme, seed)).map_err(|e| option_error(file, &e.field, e.reason))?;
     let tasks: Vec<Value> = result
         .system
         .tasks
@@ -149,7 +177,7 @@ pub fn optimize(py: Python<'_>, data: crate::Source<'_>, file: &str, format: Opt
         Err(Unschedulable::Ways) => (false, Value::Null, json!("phase 3: no split of the LLC ways passes every level's test")),
     };
     let report = json!({
-        "scheme": scheme.name(), "schedulable": schedulable, "solution": solution, "reason": reason, "tasks": tasks,
+        "kind": "mc2", "scheme": scheme.name(), "schedulable": schedulable, "solution": solution, "reason": reason, "tasks": tasks,
         "cost_curves": curves, "without_cost_curve": without_curve,
     });
     let out = if schedulable { with_placements(text, fmt, file, &result.system).map_err(to_py)? } else { text.to_string() };
@@ -176,16 +204,11 @@ pub fn study_way_problem(scenario_json: &str, utilization: f64, seed: u64, schem
 }
 
 /// Label placement on a scratchpad platform (`optimize::labels`, issue 27
-/// Build 7): `objective` "response" or "chain", at most `budget` analyses;
-/// `on_progress(done, budget)` between them. Returns the file text with the
-/// labels' memories set (the rest as written) and the report as JSON.
-/// Ctrl-C stops the search and raises KeyboardInterrupt.
-#[pyfunction]
-#[pyo3(signature = (data, file, objective, budget, format=None, on_progress=None))]
-pub fn place_labels(py: Python<'_>, data: crate::Source<'_>, file: &str, objective: &str, budget: usize, format: Option<&str>, on_progress: Option<Py<PyAny>>) -> PyResult<(String, String)> {
+/// Build 7; `optimize`).
+#[allow(clippy::too_many_arguments)]
+fn place_labels(py: Python<'_>, text: &str, fmt: Format, system: &TaskSystem, file: &str, objective: &str, budget: i64, on_progress: Option<Py<PyAny>>) -> PyResult<(String, String)> {
     use criticore::optimize::labels::{self, Objective};
-    let (text, fmt) = data.text(file, format)?;
-    let system = data.model(file, format)?;
+    let budget = usize::try_from(budget).ok().filter(|&b| b > 0).ok_or_else(|| option_error(file, "--budget", "must be a positive number of analyses"))?;
     let objective = match objective {
         "response" => Objective::Response,
         "chain" => Objective::Chain,
@@ -205,15 +228,15 @@ pub fn place_labels(py: Python<'_>, data: crate::Source<'_>, file: &str, objecti
                 }
             })
         };
-        labels::place_labels(&system, objective, budget, &mut go_on)
+        labels::place_labels(system, objective, budget, &mut go_on)
     });
     if let Some(e) = stopped {
         return Err(e);
     }
     let placed = placed.map_err(|e| option_error(file, &e.field, e.reason))?;
-    let out = criticore::model::write::with_label_placements(&text, fmt, file, &placed.system).map_err(to_py)?;
+    let out = criticore::model::write::with_label_placements(text, fmt, file, &placed.system).map_err(to_py)?;
     let report = json!({
-        "objective": match objective { Objective::Response => "response", Objective::Chain => "chain" },
+        "kind": "labels", "objective": match objective { Objective::Response => "response", Objective::Chain => "chain" },
         "before": placed.before, "after": placed.after, "moves": placed.moves, "analyses": placed.analyses, "budget": budget,
     });
     Ok((out, report.to_string()))

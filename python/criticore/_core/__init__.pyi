@@ -42,7 +42,6 @@ __all__ = [
     "study_points",
     "generate_system",
     "optimize",
-    "place_labels",
     "study_way_problem",
     "regulate",
     "regulate_clean",
@@ -337,33 +336,27 @@ def generate_system(scenario_json: str, utilization: float, seed: int) -> str:
     ``scenario_json`` is ``{category: choice}``; ``utilization`` is positive.
     """
 
-def place_labels(
-    data: System | bytes,
-    file: str,
-    objective: str,
-    budget: int,
-    format: str | None = None,
-    on_progress: Callable[[int, int], Any] | None = None,
-) -> tuple[str, str]:
-    """Move a scratchpad platform's labels between its memories, within
-    their sizes, to lower ``objective`` ("response": the worst bound over
-    deadline under pfp; "chain": the worst chain's reaction time bound),
-    judging at most ``budget`` placements by the analysis; returns (the text
-    with each label's memory set, JSON report: before, after, moves).
-    ``on_progress(done, budget)`` between analyses; Ctrl-C raises
-    KeyboardInterrupt."""
-
 def optimize(
     data: System | bytes,
     file: str,
     format: str | None = None,
     scheme: str = "O|C+A/B-ALL",
     seed: int = 0,
+    objective: str | None = None,
+    budget: int | None = None,
+    on_progress: Callable[[int, int], Any] | None = None,
 ) -> tuple[str, str]:
-    """Run the three-phase optimizer on a task system (a ``System`` or a
-    file's bytes) under ``scheme``; returns (the text with cores, buffer
-    placements and LLC ways written in, JSON report): JSON text for a
-    ``System``, else in the file's format.
+    """Optimize a task system (a ``System`` or a file's bytes), parsed once.
+
+    On a scratchpad platform: label placement, labels moved between its
+    memories within their sizes to lower ``objective`` ("response", the
+    default: the worst bound over deadline under pfp; "chain": the worst
+    chain's reaction time bound), judging at most ``budget`` placements
+    (default 100); ``on_progress(done, budget)`` between analyses; Ctrl-C
+    raises KeyboardInterrupt. Otherwise the three-phase optimizer under
+    ``scheme`` (``objective`` or ``budget`` given is an error). Returns (the
+    text with what was placed written in, JSON report whose ``kind`` is
+    "labels" or "mc2"): JSON text for a ``System``, else in the file's format.
     The text is the input's when the system is not schedulable.
     """
 

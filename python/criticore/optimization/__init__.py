@@ -7,6 +7,7 @@ import json
 
 import criticore._core as _core
 import criticore.units as units
+from criticore.errors import input_error
 from criticore.results import Optimization
 from criticore.system import SystemLike, TaskSystem, as_system
 
@@ -20,6 +21,8 @@ def optimize(system: SystemLike, scheme: str = DEFAULT_SCHEME, seed: int = 0) ->
     tasks, places buffers, splits the LLC ways. ``seed`` drives R|R's random
     bank choices. docs/optimizer.md."""
     s = as_system(system)
+    if s.platform.memories:
+        raise input_error(s.name, "platform.memory", "a scratchpad platform: its optimization is label placement (criticore.optimization.place_labels)")
     canonical = units.scheme_name(scheme, s.name)
     units.seed(seed, s.name)
     text, report_json = _core.optimize(s._core, s.name, None, canonical, seed)
@@ -36,5 +39,7 @@ def place_labels(system: SystemLike, objective: str = "response", budget: int = 
     judging at most ``budget`` placements. Returns the placed system and the
     report (``before``, ``after``: unbounded, worst, sum; ``moves``)."""
     s = as_system(system)
-    text, report_json = _core.place_labels(s._core, s.name, objective, budget)
+    if not s.platform.memories:
+        raise input_error(s.name, "platform.memory", "label placement needs a scratchpad platform ([[platform.memory]] and [[label]]s)")
+    text, report_json = _core.optimize(s._core, s.name, None, objective=objective, budget=budget)
     return TaskSystem._wrap(_core.System.from_json(text, s.name)), json.loads(report_json)

@@ -105,14 +105,6 @@ def _render_optimize(console: Console, file: str, report: dict) -> None:
         console.print("  I/O buffers: " + ", ".join(f"{k} {n}" for k, n in sorted(io.items())))
 
 
-def _scratchpad(file: Path) -> bool:
-    """Whether FILE describes a scratchpad platform (its memories behind a crossbar)."""
-    try:
-        return bool(TaskSystem.load(file).platform.memories)
-    except InputError as e:
-        fail(e)
-
-
 def _render_labels(console: Console, file: str, report: dict) -> None:
     """Summary of the label placement: the objective before and after, the moves."""
     what = "worst bound / deadline" if report["objective"] == "response" else "worst chain reaction time bound"
@@ -131,34 +123,6 @@ def _render_labels(console: Console, file: str, report: dict) -> None:
         console.print(f"  … and {len(moves) - 20} more (--json lists all)", markup=False)
 
 
-def _place_labels(file: Path, output: Path | None, objective: str, budget: int, as_json: bool) -> None:
-    """`criticore optimize` on a scratchpad platform: label placement (docs/optimizer.md)."""
-    if budget < 1:
-        fail(input_error(file, "--budget", "must be a positive number of analyses"))
-    err = Console(stderr=True)
-    with err.status("placing labels", spinner="dots") as status:
-
-        def progress(done: int, total: int) -> None:
-            status.update(f"placing labels: {done} of at most {total} placements analyzed")
-
-        try:
-            text, report_json = _core.place_labels(read_input(file), str(file), objective, budget, None, progress)
-        except InputError as e:
-            fail(e)
-        except KeyboardInterrupt:
-            err.print("interrupted: nothing written")
-            raise SystemExit(130) from None
-    report = json.loads(report_json)
-    if output is not None:
-        write_text(output, rebase_paths(text, file, output), "--output")
-    if as_json:
-        print(json.dumps(report, indent=2))
-    else:
-        _render_labels(Console(), str(file), report)
-    if output is not None:
-        print(f"  wrote {output}", file=sys.stderr if as_json else sys.stdout)
-
-
 def optimize(
     file: Path = typer.Argument(..., help="Task-system file (TOML or JSON)."),
     scheme: str = typer.Option(DEFAULT_SCHEME, "--scheme", help=f"One of the nine schemes of mc2-io-ipc-os-isolation §6.1 (any case): {', '.join(units.scheme_names())}."),
@@ -173,30 +137,37 @@ def optimize(
     On a scratchpad platform ([[platform.memory]]): label placement instead, labels moved between memories within their sizes.
 
     With -o, writes FILE with the cores, buffer placements and LLC ways filled in (nothing is written when the system is not schedulable under the scheme; the exit code is 0 either way); on a scratchpad platform, with each label's memory."""
-    if _scratchpad(file):
-        if output is not None:
-            suffix = file.suffix.lower()
-            try:
-                writable(output, force, "--output", suffixes=(suffix,) if suffix in (".toml", ".json") else None, inputs=system_inputs(file))
-            except InputError as e:
-                fail(e)
-        _place_labels(file, output, objective or "response", 100 if budget is None else budget, as_json)
-        return
-    for given, option in ((objective, "--objective"), (budget, "--budget")):
-        if given is not None:
-            fail(input_error(file, option, "label placement is for scratchpad platforms ([[platform.memory]]); this file has an LLC and DRAM"))
     name = _scheme_name(scheme, file)
     seed_option(seed, file)
+    err = Console(stderr=True)
     try:
         if output is not None:
             suffix = file.suffix.lower()
             writable(output, force, "--output", suffixes=(suffix,) if suffix in (".toml", ".json") else None, inputs=system_inputs(file))
-        text, report_json = _core.optimize(read_input(file), str(file), None, name, seed)
+        # Label placement on a scratchpad platform can take a while: progress, Ctrl-C.
+        with err.status("optimizing", spinner="dots") as status:
+
+            def progress(done: int, total: int) -> None:
+                status.update(f"placing labels: {done} of at most {total} placements analyzed")
+
+            text, report_json = _core.optimize(read_input(file), str(file), None, name, seed, objective, budget, progress)
         report = json.loads(report_json)
-        if output is not None and report.get("schedulable"):
+        placed = report["kind"] == "labels" or report.get("schedulable")
+        if output is not None and placed:
             write_text(output, rebase_paths(text, file, output), "--output")
     except InputError as e:
         fail(e)
+    except KeyboardInterrupt:
+        err.print("interrupted: nothing written")
+        raise SystemExit(130) from None
+    if report["kind"] == "labels":
+        if as_json:
+            print(json.dumps(report, indent=2))
+        else:
+            _render_labels(Console(), str(file), report)
+        if output is not None:
+            print(f"  wrote {output}", file=sys.stderr if as_json else sys.stdout)
+        return
     if as_json:
         print(json.dumps(report, indent=2))
         notice = _curve_notice(report)
