@@ -13,6 +13,7 @@
 //! (`sim::memory::crossbar`) solves the waiting for who runs now; the
 //! analysis charges each job the worst waiting here.
 
+use std::convert::Infallible;
 use crate::model::scratchpad::{task_copies, Copies};
 use crate::model::{Arbiter, Part, Region, Task, TaskSystem};
 
@@ -106,13 +107,12 @@ impl Crossbar {
         a.iter().map(|&(m, n)| n.saturating_mul(self.latency[m][c])).sum()
     }
 
-    /// The first (task, memory) an access of which may wait without bound
-    /// (a fixed-priority port with a higher-priority user).
-    fn unbounded_wait(&self, system: &TaskSystem) -> Option<(usize, usize)> {
-        system.tasks.iter().enumerate().find_map(|(i, t)| {
-            let runnables = &self.runnables[i];
-            let all = || runnables.iter().chain([&self.copy_in[i], &self.copy_out[i]]).flatten();
-            cores_of(t, system.platform.cores).find_map(|c| all().find(|&&(m, _)| self.worst_wait_cycles(c, m).is_none()).map(|&(m, _)| (i, m)))
+    /// Cycles of accesses `a` from core `c` with each access's worst wait
+    /// for its port; Err(memory) whose wait has no bound.
+    pub fn worst_cycles(&self, a: &Accesses, c: usize) -> Result<u64, usize> {
+        a.iter().try_fold(0u64, |sum, &(m, n)| {
+            let wait = self.worst_wait_cycles(c, m).ok_or(m)?;
+            Ok(sum.saturating_add(n.saturating_mul(self.latency[m][c] + wait)))
         })
     }
 
@@ -121,17 +121,14 @@ impl Crossbar {
     /// its accesses' latency and worst waiting), and a task without
     /// runnables unchanged. Err: (task, memory) whose waiting has no bound.
     pub fn charged(&self, system: &TaskSystem) -> Result<TaskSystem, (usize, usize)> {
-        if let Some(unbounded) = self.unbounded_wait(system) {
-            return Err(unbounded);
-        }
-        let worst = |a: &Accesses, c: usize| a.iter().map(|&(m, n)| n.saturating_mul(self.latency[m][c] + self.worst_wait_cycles(c, m).unwrap_or(0))).sum(); // bounded: checked above
-        Ok(self.grown(system, worst))
+        self.grown(system, |a, c| self.worst_cycles(a, c))
     }
 
     /// As [`Crossbar::charged`] with each access at its latency alone (the
     /// waiting bounded apart, per window: `analysis::port_waits`).
     pub fn charged_alone(&self, system: &TaskSystem) -> TaskSystem {
-        self.grown(system, |a, c| self.alone_cycles(a, c))
+        let Ok(grown) = self.grown::<Infallible>(system, |a, c| Ok(self.alone_cycles(a, c)));
+        grown
     }
 
     /// Each runnable's and copy's PET grown by `cycles` of its accesses on
@@ -139,25 +136,28 @@ impl Crossbar {
     /// if it makes any: the simulator times events in whole ns, so a phase
     /// that ends inside a ns runs to its end at the phase's own rate (less
     /// than 1 ns late per phase with accesses: docs/analysis.md).
-    fn grown(&self, system: &TaskSystem, cycles: impl Fn(&Accesses, usize) -> u64) -> TaskSystem {
+    fn grown<E>(&self, system: &TaskSystem, cycles: impl Fn(&Accesses, usize) -> Result<u64, E>) -> Result<TaskSystem, (usize, E)> {
         let mut out = system.clone();
         for (i, t) in out.tasks.iter_mut().enumerate() {
-            let ns = |a: &Accesses| {
-                let worst = cores_of(&system.tasks[i], system.platform.cores).map(|c| cycles(a, c)).max().unwrap_or(0);
-                if worst == 0 { 0 } else { self.ns_ceil(worst) + 1 }
+            let ns = |a: &Accesses| -> Result<u64, (usize, E)> {
+                let mut worst = 0;
+                for c in cores_of(&system.tasks[i], system.platform.cores) {
+                    worst = worst.max(cycles(a, c).map_err(|e| (i, e))?);
+                }
+                Ok(if worst == 0 { 0 } else { self.ns_ceil(worst) + 1 })
             };
             let mut grown = 0u64;
             for (k, r) in t.runnables.iter_mut().enumerate() {
-                let ns = ns(&self.runnables[i][k]);
+                let ns = ns(&self.runnables[i][k])?;
                 r.pet_ns = r.pet_ns.saturating_add(ns);
                 grown = grown.saturating_add(ns);
             }
-            let (copy_in, copy_out) = (ns(&self.copy_in[i]), ns(&self.copy_out[i]));
+            let (copy_in, copy_out) = (ns(&self.copy_in[i])?, ns(&self.copy_out[i])?);
             t.copy_in_ns = t.copy_in_ns.saturating_add(copy_in);
             t.copy_out_ns = t.copy_out_ns.saturating_add(copy_out);
             grow_pets(t, grown.saturating_add(copy_in).saturating_add(copy_out));
         }
-        out
+        Ok(out)
     }
 
     /// A task's accesses per job, by memory (its copies' with them).

@@ -80,20 +80,29 @@ fn score(system: &TaskSystem, objective: Objective) -> Result<Score, FieldError>
     Ok(Score { unbounded: values.len() - bounded.len(), worst: bounded.iter().copied().fold(0.0, f64::max), sum: bounded.iter().sum() })
 }
 
-/// Cycles per ns the tasks spend on label `l`'s accesses if it sat in memory `m`.
-fn weighted_cost(system: &TaskSystem, l: usize, m: usize) -> f64 {
+/// Each label's users: (task, reads, writes) summed over the task's
+/// runnables, background tasks left out; one pass over the accesses.
+fn users(system: &TaskSystem) -> Vec<Vec<(usize, u64, u64)>> {
+    let mut users: Vec<Vec<(usize, u64, u64)>> = vec![Vec::new(); system.labels.len()];
+    for (i, t) in system.tasks.iter().enumerate().filter(|(_, t)| !t.is_background()) {
+        for a in t.runnables.iter().flat_map(|r| &r.accesses) {
+            let of_label = &mut users[a.label];
+            match of_label.last_mut() {
+                Some(u) if u.0 == i => (u.1, u.2) = (u.1 + a.reads, u.2 + a.writes),
+                _ => of_label.push((i, a.reads, a.writes)),
+            }
+        }
+    }
+    users
+}
+
+/// Cycles per ns label `l`'s `users` spend on its accesses if it sat in memory `m`.
+fn weighted_cost(system: &TaskSystem, l: usize, users: &[(usize, u64, u64)], m: usize) -> f64 {
     let memory = &system.platform.memories[m];
     let per_access = memory.accesses_of(system.labels[l].size_bytes) as f64;
     let mut cost = 0.0;
-    for t in system.tasks.iter().filter(|t| !t.is_background()) {
-        let (mut reads, mut writes) = (0u64, 0u64);
-        for a in t.runnables.iter().flat_map(|r| &r.accesses).filter(|a| a.label == l) {
-            reads += a.reads;
-            writes += a.writes;
-        }
-        if reads + writes == 0 {
-            continue;
-        }
+    for &(i, reads, writes) in users.iter().filter(|u| u.1 + u.2 > 0) {
+        let t = &system.tasks[i];
         // An implicit task's copies touch the label once per job each way.
         let n = if copies_labels(&system.platform, t) { (reads > 0) as u64 + (writes > 0) as u64 } else { reads + writes };
         let latency = match t.core {
@@ -127,10 +136,11 @@ pub fn place_labels(system: &TaskSystem, objective: Objective, budget: usize, go
     let before = score(system, objective)?;
     let mut analyses = 1;
     // Each label's best memory by the estimate, most saving first.
+    let users = users(system);
     let mut candidates: Vec<(f64, usize, usize)> = (0..system.labels.len())
         .filter_map(|l| {
-            let here = weighted_cost(system, l, system.labels[l].memory);
-            let (best, m) = (0..system.platform.memories.len()).map(|m| (weighted_cost(system, l, m), m)).min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))?;
+            let here = weighted_cost(system, l, &users[l], system.labels[l].memory);
+            let (best, m) = (0..system.platform.memories.len()).map(|m| (weighted_cost(system, l, &users[l], m), m)).min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))?;
             (best < here && m != system.labels[l].memory).then_some((here - best, l, m))
         })
         .collect();
