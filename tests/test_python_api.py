@@ -290,3 +290,16 @@ def test_study_returns_rows_curves_and_figures(tmp_path):
     assert isinstance(s.figure(0), Figure) and isinstance(s.sua_figure(), Figure)
     assert criticore.load_study(out).rows.num_rows == s.rows.num_rows
     matplotlib.pyplot.close("all")
+
+
+def test_platform_shows_its_clock_and_instructions_per_cycle_exactly():
+    from fractions import Fraction
+
+    doc = {
+        "platform": {"cores": 1, "clock": "200MHz", "instructions_per_cycle": 0.85},
+        "task": [{"name": "t", "core": 0, "period": "1ms", "runnables": [{"name": "a", "instructions": 1000}]}],
+    }
+    s = TaskSystem.from_dict(doc, "ipc.toml")
+    assert (s.platform.clock_hz, s.platform.instructions_per_cycle) == (200_000_000, Fraction(17, 20))
+    # 1,000 instructions at 17/20 per cycle of 5 ns: 100,000/17 ns, rounded up once.
+    assert s.task("t").pet_ns["A"] == -(-100_000 // 17) == 5_883

@@ -14,6 +14,7 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Union
@@ -57,11 +58,15 @@ class Platform:
     bus_bytes_per_s: int
     #: The cores' clock (``platform.clock``), if given.
     clock_hz: int | None = None
+    #: Instructions per cycle (``platform.instructions_per_cycle``), exactly, if given.
+    instructions_per_cycle: Fraction | None = None
     #: A scratchpad platform's memories by name (``[[platform.memory]]``); empty: LLC and DRAM.
     memories: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "memories", tuple(self.memories))
+        if self.instructions_per_cycle is not None and not isinstance(self.instructions_per_cycle, Fraction):
+            object.__setattr__(self, "instructions_per_cycle", Fraction(*self.instructions_per_cycle))
 
 
 @dataclass(frozen=True)

@@ -240,7 +240,7 @@ fn solve_llc_ways(py: Python<'_>, problem: &Bound<'_, PyAny>) -> PyResult<Option
 #[pyfunction]
 #[pyo3(signature = (data, file, scale=None))]
 fn import_amalthea(py: Python<'_>, data: &[u8], file: &str, scale: Option<&str>) -> PyResult<(String, String, String)> {
-    use criticore::import::decimal::Exact;
+    use criticore::decimal::Exact;
     let scale = scale
         .map(|s| Exact::parse(s).filter(Exact::is_positive).ok_or_else(|| option_error(file, "--scale", format!("must be a positive number, got {s:?}"))))
         .transpose()?;

@@ -283,7 +283,7 @@ fn view(m: &TaskSystem) -> Value {
             "llc_size_bytes": p.llc.size_bytes, "llc_ways": p.llc.ways, "llc_colors": p.llc.colors, "line_bytes": p.llc.line_bytes,
             "dram_banks": p.dram.banks, "bank_size_bytes": p.dram.bank_size_bytes,
             "arbiter": p.bus.arbiter, "bus_bytes_per_s": p.bus.bandwidth_bytes_per_s,
-            "clock_hz": p.clock_hz, "memories": p.memories.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
+            "clock_hz": p.clock_hz, "instructions_per_cycle": p.instructions_per_cycle, "memories": p.memories.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
         },
         "tasks": tasks,
         "servers": servers,

@@ -8,6 +8,7 @@
 //! other tools' models into the [`model`] and names nothing else.
 
 pub mod analysis;
+pub mod decimal;
 pub mod error;
 pub mod generate;
 pub mod import;

@@ -3,7 +3,7 @@
 //! every element the import reads; expected values are worked out by hand in
 //! the comments. Then bad input: one error naming the file, field and reason.
 
-use criticore::import::decimal::Exact;
+use criticore::decimal::Exact;
 use criticore::import::{import_amalthea, Imported, Preemption, Stimulus};
 use criticore::model::{parse_task_system, Arrival, Communication, Format, Task};
 use std::io::Write;

@@ -8,7 +8,7 @@
 //! clone may not have: then every test here is counted as ignored, with the
 //! reason (`skipped NAME: REASON` on stderr).
 
-use criticore::import::decimal::Exact;
+use criticore::decimal::Exact;
 use criticore::import::{import_amalthea, Imported, Stimulus};
 use criticore::model::{parse_task_system, Arrival, Format, Preemption};
 use libtest_mimic::{Arguments, Completion, Trial};

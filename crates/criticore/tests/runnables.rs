@@ -167,7 +167,37 @@ fn a_runnable_s_need_in_ticks_is_cycles_at_the_platform_clock() {
     let fast = parse_task_system("[platform]\ncores = 1\nclock = \"3GHz\"\n[[task]]\nname = \"t\"\ncore = 0\nperiod = \"1ms\"\nrunnables = [{ name = \"a\", ticks = 1 }]\n", Format::Toml, "r.toml").unwrap();
     assert_eq!(fast.tasks[0].pet_ns.highest(), Some(1));
     // Refused by field.
-    assert_eq!(with_clock("runnables = [{ name = \"a\", ticks = 4, pet = \"1us\" }]\n").unwrap_err(), ("task[0].runnables[0].ticks".into(), "give pet or ticks, not both".into()));
+    assert_eq!(with_clock("runnables = [{ name = \"a\", ticks = 4, pet = \"1us\" }]\n").unwrap_err(), ("task[0].runnables[0].ticks".into(), "give one of pet, ticks or instructions, not pet and ticks".into()));
     assert_eq!(with_clock("runnables = [{ name = \"a\", ticks = -4 }]\n").unwrap_err().0, "task[0].runnables[0].ticks");
     assert_eq!(parse("runnables = [{ name = \"a\", ticks = 4 }]\n").unwrap_err(), ("task[0].runnables[0].ticks".into(), "ticks are cycles of the cores' clock: give platform.clock".into()));
+}
+
+#[test]
+fn a_runnable_s_need_in_instructions_is_cycles_at_the_platform_s_instructions_per_cycle() {
+    let with = |platform: &str, task: &str| {
+        parse_task_system(&format!("[platform]\ncores = 1\n{platform}[[task]]\nname = \"t\"\ncore = 0\nperiod = \"10ms\"\n{task}"), Format::Toml, "r.toml").map_err(|e| (e.field, e.reason))
+    };
+    let pets = |s: criticore::model::TaskSystem| s.tasks[0].runnables.iter().map(|r| r.pet_ns).collect::<Vec<_>>();
+    // One instruction per cycle when not given: 427 instructions at 200 MHz are 427 ticks, 2,135 ns.
+    assert_eq!(pets(with("clock = \"200MHz\"\n", "runnables = [{ name = \"a\", instructions = 427 }]\n").unwrap()), [2_135]);
+    // Two per cycle: 213.5 cycles of 5 ns = 1,067.5, rounded up once to 1,068.
+    assert_eq!(pets(with("clock = \"200MHz\"\ninstructions_per_cycle = 2\n", "runnables = [{ name = \"a\", instructions = 427 }]\n").unwrap()), [1_068]);
+    // 0.85 per cycle is 85/100: 1,000 instructions are 20,000/17 cycles, 100,000/17 = 5,882.35 ns, so 5,883.
+    assert_eq!(pets(with("clock = \"200MHz\"\ninstructions_per_cycle = 0.85\n", "runnables = [{ name = \"a\", instructions = 1000 }]\n").unwrap()), [5_883]);
+    // Exact where binary floating point is not: 3 / 0.1 is 30.000000000000004 in f64, 30 cycles = 30 ns at 1 GHz.
+    assert_eq!(pets(with("clock = \"1GHz\"\ninstructions_per_cycle = 0.1\n", "runnables = [{ name = \"a\", instructions = 3 }]\n").unwrap()), [30]);
+    // Refused by field.
+    let ipc = |v: &str| with(&format!("clock = \"1GHz\"\ninstructions_per_cycle = {v}\n"), "pet = \"1us\"\n").unwrap_err();
+    assert_eq!(ipc("0").0, "platform.instructions_per_cycle");
+    assert_eq!(ipc("-1.5").0, "platform.instructions_per_cycle");
+    assert_eq!(ipc("\"fast\"").1, "expected a positive number (e.g. 1 or 0.85), got a string");
+    assert_eq!(
+        with("", "runnables = [{ name = \"a\", instructions = 4 }]\n").unwrap_err(),
+        ("task[0].runnables[0].instructions".into(), "instructions run at platform.instructions_per_cycle per cycle of the cores' clock: give platform.clock".into())
+    );
+    assert_eq!(
+        with("clock = \"1GHz\"\n", "runnables = [{ name = \"a\", ticks = 4, instructions = 4 }]\n").unwrap_err(),
+        ("task[0].runnables[0].instructions".into(), "give one of pet, ticks or instructions, not ticks and instructions".into())
+    );
+    assert_eq!(with("clock = \"1GHz\"\n", "runnables = [{ name = \"a\", instructions = 2.5 }]\n").unwrap_err().0, "task[0].runnables[0].instructions");
 }

@@ -588,6 +588,7 @@ fn expected_full() -> TaskSystem {
             dram: Dram { banks: 4, bank_size_bytes: 268_435_456, read_latency_ns: 120, row_conflict_ns: 30 },
             bus: Bus { arbiter: Arbiter::Tdma, bandwidth_bytes_per_s: 2_020_000_000 },
             clock_hz: None,
+            instructions_per_cycle: None,
             memories: Vec::new(),
             costs: Default::default(),
         },

@@ -7,7 +7,7 @@
 //! `memoryMapping`). References are `Name?type=Kind`, URL-encoded. Fields in
 //! errors are paths of element names, e.g. `swModel.tasks[T1].stimuli`.
 
-use super::decimal::Exact;
+use crate::decimal::Exact;
 use super::xml::{self, Element};
 use super::*;
 use crate::error::{key, quote, FieldError, FieldResult};

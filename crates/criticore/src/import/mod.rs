@@ -8,14 +8,13 @@
 //! takes the file's bytes and returns values.
 
 pub mod amalthea;
-pub mod decimal;
 pub mod to_system;
 pub mod write;
 mod xml;
 
+use crate::decimal::Exact;
 use crate::error::InputError;
 use crate::model::TaskSystem;
-use decimal::Exact;
 use serde::Serialize;
 
 /// What an import gives: the model as read, the task system, its file text and the summary.

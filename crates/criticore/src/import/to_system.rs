@@ -4,7 +4,7 @@
 //! `platform.cores`, and its event chains as `[[chain]]`s of tasks. What the task system cannot
 //! hold yet is counted by kind in the [`Summary`] (docs/amalthea.md).
 
-use super::decimal::Exact;
+use crate::decimal::Exact;
 use super::*;
 use crate::error::{key, quote, FieldError, FieldResult};
 use crate::model::need::Need as Drawn;

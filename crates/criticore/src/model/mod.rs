@@ -196,6 +196,9 @@ pub struct Platform {
     pub bus: Bus,
     /// The cores' clock (`clock`), for costs given in cycles.
     pub clock_hz: Option<u64>,
+    /// Instructions a core retires per cycle (`instructions_per_cycle`,
+    /// exact: numerator, denominator), for runnables' needs in instructions.
+    pub instructions_per_cycle: Option<(u64, u64)>,
     /// Scratchpad memories behind a crossbar (`[[platform.memory]]`); empty: the LLC/DRAM platform.
     pub memories: Vec<scratchpad::Memory>,
     /// Constants of the study's cost model (not read from files; set by the preset).
@@ -209,13 +212,14 @@ impl Platform {
     /// `zcu102`: Xilinx ZCU102 of MCTI (docs/calibration.md).
     pub fn preset(name: &str) -> Option<Platform> {
         match name {
-            "imx6" | "sabre-lite" => Some(Platform { cores: 4, llc: Llc::default(), dram: Dram::default(), bus: Bus::default(), clock_hz: None, memories: Vec::new(), costs: StudyCosts::ASSUMED }),
+            "imx6" | "sabre-lite" => Some(Platform { cores: 4, llc: Llc::default(), dram: Dram::default(), bus: Bus::default(), clock_hz: None, instructions_per_cycle: None, memories: Vec::new(), costs: StudyCosts::ASSUMED }),
             "zcu102" => Some(Platform {
                 cores: 4,
                 llc: Llc { size_bytes: 1 << 20, ways: 16, colors: 16, line_bytes: 64 },
                 dram: Dram { banks: 16, bank_size_bytes: 256 << 20, read_latency_ns: 110, row_conflict_ns: 28 },
                 bus: Bus { arbiter: Arbiter::RoundRobin, bandwidth_bytes_per_s: 4_000_000_000 },
                 clock_hz: None,
+                instructions_per_cycle: None,
                 memories: Vec::new(),
                 costs: StudyCosts::ASSUMED,
             }),

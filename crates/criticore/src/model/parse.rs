@@ -425,7 +425,7 @@ fn walk_array<T>(obj: &Obj, key: &str, walk: impl Fn(&Obj) -> FieldResult<T>) ->
 }
 
 fn walk_platform(obj: &Obj, read: ReadParams) -> FieldResult<Platform> {
-    obj.only(&["preset", "cores", "llc", "dram", "bus", "clock", "memory"])?;
+    obj.only(&["preset", "cores", "llc", "dram", "bus", "clock", "instructions_per_cycle", "memory"])?;
     let mut platform = match obj.opt("preset") {
         None => Platform::preset("imx6").expect("built-in preset"),
         Some(v) => {
@@ -450,6 +450,9 @@ fn walk_platform(obj: &Obj, read: ReadParams) -> FieldResult<Platform> {
         }
         platform.clock_hz = Some(hz);
     }
+    if let Some(v) = obj.opt("instructions_per_cycle") {
+        platform.instructions_per_cycle = Some(as_instructions_per_cycle(v, &obj.field("instructions_per_cycle"))?);
+    }
     platform.memories = walk_array(obj, "memory", |m| walk_scratchpad(m, platform.cores))?;
     if let Some(k) = platform.memories.iter().enumerate().position(|(k, m)| platform.memories[..k].iter().any(|n| n.name == m.name)) {
         return Err(FieldError::new(format!("platform.memory[{k}].name"), format!("duplicate memory name {}", quote(&platform.memories[k].name))));
@@ -458,6 +461,18 @@ fn walk_platform(obj: &Obj, read: ReadParams) -> FieldResult<Platform> {
         return Err(FieldError::new(obj.field("clock"), "missing: memories' latencies are in cycles of the cores' clock (e.g. clock = \"200MHz\")"));
     }
     Ok(platform)
+}
+
+/// `instructions_per_cycle`: a positive number, exactly (0.85 is 85/100:
+/// the shortest decimal that reads back as the file's float), as a reduced
+/// (numerator, denominator).
+fn as_instructions_per_cycle(v: &Value, field: &str) -> FieldResult<(u64, u64)> {
+    let text = match v {
+        Value::Number(n) => n.to_string(),
+        other => return Err(FieldError::new(field, format!("expected a positive number (e.g. 1 or 0.85), got {}", type_name(other)))),
+    };
+    let exact = crate::decimal::Exact::parse(&text).filter(|x| x.is_positive());
+    exact.and_then(|x| x.fraction_u64()).ok_or_else(|| FieldError::new(field, format!("expected a positive number that fits 64-bit numerator and denominator, got {text}")))
 }
 
 /// A `[[platform.memory]]`: a scratchpad behind the crossbar (`model::scratchpad`).
@@ -894,7 +909,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server], labels: &HashMa
         let key = if copy_in_ns > 0 { "copy_in" } else { "copy_out" };
         return Err(FieldError::new(obj.field(key), "MC² tasks are preemptive (mc2-hardware-management §2): no non-preemptive copies"));
     }
-    let runnables = walk_runnables(obj, labels, platform.clock_hz)?;
+    let runnables = walk_runnables(obj, labels, platform)?;
     // A job's work: its copy-in, its runnables, its copy-out.
     let steps = |sum: u64| sum.saturating_add(copies);
     let pet_ns = match (background, obj.opt("pet"), runnables.is_empty()) {
@@ -977,7 +992,7 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server], labels: &HashMa
 /// `runnables = [{ name = "R1", pet = "10us" }, …]`: a job's named steps in
 /// order, each with its PET (or `ticks = N`:
 /// cycles at `platform.clock`, rounded up to a whole ns).
-fn walk_runnables(obj: &Obj, labels: &HashMap<&str, usize>, clock_hz: Option<u64>) -> FieldResult<Vec<Runnable>> {
+fn walk_runnables(obj: &Obj, labels: &HashMap<&str, usize>, platform: &Platform) -> FieldResult<Vec<Runnable>> {
     let field = obj.field("runnables");
     let items = match obj.opt("runnables") {
         None => return Ok(Vec::new()),
@@ -990,23 +1005,32 @@ fn walk_runnables(obj: &Obj, labels: &HashMap<&str, usize>, clock_hz: Option<u64
         .enumerate()
         .map(|(i, item)| {
             let r = Obj::new(item, format!("{field}[{i}]"))?;
-            r.only(&["name", "pet", "ticks", "min", "mean", "draw", "p_remain", "reads", "writes"])?;
+            r.only(&["name", "pet", "ticks", "instructions", "min", "mean", "draw", "p_remain", "reads", "writes"])?;
             let name = as_name(r.req("name")?, &r.field("name"))?;
             if name.trim().is_empty() {
                 return Err(FieldError::new(r.field("name"), "must not be empty"));
             }
-            let pet_ns = match (r.opt("pet"), r.opt("ticks")) {
-                (Some(_), Some(_)) => return Err(FieldError::new(r.field("ticks"), "give pet or ticks, not both")),
-                (Some(v), None) => as_duration(v, &r.field("pet"))?,
-                (None, None) => as_duration(r.req("pet")?, &r.field("pet"))?,
-                (None, Some(v)) => {
-                    let f = r.field("ticks");
-                    let Some(clock_hz) = clock_hz else { return Err(FieldError::new(f, "ticks are cycles of the cores' clock: give platform.clock")) };
-                    match v.as_i64() {
-                        Some(n) if n >= 0 => super::scratchpad::cycles_ns_ceil(n as u64, clock_hz),
-                        _ => return Err(FieldError::new(f, format!("expected a whole number of cycles (0 or more), got {v}"))),
-                    }
+            let given: Vec<&str> = ["pet", "ticks", "instructions"].into_iter().filter(|k| r.opt(k).is_some()).collect();
+            let pet_ns = match given.as_slice() {
+                [] => as_duration(r.req("pet")?, &r.field("pet"))?,
+                ["pet"] => as_duration(r.req("pet")?, &r.field("pet"))?,
+                [unit] => {
+                    let f = r.field(unit);
+                    let Some(clock_hz) = platform.clock_hz else {
+                        let why = if *unit == "ticks" { "ticks are cycles of the cores' clock" } else { "instructions run at platform.instructions_per_cycle per cycle of the cores' clock" };
+                        return Err(FieldError::new(f, format!("{why}: give platform.clock")));
+                    };
+                    let v = r.req(unit)?;
+                    let n = match v.as_i64() {
+                        Some(n) if n >= 0 => n as u64,
+                        _ => return Err(FieldError::new(f, format!("expected a whole number of {unit} (0 or more), got {v}"))),
+                    };
+                    // Instructions at platform.instructions_per_cycle (1 if not given), rounded once.
+                    let (per, cycles) = if *unit == "ticks" { (1, 1) } else { platform.instructions_per_cycle.unwrap_or((1, 1)) };
+                    let ns = (n as u128 * cycles as u128 * 1_000_000_000).div_ceil(per as u128 * clock_hz as u128);
+                    u64::try_from(ns).ok().filter(|&ns| ns <= i64::MAX as u64).ok_or_else(|| FieldError::new(r.field(unit), "its execution time does not fit in 64-bit nanoseconds"))?
                 }
+                [.., last] => return Err(FieldError::new(r.field(last), format!("give one of pet, ticks or instructions, not {}", given.join(" and ")))),
             };
             let mut accesses = Vec::new();
             walk_label_counts(&r, "reads", labels, &mut accesses)?;

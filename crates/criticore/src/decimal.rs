@@ -1,6 +1,8 @@
-//! Exact decimal numbers: Amalthea writes clocks as `2.0E8` and times as
-//! `6660` with a unit, and `--scale 0.7` must scale exactly, so that a PET is
-//! rounded once, at the end, and never off by one from binary floating point.
+//! Exact decimal numbers, below the model (files and imports both read
+//! them): Amalthea writes clocks as `2.0E8` and times as `6660` with a unit,
+//! `--scale 0.7` must scale exactly, and a file's `instructions_per_cycle =
+//! 0.85` must be 85/100, so that a PET is rounded once, at the end, and never
+//! off by one from binary floating point.
 
 use num_bigint::BigInt;
 use num_integer::Integer;
@@ -69,6 +71,11 @@ impl Exact {
     /// The value as a u64 if it is a whole number that fits.
     pub fn whole(&self) -> Option<u64> {
         if self.0.is_integer() { self.0.to_integer().to_u64() } else { None }
+    }
+
+    /// The reduced (numerator, denominator) if both fit a u64 (None: negative or too large).
+    pub fn fraction_u64(&self) -> Option<(u64, u64)> {
+        Some((self.0.numer().to_u64()?, self.0.denom().to_u64()?))
     }
 
     /// The smallest whole number at least this value (None: negative or too large).
