@@ -183,4 +183,12 @@ fn implicit_communication_copies_the_labels_into_the_nearest_memory() {
     let stated = parse(&text.replace("\"a\"\ncore = 0\n", "\"a\"\ncore = 0\ncopy_in = \"1us\"\n")).unwrap_err();
     assert_eq!(stated.0, "task[0].copy_in");
     assert!(stated.1.contains("communication = \"explicit\""), "{}", stated.1);
+    // The copies take room in LRAM0 beside its labels: l and wide (20 B) and
+    // a's copies of g and wide (20 B) fit 40 B exactly, not 39.
+    assert!(parse(&text.replace("size = \"1KiB\"\nlatency_cycles = [1, 9]", "size = \"40B\"\nlatency_cycles = [1, 9]")).is_ok());
+    let full = parse(&text.replace("size = \"1KiB\"\nlatency_cycles = [1, 9]", "size = \"39B\"\nlatency_cycles = [1, 9]")).unwrap_err();
+    assert_eq!(full.0, "task[0].communication");
+    assert!(full.1.starts_with("task \"a\"'s copies of the labels it reads and writes do not fit in \"LRAM0\" (39 B"), "{}", full.1);
+    // Explicit communication makes no copies: 20 B fit.
+    assert!(parse(&text.replace("size = \"1KiB\"\nlatency_cycles = [1, 9]", "size = \"20B\"\nlatency_cycles = [1, 9]").replace("\"a\"\ncore = 0\n", "\"a\"\ncore = 0\ncommunication = \"explicit\"\n")).is_ok());
 }

@@ -49,6 +49,14 @@ fn a_label_stays_where_it_does_not_fit_and_nothing_gets_worse() {
     assert!(p.moves.is_empty());
     assert_eq!(p.before, p.after);
     assert_eq!(p.system.labels, full.labels);
+    // Implicit: a's copy of g (4 B) lives in LRAM0 too, so with 1,016 B of
+    // another label there g fits beside its copy (1,016 + 4 + 4 = 1,024),
+    // and with 1,017 B it does not.
+    let p = place_labels(&system("implicit", "1KiB", "[[label]]\nname = \"big\"\nsize = \"1016B\"\nmemory = \"LRAM0\"\n"), Objective::Response, 10, &mut never_stop).unwrap();
+    assert_eq!(p.moves.len(), 1);
+    let tight = system("implicit", "1KiB", "[[label]]\nname = \"big\"\nsize = \"1017B\"\nmemory = \"LRAM0\"\n");
+    let p = place_labels(&tight, Objective::Response, 10, &mut never_stop).unwrap();
+    assert!(p.moves.is_empty());
 }
 
 #[test]

@@ -65,6 +65,7 @@ pub fn task_system(model: &Model, scale: Option<&Exact>) -> FieldResult<(TaskSys
     let mut system = TaskSystem { platform, tasks, servers: Vec::new(), allocation: None, regulation: None, devices: Vec::new(), chains, labels };
     // Implicit communication (the default): the copies from the labels, as a parse makes them.
     crate::model::scratchpad::derive_copies(&mut system).map_err(|(i, key)| FieldError::new(format!("task[{i}].{key}"), "an imported task states no copies"))?;
+    crate::model::scratchpad::used_bytes(&system).map_err(|(i, m)| crate::model::parse::copies_overflow(&system, i, m))?;
     Ok((system, summary(model, no_need, mixed, unresolved, &placed)))
 }
 

@@ -377,7 +377,22 @@ fn walk_root(root: &Value, read: ReadParams) -> FieldResult<TaskSystem> {
     super::scratchpad::derive_copies(&mut system).map_err(|(i, key)| {
         FieldError::new(format!("task[{i}].{key}"), "its copies come from the labels it reads and writes (implicit or LET communication on a scratchpad platform): leave copy_in and copy_out out, or give communication = \"explicit\"")
     })?;
+    super::scratchpad::used_bytes(&system).map_err(|(i, m)| copies_overflow(&system, i, m))?;
     Ok(system)
+}
+
+/// Task `i`'s copies of labels take memory `m` past its size (`scratchpad::used_bytes`).
+pub(crate) fn copies_overflow(system: &TaskSystem, i: usize, m: usize) -> FieldError {
+    let memory = &system.platform.memories[m];
+    FieldError::new(
+        format!("task[{i}].communication"),
+        format!(
+            "task {}'s copies of the labels it reads and writes do not fit in {} ({} B, with the labels there and earlier tasks' copies): move labels out of it or give communication = \"explicit\"",
+            quote(&system.tasks[i].name),
+            quote(&memory.name),
+            memory.size_bytes
+        ),
+    )
 }
 
 /// A `[[chain]]`: its name and its tasks by name, cause to effect (two or

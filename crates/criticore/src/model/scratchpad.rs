@@ -93,14 +93,7 @@ pub fn task_copies(platform: &super::Platform, labels: &[Label], t: &super::Task
         return None;
     }
     let memory = copy_memory(&platform.memories, t.core);
-    // Each label once, however many runnables access it.
-    let labels_of = |accessed: fn(&LabelAccess) -> bool| {
-        let mut of: Vec<usize> = t.runnables.iter().flat_map(|r| &r.accesses).filter(|a| accessed(a)).map(|a| a.label).collect();
-        of.sort_unstable();
-        of.dedup();
-        of
-    };
-    let (read, written) = (labels_of(|a| a.reads > 0), labels_of(|a| a.writes > 0));
+    let (read, written) = (labels_of(t, |a| a.reads > 0), labels_of(t, |a| a.writes > 0));
     let copy = |of: &[usize]| {
         let mut by_memory: Vec<(usize, u64)> = Vec::new();
         for &l in of {
@@ -117,6 +110,36 @@ pub fn task_copies(platform: &super::Platform, labels: &[Label], t: &super::Task
         by_memory
     };
     Some(Copies { memory, copy_in: copy(&read), copy_out: copy(&written) })
+}
+
+/// The labels task `t`'s runnables access as `accessed` says, each once
+/// however many runnables access it, in index order.
+fn labels_of(t: &super::Task, accessed: fn(&LabelAccess) -> bool) -> Vec<usize> {
+    let mut of: Vec<usize> = t.runnables.iter().flat_map(|r| &r.accesses).filter(|a| accessed(a)).map(|a| a.label).collect();
+    of.sort_unstable();
+    of.dedup();
+    of
+}
+
+/// Bytes each memory holds: its labels, and the copies of the copying
+/// tasks whose nearest memory it is (a task's copy of each label it reads
+/// or writes, once). Err: the first task, in file order, whose copies take
+/// a memory past its size, and the memory.
+pub fn used_bytes(system: &super::TaskSystem) -> Result<Vec<u64>, (usize, usize)> {
+    let memories = &system.platform.memories;
+    let mut used = vec![0u64; memories.len()];
+    for l in &system.labels {
+        used[l.memory] = used[l.memory].saturating_add(l.size_bytes);
+    }
+    for (i, t) in system.tasks.iter().enumerate().filter(|(_, t)| copies_labels(&system.platform, t)) {
+        let m = copy_memory(memories, t.core);
+        let bytes = labels_of(t, |_| true).iter().map(|&l| system.labels[l].size_bytes).fold(0, u64::saturating_add);
+        used[m] = used[m].saturating_add(bytes);
+        if used[m] > memories[m].size_bytes {
+            return Err((i, m));
+        }
+    }
+    Ok(used)
 }
 
 /// Set each copying task's copy-in and copy-out computation (and its PET

@@ -16,7 +16,7 @@
 
 use crate::analysis::classic::{analyze, TaskAnalysis};
 use crate::error::FieldError;
-use crate::model::scratchpad::{copies_labels, set_copies};
+use crate::model::scratchpad::{copies_labels, set_copies, used_bytes};
 use crate::model::TaskSystem;
 use crate::policy::SchedulerKind;
 use serde::Serialize;
@@ -114,15 +114,6 @@ fn weighted_cost(system: &TaskSystem, l: usize, users: &[(usize, u64, u64)], m: 
     cost
 }
 
-/// Bytes the labels take in each memory.
-fn used(system: &TaskSystem) -> Vec<u64> {
-    let mut used = vec![0u64; system.platform.memories.len()];
-    for l in &system.labels {
-        used[l.memory] += l.size_bytes;
-    }
-    used
-}
-
 /// Move labels of `system` (a scratchpad platform, analyzed under pfp) to
 /// lower `objective`, judging at most `budget` placements; `go_on(done,
 /// budget)` may stop the search early (the best so far is kept).
@@ -149,7 +140,7 @@ pub fn place_labels(system: &TaskSystem, objective: Objective, budget: usize, go
     let (mut i, mut batch) = (0, candidates.len().max(1));
     while i < candidates.len() && analyses < budget && go_on(analyses, budget) {
         let mut trial = current.clone();
-        let mut room = used(&trial);
+        let Ok(mut room) = used_bytes(&trial) else { break }; // the file's fit; moves keep them fitting
         let mut tried = Vec::new();
         for &(_, l, m) in &candidates[i..(i + batch).min(candidates.len())] {
             let size = trial.labels[l].size_bytes;
