@@ -22,6 +22,9 @@
 //! (CRITICORE_SOUNDNESS_FIRST=K starts at seed K, to split a long run;
 //! CRITICORE_SOUNDNESS_EVERY=N prints the tally so far every N systems),
 //! which also prints the distribution of simulated / bound (how tight).
+//! CRITICORE_GAP=1 prints each task of a miss-free system the analysis
+//! rejects (its simulated worst, bound, deadline, note and terms; with
+//! CRITICORE_GAP_TEXT=1 the system's file too): the acceptance gap's cases.
 
 use criticore::analysis::classic::{analyze, TaskAnalysis};
 use criticore::analysis::memory::{job_costs, job_costs_global};
@@ -78,6 +81,17 @@ fn check_with(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: Sch
     if !(0..system.tasks.len()).any(late) {
         tally.miss_free += 1;
         tally.miss_free_accepted += (a.schedulable == Some(true)) as usize;
+        if a.schedulable != Some(true) && std::env::var("CRITICORE_GAP").is_ok() {
+            if std::env::var("CRITICORE_GAP_TEXT").is_ok() {
+                eprintln!("TEXT seed {seed}\n{text}\nEND");
+            }
+            for row in &a.tasks {
+                let i = system.tasks.iter().position(|t| t.name == row.task).expect("a row per task");
+                if row.schedulable != Some(true) {
+                    eprintln!("GAP {label} seed {seed} {} obs {} bound {:?} D {} note {:?} terms {:?}", row.task, r.per_task[i].max_response_ns, row.bound_ns, row.deadline_ns, row.note, row.terms);
+                }
+            }
+        }
     }
     for (i, t) in system.tasks.iter().enumerate() {
         let row = a.tasks.iter().find(|b| b.task == t.name).expect("a row per task");
