@@ -1005,8 +1005,9 @@ fn walk_task(obj: &Obj, platform: &Platform, servers: &[Server], labels: &HashMa
 }
 
 /// `runnables = [{ name = "R1", pet = "10us" }, …]`: a job's named steps in
-/// order, each with its PET (or `ticks = N`:
-/// cycles at `platform.clock`, rounded up to a whole ns).
+/// order, each with its PET (or `ticks = N`, cycles at `platform.clock`, or
+/// `instructions = N` at `platform.instructions_per_cycle`; rounded up to a
+/// whole ns, once).
 fn walk_runnables(obj: &Obj, labels: &HashMap<&str, usize>, platform: &Platform) -> FieldResult<Vec<Runnable>> {
     let field = obj.field("runnables");
     let items = match obj.opt("runnables") {

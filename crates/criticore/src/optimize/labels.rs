@@ -88,7 +88,7 @@ fn users(system: &TaskSystem) -> Vec<Vec<(usize, u64, u64)>> {
         for a in t.runnables.iter().flat_map(|r| &r.accesses) {
             let of_label = &mut users[a.label];
             match of_label.last_mut() {
-                Some(u) if u.0 == i => (u.1, u.2) = (u.1 + a.reads, u.2 + a.writes),
+                Some(u) if u.0 == i => (u.1, u.2) = (u.1.saturating_add(a.reads), u.2.saturating_add(a.writes)),
                 _ => of_label.push((i, a.reads, a.writes)),
             }
         }
