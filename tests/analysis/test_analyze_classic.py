@@ -275,6 +275,27 @@ def test_explain_with_memory_stalls_names_every_term_of_the_example():
     assert e["bound_ns"] == 20_000_000 + t["own_cold_ns"] + t["contention_ns"] == 25_652_814
 
 
+def test_explain_on_a_scratchpad_platform_shows_accesses_and_port_waits_apart():
+    # examples/scratchpad.toml: sensor's row shows the file's PET: its
+    # runnables' 400 us and its copies' computation at 5 ns a cycle, a cycle
+    # per word moved (4-byte words): copy-in of filter_state (64 B: 16 reads,
+    # 16 writes), copy-out of speed (1 + 1) and filter_state (16 + 16), so
+    # 400,000 + 5 x (32 + 34) = 400,330 ns. Its accesses' latency and
+    # its waits at the ports are terms of their own (exact values by hand:
+    # crates/criticore/tests/crossbar.rs), not bus contention.
+    r = cli("analyze", str(ROOT / "examples" / "scratchpad.toml"), "--explain", "sensor", "--json")
+    assert r.returncode == 0, r.stderr
+    e = json.loads(r.stdout)["explain"]
+    t = e["terms"]
+    assert e["pet_ns"] == criticore.TaskSystem.load(ROOT / "examples" / "scratchpad.toml").task("sensor").pet_ns["A"] == 400_000 + 5 * (32 + 34)
+    assert t["own_pet_ns"] == e["pet_ns"] * t["jobs"]
+    assert t["access_ns"] > 0 and t["port_wait_ns"] > 0 and t["contention_ns"] == 0
+    window = sum(v for k, v in t.items() if k.endswith("_ns") and k != "earlier_releases_ns")
+    assert window - t["earlier_releases_ns"] == e["bound_ns"]
+    r = cli("analyze", str(ROOT / "examples" / "scratchpad.toml"), "--explain", "sensor")
+    assert "waits at the memories' ports" in r.stdout and "bus waits" not in r.stdout, r.stdout
+
+
 def test_mc2_files_get_per_task_bounds_that_check_sim_holds():
     # examples/mc2-llc-light.toml, core 3: T1@cpu3 (Level A) has the table's
     # first slot, [0, 5 ms): bound 5 ms. Level C tasks: deadline + x + e.

@@ -70,6 +70,12 @@ fn an_access_alone_costs_its_path_s_latency() {
     // round changes nothing. Each runnable with accesses gets 1 ns more
     // (the simulator times events in whole ns; docs/analysis.md).
     assert_eq!(bounds(&system), [Some(1_720 + 1), Some(1_200 + 1)]);
+    // `--explain`: a's row shows the file's PET; its window is that PET, its
+    // accesses' latency (540, and the 1 ns) and its 180 ns of port waits.
+    let a = analyze(&system, SchedulerKind::Pfp).unwrap().tasks.into_iter().find(|t| t.task == "a").unwrap();
+    let terms = a.terms.unwrap();
+    assert_eq!((a.pet_ns, terms.own_pet_ns, terms.access_ns, terms.port_wait_ns, terms.contention_ns), (1_000, 1_000, 541, 180, 0));
+    assert_eq!(terms.window_ns(), 1_721);
     // Any other scheduler charges each access its worst wait (one access of every other user).
     let gfp = analyze(&system, SchedulerKind::Gfp).unwrap();
     assert!(gfp.notes.iter().any(|n| n.contains("its worst wait at the memory's port")), "{:?}", gfp.notes);
@@ -176,6 +182,10 @@ fn implicit_communication_copies_the_labels_into_the_nearest_memory() {
     assert_eq!(response(&r, 0), 13 + 1_090 + 16);
     // The bound: the same, and 1 ns per phase with accesses (copy-in, A, copy-out).
     assert_eq!(bounds(&system), [Some(1_119 + 3)]);
+    // Split: the file's PET (copies' computation 2 + 8, A 1,000) and the
+    // accesses' latency (copy-in 11, A 90, copy-out 8, and 1 ns each).
+    let terms = analyze(&system, SchedulerKind::Pfp).unwrap().tasks[0].terms.unwrap();
+    assert_eq!((terms.own_pet_ns, terms.access_ns, terms.port_wait_ns), (1_010, 12 + 91 + 9, 0));
     // Explicit: the accesses where A makes them (1,540 ns, as above).
     let explicit = parse(&text.replace("\"a\"\ncore = 0\n", "\"a\"\ncore = 0\ncommunication = \"explicit\"\n")).unwrap();
     assert_eq!(response(&run(&explicit), 0), 1_540);

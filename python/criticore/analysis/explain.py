@@ -20,6 +20,8 @@ TERMS = [
     ("higher_pet_ns", "higher-priority PETs"),
     ("higher_interference_ns", "higher-priority memory interference and cold starts"),
     ("contention_ns", "bus waits and row conflicts of all those jobs"),
+    ("access_ns", "their label accesses at their paths' latency (crossbar)"),
+    ("port_wait_ns", "their waits at the memories' ports (crossbar)"),
     ("reload_ns", "preemption reloads"),
     ("regulation_ns", "budget stalls and the monitor's suspensions"),
     ("blocking_ns", "blocking by lower-priority work"),

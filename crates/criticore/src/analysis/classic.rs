@@ -87,6 +87,11 @@ pub struct BoundTerms {
     /// Bus waits and row conflicts of all those jobs: at most their own
     /// worst, and at most what the other cores' requests can cause.
     pub contention_ns: u64,
+    /// On a scratchpad platform: those jobs' label accesses at their paths'
+    /// latency (and 1 ns per phase with accesses), beside their PETs.
+    pub access_ns: u64,
+    /// On a scratchpad platform: their waits at the memories' ports.
+    pub port_wait_ns: u64,
     /// The reloads their preemptions cost the tasks they preempt.
     pub reload_ns: u64,
     /// MemGuard's budget stalls in the window.
@@ -102,7 +107,18 @@ pub struct BoundTerms {
 impl BoundTerms {
     /// The window w the terms fill.
     pub fn window_ns(&self) -> u64 {
-        self.own_pet_ns + self.own_interference_ns + self.own_cold_ns + self.higher_pet_ns + self.higher_interference_ns + self.contention_ns + self.reload_ns + self.regulation_ns + self.blocking_ns + self.supply_wait_ns
+        self.own_pet_ns
+            + self.own_interference_ns
+            + self.own_cold_ns
+            + self.higher_pet_ns
+            + self.higher_interference_ns
+            + self.contention_ns
+            + self.access_ns
+            + self.port_wait_ns
+            + self.reload_ns
+            + self.regulation_ns
+            + self.blocking_ns
+            + self.supply_wait_ns
     }
 }
 
@@ -298,18 +314,22 @@ fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str, wai
                     r.terms = window.map(|win| {
                         // Under limited preemption the higher-priority jobs are those
                         // released by the start of the last region, S = w − q_last.
-                        let n = |t: &FpTask| match last_region {
-                            Some(q) => ((win.w - q) / t.period_ns + 1) * t.pet_ns,
-                            None => win.w.div_ceil(t.period_ns) * t.pet_ns,
+                        let jobs = |t: &FpTask| match last_region {
+                            Some(q) => (win.w - q) / t.period_ns + 1,
+                            None => win.w.div_ceil(t.period_ns),
                         };
+                        // A scratchpad platform's PETs were charged their accesses' latency: shown apart.
+                        let access = |i: usize| waits.map_or(0, |pw| pw.access_ns[i]);
+                        let higher_access: u64 = hp.iter().zip(ordered).map(|(t, &i)| jobs(t) * access(i)).sum();
+                        let own_access = (win.q + 1) * access(ordered[k]);
                         let mut terms = BoundTerms {
                             jobs: win.q + 1,
-                            own_pet_ns: (win.q + 1) * own.pet_ns,
-                            higher_pet_ns: hp.iter().map(n).sum(),
+                            own_pet_ns: (win.q + 1) * own.pet_ns - own_access,
+                            higher_pet_ns: hp.iter().map(|t| jobs(t) * t.pet_ns).sum::<u64>() - higher_access,
+                            access_ns: own_access + higher_access,
+                            port_wait_ns: wait(win.q, win.w),
                             blocking_ns: blocking,
                             earlier_releases_ns: win.q * own.period_ns,
-                            // Port waits of a scratchpad platform.
-                            contention_ns: wait(win.q, win.w),
                             ..BoundTerms::default()
                         };
                         terms.supply_wait_ns = win.w - terms.window_ns();
@@ -1394,10 +1414,10 @@ fn name_the_background_above(system: &TaskSystem, kind: SchedulerKind, rows: &mu
 /// port waits by what the other cores' tasks issue given their bounds of
 /// the round before (none at first), until no bound changes (each round's
 /// bounds are sound and no larger than the last's).
-fn port_wait_rounds(system: &TaskSystem, x: &crate::interference::crossbar::Crossbar, mem: Option<&Memory>) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
+fn port_wait_rounds(system: &TaskSystem, x: &crate::interference::crossbar::Crossbar, mem: Option<&Memory>, access_ns: &[u64]) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
     let mut responses: Vec<Option<u64>> = vec![None; system.tasks.len()];
     for _ in 0..16 {
-        let waits = PortWaits::new(x, system, responses.clone());
+        let waits = PortWaits::new(x, system, responses.clone(), access_ns.to_vec());
         let (rows, groups) = partitioned(system, false, mem, Some(&waits))?;
         let next: Vec<Option<u64>> = system.tasks.iter().map(|t| rows.iter().find(|r| r.task == t.name).and_then(|r| r.bound_ns)).collect();
         if next == responses {
@@ -1405,7 +1425,7 @@ fn port_wait_rounds(system: &TaskSystem, x: &crate::interference::crossbar::Cros
         }
         responses = next;
     }
-    partitioned(system, false, mem, Some(&PortWaits::new(x, system, responses)))
+    partitioned(system, false, mem, Some(&PortWaits::new(x, system, responses, access_ns.to_vec())))
 }
 
 pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis, FieldError> {
@@ -1415,6 +1435,7 @@ pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis,
     // latency, as demand; their waits at the ports per window under pfp
     // (`port_waits`), else each access's worst wait.
     let crossbar = crate::interference::crossbar::Crossbar::new(system);
+    let file = system;
     let charged;
     let system = match &crossbar {
         None => system,
@@ -1440,7 +1461,10 @@ pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis,
     let (tasks, groups, test) = match kind {
         SchedulerKind::Pfp => {
             let (t, g) = match &crossbar {
-                Some(x) => port_wait_rounds(system, x, mem)?,
+                Some(x) => {
+                    let access_ns: Vec<u64> = (0..system.tasks.len()).map(|i| pet(system, i) - pet(file, i)).collect();
+                    port_wait_rounds(system, x, mem, &access_ns)?
+                }
                 None => partitioned(system, false, mem, None)?,
             };
             (t, g, if mem.is_some() { "response-time analysis per core with memory stalls" } else { "exact response-time analysis per core" })
@@ -1466,6 +1490,14 @@ pub fn analyze(system: &TaskSystem, kind: SchedulerKind) -> Result<TaskAnalysis,
         SchedulerKind::Mc2 => return Err(FieldError::new("--scheduler", "the MC² analysis has its own report")),
     };
     let mut tasks = tasks;
+    // The file's PETs in the rows: a scratchpad platform's accesses are charged apart (`terms.access_ns`).
+    if crossbar.is_some() {
+        for row in tasks.iter_mut().filter(|r| !r.background) {
+            if let Some(i) = file.tasks.iter().position(|t| t.name == row.task) {
+                row.pet_ns = pet(file, i);
+            }
+        }
+    }
     name_the_background_above(system, kind, &mut tasks);
     note_activation_limits(system, &mut tasks);
     // Only background tasks: no job to bound, so no verdict either way.

@@ -31,6 +31,9 @@ pub struct PortWaits<'a> {
     /// Per memory, per core: (task, accesses per job to the memory, period)
     /// of each task that may run on the core and accesses the memory.
     issuers: Vec<Vec<Vec<(usize, u64, u64)>>>,
+    /// Per task: what its PET was charged for its accesses' latency, per
+    /// job (for `--explain`, which shows it apart from the PET).
+    pub access_ns: Vec<u64>,
 }
 
 /// The own side of a window: its tasks' accesses, counted per window.
@@ -45,7 +48,7 @@ pub struct Own {
 }
 
 impl<'a> PortWaits<'a> {
-    pub fn new(crossbar: &'a Crossbar, system: &'a TaskSystem, responses: Vec<Option<u64>>) -> Self {
+    pub fn new(crossbar: &'a Crossbar, system: &'a TaskSystem, responses: Vec<Option<u64>>, access_ns: Vec<u64>) -> Self {
         let per_job: Vec<Accesses> = (0..system.tasks.len()).map(|i| crossbar.task_accesses(i)).collect();
         let mut issuers = vec![vec![Vec::new(); system.platform.cores]; crossbar.latency.len()];
         for (j, (t, accesses)) in system.tasks.iter().zip(&per_job).enumerate() {
@@ -58,7 +61,7 @@ impl<'a> PortWaits<'a> {
                 }
             }
         }
-        PortWaits { crossbar, responses, per_job, issuers }
+        PortWaits { crossbar, responses, per_job, issuers, access_ns }
     }
 
     pub fn per_job(&self, i: usize) -> &Accesses {
