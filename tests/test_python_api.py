@@ -303,3 +303,16 @@ def test_platform_shows_its_clock_and_instructions_per_cycle_exactly():
     assert (s.platform.clock_hz, s.platform.instructions_per_cycle) == (200_000_000, Fraction(17, 20))
     # 1,000 instructions at 17/20 per cycle of 5 ns: 100,000/17 ns, rounded up once.
     assert s.task("t").pet_ns["A"] == -(-100_000 // 17) == 5_883
+
+
+def test_a_scratchpad_system_shows_its_labels_and_each_runnable_s_accesses():
+    from criticore.system import Label, LabelAccess
+
+    s = TaskSystem.load(ROOT / "examples" / "scratchpad.toml")
+    # As examples/scratchpad.toml writes them (a label's reads and writes in one runnable: one entry).
+    assert s.labels == (Label("speed", 4, "GRAM"), Label("filter_state", 64, "LRAM0"), Label("torque", 4, "LRAM1"))
+    assert s.task("sensor").label_accesses == (
+        LabelAccess("Sample", "speed", 0, 200),
+        LabelAccess("Filter", "filter_state", 500, 500),
+    )
+    assert TaskSystem.load(ROOT / "examples" / "mc2-llc-heavy.toml").labels == ()

@@ -92,6 +92,8 @@ class Task:
     background: bool = False
     #: Named steps of every job in order, as (name, PET ns); empty for a job of one piece.
     runnables: tuple[tuple[str, int], ...] = ()
+    #: Its runnables' label reads and writes per run (a scratchpad platform's ``reads``, ``writes``), in runnable order.
+    label_accesses: tuple[LabelAccess, ...] = ()
     #: Where a job may be preempted: "preemptive", "cooperative" (between runnables) or "non-preemptive".
     preemption: str = "preemptive"
     #: OSEK's multiple-activation limit: a release finding this many jobs active is lost (None: no limit).
@@ -105,10 +107,30 @@ class Task:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "runnables", tuple(tuple(r) for r in self.runnables))
+        object.__setattr__(self, "label_accesses", tuple(a if isinstance(a, LabelAccess) else LabelAccess(**a) for a in self.label_accesses))
 
     def utilization(self, level: str = "C") -> float:
         """PET at ``level`` over the period."""
         return self.pet_ns[level] / self.period_ns
+
+
+@dataclass(frozen=True)
+class Label:
+    """A label (``[[label]]``) of a scratchpad platform and the memory it is placed in."""
+
+    name: str
+    size_bytes: int
+    memory: str
+
+
+@dataclass(frozen=True)
+class LabelAccess:
+    """A runnable's reads and writes of one label per run."""
+
+    runnable: str
+    label: str
+    reads: int
+    writes: int
 
 
 @dataclass(frozen=True)
@@ -265,6 +287,11 @@ class TaskSystem:
     @cached_property
     def servers(self) -> tuple[Server, ...]:
         return tuple(Server(**s) for s in self._view["servers"])
+
+    @cached_property
+    def labels(self) -> tuple[Label, ...]:
+        """A scratchpad platform's labels (``[[label]]``), each with its size and memory."""
+        return tuple(Label(**x) for x in self._view["labels"])
 
     @cached_property
     def chains(self) -> tuple[Chain, ...]:

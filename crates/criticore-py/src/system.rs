@@ -259,6 +259,9 @@ fn view(m: &TaskSystem) -> Value {
                 "has_cost_curve": t.cost.is_some(),
                 "background": t.is_background(),
                 "runnables": t.runnables.iter().map(|r| (r.name.clone(), r.pet_ns)).collect::<Vec<_>>(),
+                "label_accesses": t.runnables.iter().flat_map(|r| r.accesses.iter().map(move |a| json!({
+                    "runnable": r.name, "label": m.labels[a.label].name, "reads": a.reads, "writes": a.writes,
+                }))).collect::<Vec<_>>(),
                 "preemption": t.preemption.name(),
                 "activation_limit": t.activation_limit,
                 "communication": t.communication.name(),
@@ -292,6 +295,7 @@ fn view(m: &TaskSystem) -> Value {
             "os_isolation": a.os_isolation,
         })),
         "regulation": m.regulation.as_ref().map(|r| json!({"kind": r.kind, "period_ns": r.period_ns})),
+        "labels": m.labels.iter().map(|l| json!({"name": l.name, "size_bytes": l.size_bytes, "memory": p.memories[l.memory].name})).collect::<Vec<_>>(),
         "chains": m.chains.iter().map(|c| json!({"name": c.name, "tasks": c.tasks.iter().map(|&t| m.tasks[t].name.clone()).collect::<Vec<_>>()})).collect::<Vec<_>>(),
         "implied_scheduler": SchedulerKind::implied_by(m).name(),
     })
