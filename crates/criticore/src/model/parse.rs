@@ -486,8 +486,11 @@ fn as_instructions_per_cycle(v: &Value, field: &str) -> FieldResult<(u64, u64)> 
         Value::Number(n) => n.to_string(),
         other => return Err(FieldError::new(field, format!("expected a positive number (e.g. 1 or 0.85), got {}", type_name(other)))),
     };
-    let exact = crate::decimal::Exact::parse(&text).filter(|x| x.is_positive());
-    exact.and_then(|x| x.fraction_u64()).ok_or_else(|| FieldError::new(field, format!("expected a positive number that fits 64-bit numerator and denominator, got {text}")))
+    let exact = crate::decimal::Exact::parse(&text).ok_or_else(|| FieldError::new(field, format!("expected a positive number, got {text}")))?;
+    if !exact.is_positive() {
+        return Err(FieldError::new(field, format!("must be positive, got {text}")));
+    }
+    exact.fraction_u64().ok_or_else(|| FieldError::new(field, format!("{text} has a numerator or denominator past 64 bits")))
 }
 
 /// A `[[platform.memory]]`: a scratchpad behind the crossbar (`model::scratchpad`).
