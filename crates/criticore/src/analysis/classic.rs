@@ -411,7 +411,7 @@ struct Memory {
     /// MemGuard's spare sharing: once every core is stalled, all run on past Q.
     spare: bool,
     /// `memory::job_costs_and_rates_beside`, for per-core MemGuard (else empty).
-    beside: Vec<Vec<Option<f64>>>,
+    beside: Vec<Vec<Option<memory::Beside>>>,
 }
 
 /// What the bounds of `kind` must include: None when the simulator would run
@@ -492,6 +492,9 @@ struct CoreView {
     others: Vec<OtherCore>,
     /// Per task of the system, its response bound where known (a round before).
     responses: Vec<Option<u64>>,
+    /// The most requests this core issues in a period above its alone count
+    /// while the other cores run beside it (`excess_from`).
+    excess_per_period: f64,
 }
 
 /// Another core, as a co-runner of this one.
@@ -502,6 +505,11 @@ struct OtherCore {
     running: Vec<(u64, u64, Option<u64>)>,
     /// All its tasks.
     all: Vec<usize>,
+    /// Those whose release can start a run of a task with memory: the tasks
+    /// with memory, and those ranked above one of them (their jobs may
+    /// preempt it, and it resumes after them); a task below every task with
+    /// memory never interrupts one.
+    interrupting: Vec<usize>,
     /// Its budget per period where it never exceeds it (per-core MemGuard or
     /// MCTI without reclaim).
     budget: Option<u64>,
@@ -514,10 +522,9 @@ struct OtherCore {
     /// Whether it can spend its budget in a period at all, with the
     /// cores raising its misses beside it at most their `beside_per_period`.
     may_exhaust: bool,
-    /// Per period, the longest the cores raising its misses run beside it,
-    /// and its largest excess requests per ns of work meanwhile.
-    beside_it: f64,
-    excess: f64,
+    /// The most requests it issues in a period above its alone count while
+    /// the cores raising its misses run beside it (`excess_from`).
+    excess_per_period: f64,
 }
 
 impl OtherCore {
@@ -545,26 +552,49 @@ impl CoreView {
             let here: Vec<usize> = on(dst).into_iter().filter(|&i| mem.costs[i].excess_per_work > 0.0).collect();
             let there: Vec<usize> = on(src).into_iter().filter(|&j| system.tasks[j].memory.is_some()).collect();
             let pairs = here.iter().flat_map(|&i| there.iter().filter_map(move |&j| mem.beside[i][j]));
-            pairs.map(|r| if r > 0.0 { (q + 1) as f64 / r } else { f64::INFINITY }).reduce(f64::max).or(Some(0.0)).filter(|b| b.is_finite())
+            pairs.map(|b| b.rate).map(|r| if r > 0.0 { (q + 1) as f64 / r } else { f64::INFINITY }).reduce(f64::max).or(Some(0.0)).filter(|b| b.is_finite())
         };
         let period = mem.memguard.as_ref().map_or(0, |(_, p)| *p) as f64;
+        // Per period, the most requests core `dst` issues above its alone
+        // count while core `src` runs beside it: its largest excess while
+        // `src` runs there at all (`beside`), and, pair by pair, what the
+        // budget of `src` lets it run beside each of `dst`'s tasks
+        // (`memory::excess_per_period`; docs/analysis.md).
+        let excess_from = |src: usize, dst: usize| -> f64 {
+            let here: Vec<usize> = on(dst).into_iter().filter(|&i| mem.costs[i].excess_per_work > 0.0).collect();
+            let most = here.iter().map(|&i| mem.costs[i].excess_per_work).fold(0.0, f64::max);
+            let coarse = most * beside(src, dst).unwrap_or(period).min(period);
+            if mem.beside.is_empty() {
+                return coarse;
+            }
+            let there: Vec<usize> = on(src).into_iter().filter(|&j| system.tasks[j].memory.is_some()).collect();
+            let pairs: Vec<(f64, f64)> = here.iter().flat_map(|&i| there.iter().filter_map(move |&j| mem.beside[i][j]).map(|b| (b.excess, b.rate))).collect();
+            let budget = budget_of(src).filter(|_| !mem.mcti && !spare).map(|q| (q + 1) as f64);
+            coarse.min(memory::excess_per_period(&pairs, budget, period))
+        };
+        let excess_here = |d: usize| -> f64 {
+            let most = on(d).iter().map(|&x| mem.costs[x].excess_per_work).fold(0.0, f64::max) * period;
+            (0..system.platform.cores).filter(|&e| e != d).map(|e| excess_from(e, d)).sum::<f64>().min(most)
+        };
         let others = (0..system.platform.cores)
             .filter(|&d| d != core)
             .map(|d| {
                 let all = on(d);
                 let with_memory: Vec<usize> = all.iter().copied().filter(|&x| system.tasks[x].memory.is_some()).collect();
+                let ranked = by_rank(system, &all);
+                let lowest = ranked.iter().rposition(|&x| system.tasks[x].memory.is_some()).map_or(0, |p| p + 1);
+                let interrupting = ranked[..lowest].to_vec();
                 let running = with_memory.iter().map(|&x| (system.tasks[x].period_ns, mem.costs[x].time_ns, responses[x])).collect();
                 let budget = budget_of(d);
                 // Its requests in a period: at most its alone rate all period
                 // and its excess while the cores raising its misses run beside it.
-                let presence: f64 = (0..system.platform.cores).filter(|&e| e != d).map(|e| beside(e, d).unwrap_or(period)).sum::<f64>().min(period);
                 let alone = all.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max);
-                let excess = all.iter().map(|&x| mem.costs[x].excess_per_work).fold(0.0, f64::max);
-                let may_exhaust = budget.is_none_or(|q| mem.mcti || spare || alone * period + excess * presence + 1.0 >= q as f64);
-                OtherCore { with_memory, running, all, budget, beside_per_period: beside(d, core), may_exhaust, beside_it: presence, excess }
+                let excess_per_period = excess_here(d);
+                let may_exhaust = budget.is_none_or(|q| mem.mcti || spare || alone * period + excess_per_period + 1.0 >= q as f64);
+                OtherCore { with_memory, running, all, interrupting, budget, beside_per_period: beside(d, core), may_exhaust, excess_per_period }
             })
             .collect();
-        CoreView { on_core: on(core), others, responses: responses.to_vec() }
+        CoreView { on_core: on(core), others, responses: responses.to_vec(), excess_per_period: excess_here(core) }
     }
 }
 
@@ -572,7 +602,7 @@ impl CoreView {
 #[allow(clippy::too_many_arguments)]
 fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &str, mem: &Memory, memguard: Option<(u64, u64)>, k: usize, found: &[Option<u64>], suspended: Option<(u64, u64)>, view: &CoreView) -> TaskBound {
     let i = ordered[k];
-    let CoreView { on_core, others, responses } = view;
+    let CoreView { on_core, others, responses, excess_per_period } = view;
     // MCTI rules 4-5: the core stalls only while it runs a non-critical job;
     // if this task and every one above it are critical, it never waits for a stall.
     let never_stalled = mem.mcti && (0..=k).all(|h| system.tasks[ordered[h]].criticality > 0);
@@ -670,14 +700,17 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     let caps: Vec<Option<(f64, u64)>> = others.iter().map(|o| mg_period.map(|p| (brief(o, p), p))).collect();
     let presence = |w: u64| -> f64 { others.iter().zip(&caps).map(|(o, cap)| cap.map_or(o.running_ns(w), |(b, p)| o.running_ns(w).min(b * (w.div_ceil(p) + 1) as f64))).sum() };
     let presence_rate: f64 = others.iter().zip(&caps).map(|(o, cap)| cap.map_or(o.running_share(), |(b, p)| o.running_share().min(b / p as f64))).sum();
-    let requests_beside = |q: u64, w: u64| -> f64 { alone_requests(q, w) + excess * presence(w) };
+    // And at most the core's excess per MemGuard period in each period the window overlaps.
+    let excess_in = |w: u64| -> f64 { mg_period.map_or(f64::INFINITY, |p| *excess_per_period * (w.div_ceil(p) + 1) as f64) };
+    let excess_rate = (excess * presence_rate).min(mg_period.map_or(f64::INFINITY, |p| *excess_per_period / p as f64));
+    let requests_beside = |q: u64, w: u64| -> f64 { alone_requests(q, w) + (excess * presence(w)).min(excess_in(w)) };
     // Whether this core's alone requests (no co-runner running) can spend
     // Q in a period: if not, only a period a co-runner runs in can stall it.
     let core_alone = on_core.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max);
     let core_excess = on_core.iter().map(|&x| mem.costs[x].excess_per_work).fold(0.0, f64::max);
     let alone_fast = |q: u64, period: u64| core_alone * period as f64 + 1.0 >= q as f64;
     let alone_stalls = |q: u64, w: u64, budget: u64, period: u64| if alone_fast(budget, period) { (alone_requests(q, w) / budget.max(1) as f64).floor() + 1.0 } else { 0.0 };
-    let here_can_exhaust = |q: u64, period: u64| can_exhaust(on_core, q, period) && core_alone * period as f64 + core_excess * per_period_presence(period) + 1.0 >= q as f64;
+    let here_can_exhaust = |q: u64, period: u64| can_exhaust(on_core, q, period) && core_alone * period as f64 + (core_excess * per_period_presence(period)).min(*excess_per_period) + 1.0 >= q as f64;
     // A period this core stalls in holds at least x of co-runner presence:
     // it issues Q there, at most its alone rate for the whole period and its
     // excess only while a co-runner runs (docs/analysis.md, "Stalls bounded
@@ -687,9 +720,11 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         (x > 0.0 && x.is_finite()).then_some(x)
     };
     // Periods a co-runner core runs in: its running time's periods, two per
-    // release there (a start, a resumption), and its own stalls (⌊N/Q⌋ + 1
-    // under a per-core budget, none where it cannot issue Q), at most every
-    // period; in a window of w (`Some(w)`), or per ns in the long run (`None`).
+    // release there of a task that can start a run of its tasks with memory
+    // (a start, a resumption), and its own stalls (⌊N/Q⌋ + 1 under a
+    // per-core budget, none where it cannot issue Q); at most its jobs'
+    // spans and every period; in a window of w (`Some(w)`), or per ns in
+    // the long run (`None`).
     let touched = |w: Option<u64>, period: u64| -> f64 {
         others
             .iter()
@@ -702,7 +737,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                 let running = w.map_or_else(|| o.running_share(), |w| o.running_ns(w));
                 // Periods the window overlaps (per ns in the long run).
                 let every = w.map_or(1.0 / period as f64, |w| (w.div_ceil(period) + 1) as f64);
-                let runs = o.all.iter().map(|&x| 2.0 * jobs(x)).sum::<f64>();
+                let runs = o.interrupting.iter().map(|&x| 2.0 * jobs(x)).sum::<f64>();
                 let reload = o.all.iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max);
                 let stalls = match o.budget {
                     Some(q) if !can_exhaust(&o.all, q, period) || !o.may_exhaust => 0.0,
@@ -710,15 +745,22 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                         // Its jobs' requests: at most their worst, and at most
                         // their alone requests plus its excess while the cores
                         // raising its misses run beside it.
-                        let worst = o.all.iter().map(|&x| jobs(x) * (mem.costs[x].requests + reload)).sum::<f64>();
-                        let beside = o.all.iter().map(|&x| jobs(x) * (mem.costs[x].alone_requests + reload)).sum::<f64>() + o.excess * o.beside_it.min(period as f64) * every;
+                        let worst = o.interrupting.iter().map(|&x| jobs(x) * (mem.costs[x].requests + reload)).sum::<f64>();
+                        let beside = o.interrupting.iter().map(|&x| jobs(x) * (mem.costs[x].alone_requests + reload)).sum::<f64>() + o.excess_per_period * every;
                         let n = worst.min(beside) / q as f64;
                         if w.is_some() { n.floor() + 1.0 } else { n }
                     }
                     Some(_) => f64::INFINITY,
                     None => 0.0,
                 };
-                (running / period as f64 + runs + stalls).min(every)
+                // Every job of a task with memory runs between its release
+                // and its response bound R: at most ⌈R/P⌉ + 1 periods each.
+                let spans = o
+                    .with_memory
+                    .iter()
+                    .map(|&x| responses[x].map_or(f64::INFINITY, |r| jobs(x) * (r.div_ceil(period) + 1) as f64))
+                    .sum::<f64>();
+                (running / period as f64 + runs + stalls).min(spans).min(every)
             })
             .sum()
     };
@@ -781,7 +823,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
             let rate = mem.costs[i].requests / own.period_ns as f64 + hp_requests.iter().map(|&(r, t)| r / t as f64).sum::<f64>();
             // Each stalled period P − issue long (the first's extra is no rate).
             let stalled_ns = (period - issue(budget, period)) as f64;
-            let by_requests = rate.min(alone_rate + excess * presence_rate) * stalled_ns / budget.max(1) as f64;
+            let by_requests = rate.min(alone_rate + excess_rate) * stalled_ns / budget.max(1) as f64;
             if reclaim {
                 return by_requests;
             }
@@ -1564,6 +1606,98 @@ mod tests {
         let lo = analyze(&system, SchedulerKind::Pfp).unwrap().tasks.into_iter().find(|t| t.task == "lo").unwrap();
         assert_eq!(lo.bound_ns, Some(118 * ms));
         assert_eq!(lo.terms, Some(BoundTerms { jobs: 5, own_pet_ns: 310 * ms, higher_pet_ns: 208 * ms, earlier_releases_ns: 400 * ms, ..BoundTerms::default() }));
+    }
+
+    #[test]
+    fn a_co_runner_its_budget_stops_beside_each_task_cannot_spend_this_core_s_budget() {
+        // Default platform (1 MiB LLC, S = 1600/101 ns, L = 120, R = 30, round
+        // robin: W ≤ S), MemGuard periods of 1 ms. Core 0: a reads randomly
+        // over 1 MiB, 0.001 references per ns (alone it fits: no misses). Core
+        // 1 (budget 20): b1 reads randomly over 16 KiB at 0.0001 per ns, b2
+        // writes a 1 MiB stream at 0.01 per ns.
+        // - a beside b1 keeps 1024/1040 of its set: misses 1/65, e1 = 0.001/65
+        //   more per ns; b1 then misses 1/65 too, issuing r1 = 0.0001/65/τ1,
+        //   τ1 = 1 + 0.0001/65·(150 + S): 1.54 in a whole period, never stopped.
+        // - a beside b2 keeps half: e2 = 0.0005; b2 misses every write, r2 =
+        //   0.01/τ2, τ2 = 1 + 0.01·(2S + 30): stopped after 21/r2 ≈ 3.4 µs.
+        // The most a issues above its alone count in a period (t1 + t2 ≤ 1 ms,
+        // r1·t1 + r2·t2 ≤ 21): both tight, t2 = (21 − r1·P)/(r2 − r1),
+        // e1·(P − t2) + e2·t2 ≈ 16.9. So with a budget of 20 (16.9 + 1 < 20) a
+        // never stalls: its bound is the unregulated one; with 17 it may.
+        // Before this bound a's largest excess all period (500) said it could.
+        let s = 1600.0 / 101.0;
+        let (r1, r2) = (0.0001 / 65.0 / (1.0 + 0.0001 / 65.0 * (150.0 + s)), 0.01 / (1.0 + 0.01 * (2.0 * s + 30.0)));
+        let t2 = (21.0 - r1 * 1e6) / (r2 - r1);
+        let most = 0.001 / 65.0 * (1e6 - t2) + 0.0005 * t2;
+        assert!(most + 1.0 < 20.0 && most + 1.0 >= 17.0, "{most}");
+        let text = |q0: u64| {
+            format!(
+                "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [{q0}, 20]\n\
+                [[task]]\nname = \"a\"\ncore = 0\nperiod = \"10ms\"\npet = \"5ms\"\n\
+                memory = {{ wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }}\n\
+                [[task]]\nname = \"b1\"\ncore = 1\nperiod = \"10ms\"\npet = \"6ms\"\n\
+                memory = {{ wss = \"16KiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 100 }}\n\
+                [[task]]\nname = \"b2\"\ncore = 1\nperiod = \"10ms\"\npet = \"1ms\"\n\
+                memory = {{ wss = \"1MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 10000 }}\n"
+            )
+        };
+        let a = |text: &str| {
+            let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
+            analyze(&system, SchedulerKind::Pfp).unwrap().tasks.into_iter().find(|t| t.task == "a").unwrap()
+        };
+        let unregulated = a(&text(20).replace("[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [20, 20]\n", ""));
+        let never = a(&text(20));
+        assert!(never.bound_ns.is_some());
+        assert_eq!((never.bound_ns, never.terms.map(|t| t.regulation_ns)), (unregulated.bound_ns, Some(0)));
+        let may = a(&text(17));
+        assert!(may.terms.is_none_or(|t| t.regulation_ns > 0), "{may:?}");
+        assert!(may.bound_ns.is_none_or(|b| b > never.bound_ns.unwrap()));
+    }
+
+    #[test]
+    fn a_co_runner_s_periods_count_releases_above_its_tasks_with_memory_and_their_jobs_spans() {
+        // The system above with a budget of 17 (a may stall in a period b1 or
+        // b2 runs in), a's PET 2 ms and b2 at 0.0001 references per ns (core 1
+        // never spends its budget: beside a, stopped after 18 requests, it
+        // issues at most 0.0001·18/r_a + 0.0001/65·P ≈ 5.4 more than alone,
+        // alone nothing) and on core 1 z, without memory, every 1 ms, ranked
+        // below b1 and b2: it never preempts them, so it starts no run of
+        // theirs and touches no period a stalls in: a's bound is the one
+        // without z. Ranked above them, each release of z may split their
+        // runs: the bound grows.
+        let text = |z: &str| {
+            format!(
+                "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [17, 20]\n\
+                [[task]]\nname = \"a\"\ncore = 0\nperiod = \"10ms\"\npet = \"5ms\"\n\
+                memory = {{ wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }}\n\
+                [[task]]\nname = \"b1\"\ncore = 1\nperiod = \"100ms\"\npet = \"6ms\"\npriority = 5\n\
+                memory = {{ wss = \"16KiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 100 }}\n\
+                [[task]]\nname = \"b2\"\ncore = 1\nperiod = \"100ms\"\npet = \"1ms\"\npriority = 4\n\
+                memory = {{ wss = \"1MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 100 }}\n{z}"
+            )
+        };
+        let a = |text: &str| {
+            let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
+            analyze(&system, SchedulerKind::Pfp).unwrap().tasks.into_iter().find(|t| t.task == "a").unwrap()
+        };
+        let without = a(&text(""));
+        let below = a(&text("[[task]]\nname = \"z\"\ncore = 1\nperiod = \"1ms\"\npet = \"100us\"\n"));
+        let above = a(&text("[[task]]\nname = \"z\"\ncore = 1\nperiod = \"1ms\"\npet = \"100us\"\npriority = 9\n"));
+        let stalls = |t: &TaskBound| t.terms.map(|t| t.regulation_ns);
+        assert!(stalls(&without).is_some_and(|r| r > 0), "{without:?}");
+        assert_eq!((below.bound_ns, stalls(&below)), (without.bound_ns, stalls(&without)));
+        assert!(above.bound_ns.is_none_or(|b| b > without.bound_ns.unwrap()), "{above:?}");
+        // Then z's releases split b1's and b2's runs in every period, but each
+        // job of theirs runs between its release and its bound R: a's stalls
+        // are at most P per period of those spans, ⌈(w + R)/T⌉ jobs each
+        // touching ⌈R/P⌉ + 1 periods (a's core cannot spend its budget alone).
+        let system = parse_task_system(&text("[[task]]\nname = \"z\"\ncore = 1\nperiod = \"1ms\"\npet = \"100us\"\npriority = 9\n"), Format::Toml, "t.toml").unwrap();
+        let rows = analyze(&system, SchedulerKind::Pfp).unwrap().tasks;
+        let bound = |name: &str| rows.iter().find(|t| t.task == name).and_then(|t| t.bound_ns).unwrap();
+        let (w, p) = (bound("a"), 1_000_000u64);
+        let periods: u64 = ["b1", "b2"].iter().map(|b| (w + bound(b)).div_ceil(100 * p) * (bound(b).div_ceil(p) + 1)).sum();
+        assert!(periods < w.div_ceil(p) + 1, "{periods} periods of spans, the window's {}", w.div_ceil(p) + 1);
+        assert!(stalls(&above).is_some_and(|r| r <= periods * p), "{above:?}, {periods} periods");
     }
 
     #[test]

@@ -109,20 +109,56 @@ pub fn charged_costs(costs: &[JobCost], preempts: impl Fn(usize, usize) -> bool)
         .collect()
 }
 
+/// A pair of tasks on different cores, task j running beside task i.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Beside {
+    /// The fewest requests per ns j issues meanwhile (`FluidRules::least_rate_beside`).
+    pub rate: f64,
+    /// The most requests per ns of work i issues above its alone count
+    /// meanwhile (`FluidRules::excess_beside`).
+    pub excess: f64,
+}
+
 /// [`job_costs`], and per pair of tasks on different cores, `[i][j]`: None
 /// where task j cannot raise task i's misses (`FluidRules::presses_on`),
-/// else the fewest requests per ns j issues while i runs beside it
-/// (`FluidRules::least_rate_beside`).
-pub fn job_costs_and_rates_beside(system: &TaskSystem) -> (Vec<JobCost>, Vec<Vec<Option<f64>>>) {
+/// else what each does beside the other ([`Beside`]).
+pub fn job_costs_and_rates_beside(system: &TaskSystem) -> (Vec<JobCost>, Vec<Vec<Option<Beside>>>) {
     let rules = FluidRules::new(system);
     let cores: Vec<Option<usize>> = (0..system.tasks.len()).map(|i| task_core(system, i)).collect();
     let apart = |i: usize, j: usize| cores[i].is_none() || cores[j].is_none() || cores[i] != cores[j];
     let pets: Vec<u64> = system.tasks.iter().map(|t| t.pet_at(Level::C)).collect();
     let worst = rules.worst_case(&pets, system.platform.cores, apart);
-    let rates = (0..system.tasks.len())
-        .map(|i| (0..system.tasks.len()).map(|j| (i != j && apart(i, j) && rules.presses_on(i, j)).then(|| rules.least_rate_beside(j, i, &worst[j]))).collect())
+    let pairs = (0..system.tasks.len())
+        .map(|i| {
+            (0..system.tasks.len())
+                .map(|j| (i != j && apart(i, j) && rules.presses_on(i, j)).then(|| Beside { rate: rules.least_rate_beside(j, i, &worst[j]), excess: rules.excess_beside(i, j, system.platform.cores, apart) }))
+                .collect()
+        })
         .collect();
-    (costs_of(&worst), rates)
+    (costs_of(&worst), pairs)
+}
+
+/// The most requests per period a core issues above its alone count while
+/// another core, stopped by its budget once it issued `budget` in the
+/// period (None: never stopped), runs beside it: each pair (e, r) a task
+/// of this core issuing at most e more per ns beside a task there issuing
+/// at least r per ns. At most `period_ns` of pairs in all, and at most
+/// `budget` of the other core's requests: a linear program whose optimum
+/// mixes at most two pairs.
+pub fn excess_per_period(pairs: &[(f64, f64)], budget: Option<f64>, period_ns: f64) -> f64 {
+    let Some(b) = budget else { return pairs.iter().map(|&(e, _)| e).fold(0.0, f64::max) * period_ns };
+    let single = |&(e, r): &(f64, f64)| e * if r > 0.0 { (b / r).min(period_ns) } else { period_ns };
+    let mut best = pairs.iter().map(single).fold(0.0, f64::max);
+    // Both limits tight: t_p + t_q = P, r_p·t_p + r_q·t_q = b.
+    for &(ep, rp) in pairs {
+        for &(eq, rq) in pairs {
+            if rp * period_ns < b && b < rq * period_ns {
+                let tq = (b - rp * period_ns) / (rq - rp);
+                best = best.max(ep * (period_ns - tq) + eq * tq);
+            }
+        }
+    }
+    best
 }
 
 /// As [`job_costs`] under MCTI: the bus may switch to fixed priority while
@@ -310,19 +346,49 @@ mod tests {
             memory = { wss = \"4MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
             [[task]]\nname = \"b\"\ncore = 1\nperiod = \"20ms\"\npet = \"1ms\"\n\
             memory = { wss = \"512KiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 1000 }\n";
-        let rates = job_costs_and_rates_beside(&crate::model::parse_task_system(text, crate::model::Format::Toml, "t.toml").unwrap()).1;
+        let rates: Vec<Vec<Option<f64>>> = job_costs_and_rates_beside(&crate::model::parse_task_system(text, crate::model::Format::Toml, "t.toml").unwrap()).1.iter().map(|r| r.iter().map(|b| b.map(|b| b.rate)).collect()).collect();
         let close = |x: Option<f64>, want: f64| x.is_some_and(|x| (x - want).abs() < 1e-12 * want.max(1e-9));
         assert!(close(rates[0][1], 0.001 / (1.0 + 0.001 * (2.0 * s + 30.0))), "{:?}", rates[0][1]);
         assert!(close(rates[1][0], 0.001 * (7.0 / 9.0) / (0.91 + 0.001 * (7.0 / 9.0) * (150.0 + s))), "{:?}", rates[1][0]);
         assert_eq!((rates[0][0], rates[1][1]), (None, None));
+        // The excess each issues beside the other, above its alone count: a
+        // alone keeps 1 MiB of 4 (misses 3/4), beside b 8/9 MiB (7/9): 0.001·(7/9 − 3/4)
+        // more per ns of work; b alone fits, beside a misses all: 0.001.
+        let pairs = job_costs_and_rates_beside(&crate::model::parse_task_system(text, crate::model::Format::Toml, "t.toml").unwrap()).1;
+        let excess = |i: usize, j: usize| pairs[i][j].map(|b| b.excess);
+        assert!(close(excess(0, 1), 0.001 * (7.0 / 9.0 - 0.75)), "{:?}", excess(0, 1));
+        assert!(close(excess(1, 0), 0.001), "{:?}", excess(1, 0));
+        // On three cores, beside b a also has the largest other co-runner, c's
+        // 2 MiB: 6.5 MiB press, it keeps 4/6.5 MiB, misses 11/13.
+        let three = text.replace("cores = 2", "cores = 3")
+            + "[[task]]\nname = \"c\"\ncore = 2\nperiod = \"20ms\"\npet = \"1ms\"\n\
+            memory = { wss = \"2MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1 }\n";
+        let pairs = job_costs_and_rates_beside(&crate::model::parse_task_system(&three, crate::model::Format::Toml, "t.toml").unwrap()).1;
+        assert!(close(pairs[0][1].map(|b| b.excess), 0.001 * (11.0 / 13.0 - 0.75)), "{:?}", pairs[0][1]);
         // Beside a 512 KiB set b's 256 KiB stream still fits (768 KiB ≤ 1 MiB): it may issue nothing.
         let fits = text.replace("wss = \"4MiB\", pattern = \"random\"", "wss = \"512KiB\", pattern = \"random\"").replace("wss = \"512KiB\", pattern = \"stream\"", "wss = \"256KiB\", pattern = \"stream\"");
-        assert_eq!(job_costs_and_rates_beside(&crate::model::parse_task_system(&fits, crate::model::Format::Toml, "t.toml").unwrap()).1[0][1], Some(0.0));
+        assert_eq!(job_costs_and_rates_beside(&crate::model::parse_task_system(&fits, crate::model::Format::Toml, "t.toml").unwrap()).1[0][1].map(|b| b.rate), Some(0.0));
         // On one core they never run side by side.
         let one = text.replace("core = 1", "core = 0");
         let (costs, rates) = job_costs_and_rates_beside(&crate::model::parse_task_system(&one, crate::model::Format::Toml, "t.toml").unwrap());
         assert!(rates.iter().flatten().all(Option::is_none));
         assert_eq!(costs, job_costs(&crate::model::parse_task_system(&one, crate::model::Format::Toml, "t.toml").unwrap()));
+    }
+
+    #[test]
+    fn the_excess_a_budget_lets_a_co_runner_cause_in_a_period_by_hand() {
+        // Never stopped: the largest excess all period.
+        assert_eq!(excess_per_period(&[(1.0, 0.5), (3.0, 2.0)], None, 10.0), 30.0);
+        // A co-runner issuing nothing beside it runs all period.
+        assert_eq!(excess_per_period(&[(1.0, 0.0)], Some(5.0), 10.0), 10.0);
+        // One pair: stopped after 5/1 = 5 of the 10: 2·5.
+        assert_eq!(excess_per_period(&[(2.0, 1.0)], Some(5.0), 10.0), 10.0);
+        // max x + 3y with x + y ≤ 10, 0.1x + 2y ≤ 5: the vertices give 10 (x
+        // = 10), 7.5 (y = 2.5) and, both tight, y = 4/1.9, x = 10 − y:
+        // 10 + 2·4/1.9.
+        let mixed = excess_per_period(&[(1.0, 0.1), (3.0, 2.0)], Some(5.0), 10.0);
+        assert!((mixed - (10.0 + 8.0 / 1.9)).abs() < 1e-12, "{mixed}");
+        assert_eq!(excess_per_period(&[], Some(5.0), 10.0), 0.0);
     }
 
     #[test]

@@ -465,21 +465,46 @@ impl FluidRules {
     /// running (its own kernel lines still pressing, without OS isolation).
     fn worst_and_alone_miss(&self, i: usize, cores: usize, corunner: &impl Fn(usize, usize) -> bool) -> (f64, f64, f64) {
         let tm = &self.tasks[i];
+        let alone = tm.wss + if self.os_isolation { 0.0 } else { tm.os_footprint };
+        (self.miss_beside(i, None, cores, corunner), miss_ratio(tm.pattern, tm.capacity, tm.wss), miss_ratio(tm.pattern, self.share(i, alone), tm.wss))
+    }
+
+    /// Task i's LLC share with `pressure` bytes pressing on its partition.
+    fn share(&self, i: usize, pressure: f64) -> f64 {
+        let tm = &self.tasks[i];
+        if pressure <= tm.capacity { tm.wss } else { tm.capacity * tm.wss / pressure }
+    }
+
+    /// Task i's miss ratio at its smallest LLC share while its co-runners
+    /// run: the m − 1 largest working sets of its partition among them
+    /// (and, without OS isolation, its own and their m − 1 largest kernel
+    /// footprints), task `with` one of them where given.
+    fn miss_beside(&self, i: usize, with: Option<usize>, cores: usize, corunner: &impl Fn(usize, usize) -> bool) -> f64 {
+        let tm = &self.tasks[i];
         let largest = |mut v: Vec<f64>, k: usize| -> f64 {
             v.sort_by(|a, b| b.total_cmp(a));
             v.iter().take(k).sum()
         };
-        let beside = |j: usize| j != i && corunner(i, j);
+        let beside = |j: usize| j != i && Some(j) != with && corunner(i, j);
+        let rest = cores.saturating_sub(1 + with.is_some() as usize);
+        let with_wss = with.map_or(0.0, |j| if self.tasks[j].part == tm.part { self.tasks[j].wss } else { 0.0 });
         let others: Vec<f64> = self.tasks.iter().enumerate().filter(|&(j, o)| beside(j) && o.part == tm.part).map(|(_, o)| o.wss).collect();
         let os = if self.os_isolation {
             0.0
         } else {
-            tm.os_footprint + largest(self.tasks.iter().enumerate().filter(|&(j, _)| beside(j)).map(|(_, o)| o.os_footprint).collect(), cores.saturating_sub(1))
+            tm.os_footprint + with.map_or(0.0, |j| self.tasks[j].os_footprint) + largest(self.tasks.iter().enumerate().filter(|&(j, _)| beside(j)).map(|(_, o)| o.os_footprint).collect(), rest)
         };
-        let pressure = tm.wss + largest(others, cores.saturating_sub(1)) + os;
-        let share = |pressure: f64| if pressure <= tm.capacity { tm.wss } else { tm.capacity * tm.wss / pressure };
-        let alone = tm.wss + if self.os_isolation { 0.0 } else { tm.os_footprint };
-        (miss_ratio(tm.pattern, share(pressure), tm.wss), miss_ratio(tm.pattern, tm.capacity, tm.wss), miss_ratio(tm.pattern, share(alone), tm.wss))
+        let pressure = tm.wss + with_wss + largest(others, rest) + os;
+        miss_ratio(tm.pattern, self.share(i, pressure), tm.wss)
+    }
+
+    /// The most requests per ns of work task i issues above its alone count
+    /// (`worst_case`'s `alone_requests_per_work`) while task j runs on
+    /// another core: j one of its m − 1 co-runners (the others the largest).
+    pub fn excess_beside(&self, i: usize, j: usize, cores: usize, corunner: impl Fn(usize, usize) -> bool) -> f64 {
+        let (_, _, alone) = self.worst_and_alone_miss(i, cores, &corunner);
+        let miss = self.miss_beside(i, Some(j), cores, &corunner);
+        self.tasks[i].phases.iter().map(|ph| ph.refs_per_ns * (miss - alone.min(miss))).fold(0.0, f64::max)
     }
 
     /// Whether task j running on another core can raise task i's misses
