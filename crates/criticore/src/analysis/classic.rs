@@ -573,6 +573,10 @@ impl CoreView {
             coarse.min(memory::excess_per_period(&pairs, budget, period))
         };
         let excess_here = |d: usize| -> f64 {
+            // Read only under per-core budgets.
+            if mem.memguard.is_none() {
+                return f64::INFINITY;
+            }
             let most = on(d).iter().map(|&x| mem.costs[x].excess_per_work).fold(0.0, f64::max) * period;
             (0..system.platform.cores).filter(|&e| e != d).map(|e| excess_from(e, d)).sum::<f64>().min(most)
         };
