@@ -547,12 +547,18 @@ impl CoreView {
         let budget_of = |d: usize| budgets.map(|b| b.get(d).copied().unwrap_or(0));
         // Per period, the longest core `src` runs a task raising the misses of
         // a task of core `dst` beside it (None: unbounded, a whole period).
+        // Per pair of a task of `dst` that a co-runner can make miss more and
+        // a task of `src` with memory that can: what each does beside the other.
+        let pairs = |src: usize, dst: usize| -> Vec<memory::Beside> {
+            if mem.beside.is_empty() {
+                return Vec::new();
+            }
+            let there: Vec<usize> = on(src).into_iter().filter(|&j| system.tasks[j].memory.is_some()).collect();
+            on(dst).into_iter().filter(|&i| mem.costs[i].excess_per_work > 0.0).flat_map(|i| there.iter().filter_map(move |&j| mem.beside[i][j])).collect()
+        };
         let beside = |src: usize, dst: usize| -> Option<f64> {
             let q = budget_of(src).filter(|_| !mem.beside.is_empty() && !mem.mcti && !spare)?;
-            let here: Vec<usize> = on(dst).into_iter().filter(|&i| mem.costs[i].excess_per_work > 0.0).collect();
-            let there: Vec<usize> = on(src).into_iter().filter(|&j| system.tasks[j].memory.is_some()).collect();
-            let pairs = here.iter().flat_map(|&i| there.iter().filter_map(move |&j| mem.beside[i][j]));
-            pairs.map(|b| b.rate).map(|r| if r > 0.0 { (q + 1) as f64 / r } else { f64::INFINITY }).reduce(f64::max).or(Some(0.0)).filter(|b| b.is_finite())
+            pairs(src, dst).iter().map(|b| if b.rate > 0.0 { (q + 1) as f64 / b.rate } else { f64::INFINITY }).reduce(f64::max).or(Some(0.0)).filter(|b| b.is_finite())
         };
         let period = mem.memguard.as_ref().map_or(0, |(_, p)| *p) as f64;
         // Per period, the most requests core `dst` issues above its alone
@@ -561,14 +567,12 @@ impl CoreView {
         // budget of `src` lets it run beside each of `dst`'s tasks
         // (`memory::excess_per_period`; docs/analysis.md).
         let excess_from = |src: usize, dst: usize| -> f64 {
-            let here: Vec<usize> = on(dst).into_iter().filter(|&i| mem.costs[i].excess_per_work > 0.0).collect();
-            let most = here.iter().map(|&i| mem.costs[i].excess_per_work).fold(0.0, f64::max);
+            let most = on(dst).iter().map(|&i| mem.costs[i].excess_per_work).fold(0.0, f64::max);
             let coarse = most * beside(src, dst).unwrap_or(period).min(period);
             if mem.beside.is_empty() {
                 return coarse;
             }
-            let there: Vec<usize> = on(src).into_iter().filter(|&j| system.tasks[j].memory.is_some()).collect();
-            let pairs: Vec<(f64, f64)> = here.iter().flat_map(|&i| there.iter().filter_map(move |&j| mem.beside[i][j]).map(|b| (b.excess, b.rate))).collect();
+            let pairs: Vec<(f64, f64)> = pairs(src, dst).iter().map(|b| (b.excess, b.rate)).collect();
             let budget = budget_of(src).filter(|_| !mem.mcti && !spare).map(|q| (q + 1) as f64);
             coarse.min(memory::excess_per_period(&pairs, budget, period))
         };

@@ -465,8 +465,15 @@ impl FluidRules {
     /// running (its own kernel lines still pressing, without OS isolation).
     fn worst_and_alone_miss(&self, i: usize, cores: usize, corunner: &impl Fn(usize, usize) -> bool) -> (f64, f64, f64) {
         let tm = &self.tasks[i];
+        (self.miss_beside(i, None, cores, corunner), miss_ratio(tm.pattern, tm.capacity, tm.wss), self.alone_miss(i))
+    }
+
+    /// Task i's miss ratio with no co-runner running (its own kernel lines
+    /// still pressing, without OS isolation).
+    fn alone_miss(&self, i: usize) -> f64 {
+        let tm = &self.tasks[i];
         let alone = tm.wss + if self.os_isolation { 0.0 } else { tm.os_footprint };
-        (self.miss_beside(i, None, cores, corunner), miss_ratio(tm.pattern, tm.capacity, tm.wss), miss_ratio(tm.pattern, self.share(i, alone), tm.wss))
+        miss_ratio(tm.pattern, self.share(i, alone), tm.wss)
     }
 
     /// Task i's LLC share with `pressure` bytes pressing on its partition.
@@ -502,7 +509,7 @@ impl FluidRules {
     /// (`worst_case`'s `alone_requests_per_work`) while task j runs on
     /// another core: j one of its m − 1 co-runners (the others the largest).
     pub fn excess_beside(&self, i: usize, j: usize, cores: usize, corunner: impl Fn(usize, usize) -> bool) -> f64 {
-        let (_, _, alone) = self.worst_and_alone_miss(i, cores, &corunner);
+        let alone = self.alone_miss(i);
         let miss = self.miss_beside(i, Some(j), cores, &corunner);
         self.tasks[i].phases.iter().map(|ph| ph.refs_per_ns * (miss - alone.min(miss))).fold(0.0, f64::max)
     }
