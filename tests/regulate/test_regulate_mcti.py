@@ -6,21 +6,34 @@ The runtime's per-period log and the simulation of the same file must say
 the same, period by period.
 
 Core 1, regulation period 10 ms, budget 10,000 lines per period. Both tasks
-walk 64 MiB (every line a miss) at 20,000 lines per ms of work, period 20 ms:
-- "plain" (not critical), released at 10, 30, 50 ms …: 0.75 ms of work =
-  15,000 lines. Its budget runs out after 10,000 of them: stopped for the
-  rest of the odd period; its last 5,000 lines run at the next period's start,
-  half the budget (the runtime may stop a group early by its learnt stop lag,
-  lead.rs: a few hundred lines here, far from the other half).
-- "crit" (criticality 1), released at 2, 22, 42 ms …: 1 ms = 20,000 lines.
-  The even period's budget (what plain left of it) runs out during its job:
-  it runs on, overloaded, to its end.
+walk 64 MiB (every line a miss) at 5,000 lines per ms of work, period 20 ms:
+- "plain" (not critical), released at 11, 31, 51 ms …: 3 ms of work =
+  15,000 lines. Its budget runs out 2 ms in, at 10,000 of them: stopped for
+  the rest of the odd period; its last 5,000 lines run at the next period's
+  start, 1 ms, half the budget (the runtime may stop a group early by its
+  learnt stop lag, lead.rs: a few hundred lines here, far from the other half).
+- "crit" (criticality 1), released at 3, 23, 43 ms …: 4 ms = 20,000 lines.
+  The even period's budget (the 5,000 plain left of it) runs out 1 ms into
+  its job: it runs on, overloaded, to its end.
 So every odd period is "stalled" and every even one "overload", on both sides.
 Both run SCHED_FIFO by their priorities (crit above plain), as the
-simulation's fixed-priority scheduler runs them, and the work is small
-beside the slack, so that a busy host (which slows the jobs, not the lines
-they count) keeps each state in its period: crit has 8 ms to do 1 ms of
-work, plain's rest 2 ms for 0.25 ms.
+simulation's fixed-priority scheduler runs them. The margins are for a busy
+host: the regulator has 1 ms to see plain's budget run out before plain
+would finish (3 ms for crit); plain starts 1 ms into its period and its rest
+ends 2 ms before crit's release, so a period boundary the regulator sees up
+to 1 ms late moves no line (a quiet run here saw boundaries 0.75 ms late and
+exhaustion 0.3 ms late, which moved 9 of 98 periods with 0.75 ms jobs).
+
+A host can hold a job or the regulator for longer than that (another
+tenant's real-time work, the hypervisor taking the vCPU: 11 of 98 periods
+moved in one CI run). The records say when. A job's: its time from release
+to finish less its CPU time, the stops the regulator logged and the CPU time
+of the job above it is time the host took; more than HOLD_NS, plus SLIP_NS
+per period it spans (wake-ups), and its periods and the next (where its
+late lines land) are left out of the comparison. The regulator's: a period
+it began more than HOLD_NS late or never saw begin, and the one before. The regulator's own
+mistakes are not excused so: a stop it should not have made is in its log,
+subtracted, and leaves the job unheld.
 """
 
 from __future__ import annotations
@@ -30,6 +43,7 @@ import json
 from pathlib import Path
 
 import criticore
+import pytest
 from test_regulate import started_cli, descendants
 
 MS = 1_000_000
@@ -38,21 +52,24 @@ DURATION_MS = 1000
 
 
 def system_file(tmp_path: Path) -> Path:
+    """The file, its tasks' commands writing their job records beside it."""
+    tmp_path.mkdir(exist_ok=True)
     f = tmp_path / "mcti.toml"
-    mem = 'memory = { wss = "64MiB", pattern = "stream", read_fraction = 0.5, accesses_per_ms = 20000 }\n'
+    mem = 'memory = { wss = "64MiB", pattern = "stream", read_fraction = 0.5, accesses_per_ms = 5000 }\n'
     f.write_text(
         '[platform]\ncores = 2\nllc = { size = "32MiB", ways = 16, colors = 16, line = "64B" }\n'
         '[regulation]\nkind = "mcti"\nperiod = "10ms"\nbudgets = [1000000, 10000]\n'
-        f'[[task]]\nname = "crit"\nlevel = 1\ncore = 1\npriority = 2\nperiod = "20ms"\noffset = "2ms"\npet = "1ms"\n{mem}'
-        f'command = "criticore load --file {f} --task crit"\n'
-        f'[[task]]\nname = "plain"\ncore = 1\npriority = 1\nperiod = "20ms"\noffset = "10ms"\npet = "0.75ms"\n{mem}'
-        f'command = "criticore load --file {f} --task plain"\n'
+        f'[[task]]\nname = "crit"\nlevel = 1\ncore = 1\npriority = 2\nperiod = "20ms"\noffset = "3ms"\npet = "4ms"\n{mem}'
+        f'command = "criticore load --file {f} --task crit --log {tmp_path / "crit.csv"}"\n'
+        f'[[task]]\nname = "plain"\ncore = 1\npriority = 1\nperiod = "20ms"\noffset = "11ms"\npet = "3ms"\n{mem}'
+        f'command = "criticore load --file {f} --task plain --log {tmp_path / "plain.csv"}"\n'
     )
     return f
 
 
-def measured_states(f: Path, log: Path) -> dict[int, set[str]]:
-    """Per regulation period of core 1's group, what the runtime logged."""
+def measured(f: Path, log: Path) -> tuple[dict[int, set[str]], set[int]]:
+    """Per regulation period of core 1's group, what the runtime logged; and
+    the periods a host hold may have moved."""
     with started_cli("regulate", str(f), "--counter", "shm", "--duration", f"{DURATION_MS}ms", "--log", str(log), "--json") as (cli, seen):
         try:
             out, err = cli.communicate(timeout=120)
@@ -61,17 +78,84 @@ def measured_states(f: Path, log: Path) -> dict[int, set[str]]:
         assert cli.returncode == 0, err
     assert json.loads(out)["mode"] == "mcti"
     states: dict[int, set[str]] = {}
+    starts: dict[int, int] = {}
+    throttled: dict[int, int] = {}
+    late = set()
     with log.open() as fh:
         for row in csv.DictReader(fh):
             if int(row["group"]) != 1:
                 continue
-            s = set()
-            if int(row["overload"]):
-                s.add("overload")
+            p = int(row["period"])
+            states[p] = {"overload"} if int(row["overload"]) else set()
             if int(row["throttled_ns"]) > 0:
-                s.add("stalled")
-            states[int(row["period"])] = s
-    return states
+                states[p].add("stalled")
+            starts[p], throttled[p] = int(row["start_ns"]), int(row["throttled_ns"])
+            if int(row["lateness_ns"]) > HOLD_NS:
+                late.update((p - 1, p))
+    for p in range(max(states)):
+        if p not in states:  # it woke past this period's start: the one before holds its traffic
+            states[p] = set()
+            late.update((p - 1, p))
+    # A stop lasts to the next period's start (MCTI §4 rule 4).
+    stops = [(starts[p + 1] - t, starts[p + 1]) for p, t in throttled.items() if t > 0 and p + 1 in starts]
+    jobs = {}
+    for task in ("crit", "plain"):
+        with (f.parent / f"{task}.csv").open() as fh:
+            jobs[task] = [(int(r["release_ns"]), int(r["start_ns"]), int(r["finish_ns"]), int(r["exec_ns"])) for r in csv.DictReader(fh)]
+    return states, late | held_periods([jobs["crit"], jobs["plain"]], stops)
+
+
+HOLD_NS = MS
+SLIP_NS = MS // 4
+
+
+def held_periods(tasks: list[list[tuple[int, int, int, int]]], stops: list[tuple[int, int]]) -> set[int]:
+    """The regulation periods a host's hold of a job may have moved. `tasks`
+    holds one core's tasks from the highest priority down, each its jobs as
+    (release, start, finish, CPU time). A job is ready from its release or its
+    predecessor's finish (a task's jobs run one after another) to its finish;
+    what of that is neither its CPU time, nor the regulator's stops, nor the
+    CPU time of a higher task's jobs it overlaps, the host took. More than
+    HOLD_NS plus SLIP_NS per period it spans (a wake-up costs ~0.1 ms; a job
+    starved for a hundred periods gathers many): the periods it spans and the
+    next (its late lines) are moved."""
+    held = set()
+    for rank, jobs in enumerate(tasks):
+        ready_from = 0
+        for release, _, finish, cpu in jobs:
+            ready = max(release, ready_from)
+            ready_from = finish
+            def overlap(a: int, b: int) -> int:
+                return max(0, min(finish, b) - max(ready, a))
+            stopped = sum(overlap(a, b) for a, b in stops)
+            above = sum(c * overlap(s, f) // max(f - s, 1) for higher in tasks[:rank] for _, s, f, c in higher)
+            spans = range(ready // PERIOD_NS, finish // PERIOD_NS + 1)
+            if finish - ready - cpu - stopped - above > HOLD_NS + SLIP_NS * len(spans):
+                held.update(spans, [spans[-1] + 1])
+    return held
+
+
+def test_held_periods_by_hand():
+    # Period 10 ms. A job released at 12 ms, finished at 25 ms with 1 ms of CPU:
+    # 12 ms off its CPU; the regulator stopped it 15-20 ms, so 7 ms held, over
+    # 1 ms + 0.25 ms for each of the 2 periods it spans: periods 1, 2 and the next, 3.
+    job = (12 * MS, 12 * MS, 25 * MS, 1 * MS)
+    assert held_periods([[job]], [(15 * MS, 20 * MS)]) == {1, 2, 3}
+    # Stopped 12.5-23 ms instead: 1.5 ms held, not more: none; 1 ns more: held.
+    assert held_periods([[job]], [(12 * MS + MS // 2, 23 * MS)]) == set()
+    assert held_periods([[job]], [(12 * MS + MS // 2, 23 * MS - 1)]) == {1, 2, 3}
+    # A stop outside the job does not count: 12 ms held.
+    assert held_periods([[job]], [(30 * MS, 40 * MS)]) == {1, 2, 3}
+    # Its predecessor finished at 20 ms: ready from 20, 4 ms held in 1 period: periods 2 and 3.
+    assert held_periods([[(0, 0, 20 * MS, 20 * MS), job]], []) == {2, 3}
+    # A higher task ran 10.5 ms of CPU within 12.5-23 ms: 1.5 ms held, none; 10 ms: 2 ms, held.
+    assert held_periods([[(12 * MS + MS // 2, 12 * MS + MS // 2, 23 * MS, 10 * MS + MS // 2)], [job]], []) == set()
+    assert held_periods([[(12 * MS + MS // 2, 12 * MS + MS // 2, 23 * MS, 10 * MS)], [job]], []) == {1, 2, 3}
+    # Its job ran 3-23 ms with 18.5 ms of CPU (1.5 ms held in 3 periods, under
+    # 1.75: not itself held): 11/20 of it within ours, 10.175 ms, leaves
+    # 1.825 ms held: held; with 19.5 ms, 10.725 ms leaves 1.275: none.
+    assert held_periods([[(3 * MS, 3 * MS, 23 * MS, 18 * MS + MS // 2)], [job]], []) == {1, 2, 3}
+    assert held_periods([[(3 * MS, 3 * MS, 23 * MS, 19 * MS + MS // 2)], [job]], []) == set()
 
 
 def simulated_states(f: Path) -> dict[int, set[str]]:
@@ -95,19 +179,23 @@ def test_mcti_stops_the_non_critical_job_and_lets_the_critical_one_overload(tmp_
     # The simulation, worked out above: odd periods stalled, even ones overloaded.
     assert all(simulated[p] == ({"stalled"} if p % 2 else {"overload"}) for p in range(len(simulated))), simulated
     # Compared from period 1 (period 0 holds the programs' first moments
-    # after the common start) to the last whole period. Tolerance for timing:
-    # 5 % of the periods may differ (a host that holds a job back by more than
-    # its slack, 8 times its work, moves its state into the next period). A
-    # busy host can do that to a whole stretch of a 1 s run (18 of 98 periods
-    # once, in `make test`; 0 in 14 runs alone): measured once more then, and
-    # the second run must hold.
+    # after the common start) to the last whole period, but for the periods a
+    # host hold may have moved (above); 5 % of those compared may differ. A
+    # run that fails so is measured once more; a run the host held in more
+    # than a fifth of its periods twice is skipped, with the reason: it
+    # measured the host.
     tries = []
     for attempt in range(2):
-        measured = measured_states(f, tmp_path / f"periods-{attempt}.csv")
-        last = max(measured) - 1
-        assert last >= 90, sorted(measured)
-        differ = {p: (measured[p], simulated[p]) for p in range(1, last) if measured[p] != simulated[p]}
-        tries.append(differ)
-        if len(differ) <= 0.05 * (last - 1):
+        states, held = measured(system_file(tmp_path / f"run-{attempt}"), tmp_path / f"periods-{attempt}.csv")
+        last = max(states) - 1
+        assert last >= 90, sorted(states)
+        periods = range(1, last)
+        compared = [p for p in periods if p not in held]
+        differ = {p: (states[p], simulated[p]) for p in compared if states[p] != simulated[p]}
+        tries.append((len(periods) - len(compared), len(periods), differ))
+        if len(compared) >= 0.8 * len(periods) and len(differ) <= 0.05 * len(compared):
             break
-    assert len(tries[-1]) <= 0.05 * (last - 1), tries
+    held_n, n, differ = tries[-1]
+    if held_n > 0.2 * n:
+        pytest.skip(f"the host held core 1's jobs or its regulator over {HOLD_NS / MS:g} ms in {tries[0][0]} then {held_n} of {n} periods")
+    assert len(differ) <= 0.05 * (n - held_n), tries

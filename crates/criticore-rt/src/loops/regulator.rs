@@ -110,8 +110,6 @@ struct GroupState {
     armed: bool,
     /// Signals this period that came before the armed count (see `EARLY_LIMIT`).
     early: u32,
-    /// trigger_used of a stop this period: the lag is counted from there.
-    stop_used: Option<u64>,
 }
 
 /// Run the loop until the duration, the end of every process, a signal, or
@@ -191,7 +189,6 @@ impl<'a> Regulation<'a> {
                 zero_warned: false,
                 overloaded: false,
                 lead: Lead::new(self.config.lead),
-                stop_used: None,
                 trigger_used: 0,
                 armed: false,
                 early: 0,
@@ -311,7 +308,7 @@ impl<'a> Regulation<'a> {
                 if g.share_spare(&self.active) {
                     // Spare sharing: every active group is exhausted; all run until the next period.
                     for (j, s) in self.state.iter_mut().enumerate() {
-                        s.stop_used = None; // released: what follows is no stop lag
+                        s.lead.released();
                         s.acc.resume(j, self.throttler, now);
                     }
                 }
@@ -322,6 +319,7 @@ impl<'a> Regulation<'a> {
                 let Rules::Mcti { rules: m, .. } = &self.rules else { unreachable!() };
                 if m.overload(k) {
                     self.state[k].overloaded = true;
+                    self.state[k].lead.released(); // rule 5: it runs on past its budget
                 }
                 m.must_stall(k)
             }
@@ -333,7 +331,7 @@ impl<'a> Regulation<'a> {
             s.acc.stopped(stopped);
             // The lag runs from the count that should have signalled (delivery,
             // wake-up and stop all take time while the program goes on).
-            s.stop_used = Some(s.trigger_used.min(s.acc.record.used));
+            s.lead.stopped(s.trigger_used.min(s.acc.record.used));
             s.acc.record.reaction_ns = stopped.saturating_sub(now);
             // From the crossing this period, if the counter saw one.
             let period_start = self.frame.t0 + s.acc.record.start_ns;
@@ -384,12 +382,16 @@ impl<'a> Regulation<'a> {
         for k in 0..self.groups.len() {
             let (stall, overload) = (m.must_stall(k), m.overload(k));
             let s = &mut self.state[k];
-            s.overloaded |= overload;
+            if overload {
+                s.overloaded = true;
+                s.lead.released(); // rule 5: it runs on past its budget
+            }
             if stall && s.acc.stopped_at.is_none() {
                 let _ = self.throttler.stop(k);
                 s.acc.stopped(now_ns());
             } else if !stall && s.acc.stopped_at.is_some() {
                 s.acc.resume(k, self.throttler, now);
+                s.lead.released(); // what it counts from here is no stop's lag
             }
             if self.rules.guard().exhausted(k) {
                 // A release is seen when it happens; a job end at the next look.
@@ -417,9 +419,7 @@ impl<'a> Regulation<'a> {
         let guard = self.rules.guard();
         let period = guard.period_index;
         for (k, s) in self.state.iter_mut().enumerate() {
-            if let (Some(_), Some(at)) = (s.acc.stopped_at, s.stop_used.take()) {
-                s.lead.sample(s.acc.record.used - at);
-            }
+            s.lead.period_end(s.acc.record.used, s.acc.stopped_at.is_some());
             s.early = 0;
             s.acc.resume(k, self.throttler, now);
             if s.overloaded {
