@@ -20,10 +20,16 @@ def rank_order(tasks: list[dict], idx: list[int]) -> list[int]:
     return sorted(idx, key=lambda i: (-(tasks[i]["priority"]) if tasks[i]["priority"] is not None else math.inf, tasks[i]["period"], i))
 
 
-def sbf_inverse(x: int, supply: tuple[int, int, int] | None) -> int:
-    """Least window length that surely supplies x; None = a dedicated core."""
+def sbf_inverse(x: int, supply: tuple | None) -> int:
+    """Least window length that surely supplies x; None = a dedicated core;
+    (P, Q, R): Q within R of each period's start; ("blocks", P, {K: G_K}):
+    G_K in any K consecutive periods."""
     if supply is None or x == 0:
         return x
+    if supply[0] == "blocks":
+        _, p, blocks = supply
+        # A window holds n whole periods once it is (n + 1)·P long, at worst.
+        return (min(k * -(-x // g) for k, g in blocks.items()) + 1) * p
     p, q, r = supply
     # Walk the worst-case pattern: blackout, then Q every P.
     t = (p - q) + (r - q)
@@ -35,7 +41,12 @@ def sbf_inverse(x: int, supply: tuple[int, int, int] | None) -> int:
 
 def fp_response(c: int, t: int, hp: list[tuple[int, int]], supply=None) -> int | None:
     """Busy-period response time of (c, t) below hp (Lehoczky 1990), over a supply."""
-    rate = Fraction(1) if supply is None else Fraction(supply[1], supply[0])
+    if supply is None:
+        rate = Fraction(1)
+    elif supply[0] == "blocks":
+        rate = max(Fraction(g, k * supply[1]) for k, g in supply[2].items())
+    else:
+        rate = Fraction(supply[1], supply[0])
     if Fraction(c, t) + sum(Fraction(hc, ht) for hc, ht in hp) > rate:
         return None
     worst, q = 0, 0
@@ -121,6 +132,48 @@ def gfp_bounds(tasks: list[tuple[int, int, int]], m: int) -> list[int | None]:
     return out
 
 
+def most_work(q: int, p: int, length: int) -> int:
+    """The most a server of q per period p runs in any window of `length`:
+    each period's q placed anywhere in its period, so each period gives the
+    window min(q, the part of the period it covers); only the first and last
+    periods' parts move with the window's start x, so the maximum is at a
+    start where one of them crosses q or a period boundary."""
+    def at(x: int) -> int:
+        total, start, end = 0, x, x + length
+        j = 0
+        while j * p < end:
+            total += min(q, max(0, min(end, (j + 1) * p) - max(start, j * p)))
+            j += 1
+        return total
+    return max(at(x % p) for x in (0, p - q, -length, q - length))
+
+
+def partly_sure(q: int, p: int, hp: list[tuple[int, int]]) -> tuple | None:
+    """A server whose budget q is not sure within its period p below hp: per
+    period, the largest C with C + Σ⌈t/P_h⌉Q_h ≤ t at some t ≤ p (Lehoczky's
+    points: the multiples of each P_h up to p, and p), within its response;
+    per K = 1..16 periods, what the K·p window leaves after the most the
+    servers above can run there, taken q at most per period. The per-period
+    one where its share is the best, else the blocks."""
+    points = {p} | {m * ph for _, ph in hp for m in range(1, p // ph + 1)}
+    c = min(q, max(t - sum(-(-t // ph) * qh for qh, ph in hp) for t in points))
+    blocks = {}
+    for k in range(1, 17):
+        left = k * p - sum(most_work(qh, ph, k * p) for qh, ph in hp)
+        # The least Σ min(q, x_j) over k periods with Σ x_j ≥ left, x_j ≤ p.
+        g = (left // p) * q + min(q, left % p) if left > 0 else 0
+        if g > 0:
+            blocks[k] = g
+    best = max((Fraction(g, k) for k, g in blocks.items()), default=Fraction(0))
+    if c > 0 and c >= best:
+        return (p, c, fp_response(c, p, hp))
+    if blocks:
+        if c > 0:
+            blocks[1] = max(blocks.get(1, 0), c)
+        return ("blocks", p, blocks)
+    return None
+
+
 def analyze(system: dict, scheduler: str) -> dict[str, int | None]:
     """Bound per task name under pfp, pedf, gfp or servers (periodic)."""
     tasks = system["tasks"]
@@ -142,21 +195,23 @@ def analyze(system: dict, scheduler: str) -> dict[str, int | None]:
         bounds = {tasks[i]["name"]: v for i, v in zip(order, b)}
     elif scheduler == "servers":
         servers = system["servers"]
-        within: dict[int, int | None] = {}
+        supplies: dict[int, tuple | None] = {}
         for core in range(system["cores"]):
             on = sorted((s for s, v in enumerate(servers) if v["core"] == core), key=lambda s: (-servers[s]["priority"], s))
             for k, s in enumerate(on):
-                r = fp_response(servers[s]["budget"], servers[s]["period"], [(servers[h]["budget"], servers[h]["period"]) for h in on[:k]])
-                within[s] = r if r is not None and r <= servers[s]["period"] else None
+                q, p = servers[s]["budget"], servers[s]["period"]
+                hp = [(servers[h]["budget"], servers[h]["period"]) for h in on[:k]]
+                r = fp_response(q, p, hp)
+                supplies[s] = (p, q, r) if r is not None and r <= p else partly_sure(q, p, hp)
         for s, sv in enumerate(servers):
             idx = [i for i, x in enumerate(tasks) if x["server"] == sv["name"]]
             order = rank_order(tasks, idx)
             for k, i in enumerate(order):
-                if within[s] is None:
+                if supplies[s] is None:
                     bounds[tasks[i]["name"]] = None
                     continue
                 hp = [(tasks[j]["pet"], tasks[j]["period"]) for j in order[:k]]
-                bounds[tasks[i]["name"]] = fp_response(tasks[i]["pet"], tasks[i]["period"], hp, (sv["period"], sv["budget"], within[s]))
+                bounds[tasks[i]["name"]] = fp_response(tasks[i]["pet"], tasks[i]["period"], hp, supplies[s])
     else:
         raise ValueError(scheduler)
     return bounds

@@ -10,8 +10,9 @@
 //! - gfp: Bertogna & Cirinei's response-time test (`gfp_rta`);
 //! - servers: per core, periodic servers by fixed priority (each a task of
 //!   its budget and period, `fp_rta`) or CBS reservations by EDF (total
-//!   bandwidth ≤ 1); inside a server whose budget is sure every period, its
-//!   tasks by fixed priority over the periodic-resource supply (`supply`),
+//!   bandwidth ≤ 1); inside a server, its tasks by fixed priority over the
+//!   periodic-resource supply (`supply`) of what it is sure of (all of its
+//!   budget every period, or less per period or per K periods: `server_supply`),
 //!   served within the server's own response time of each period's start.
 //!
 //! Tasks are charged their Level-C PET (their only one outside MC²), as
@@ -26,6 +27,8 @@ use super::gfp_rta;
 use super::port_waits::{self, PortWaits};
 use super::memory::{self, job_costs, task_core, JobCost};
 use super::server_memory::{self, Demand, Reload, ServerView};
+use super::server_supply::{self, Guarantee};
+use super::supply::{best_block, BLOCKS};
 use super::exact::{cmp_sum, utilizations, Frac};
 use super::level_c::{restricted_supply_gedf, CoreSupply};
 use super::supply::Supply;
@@ -1232,8 +1235,12 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
     }
     // Node level: is each server's budget sure in every one of its periods?
     let mut sure = vec![false; n];
-    // Within how long of each period's start the budget is served (R_s ≤ P_s).
+    // Within how long of each period's start the budget is served (R_s ≤ P_s;
+    // P_s where it is not sure: the rest is lost at the period's end, rule 1).
     let mut within: Vec<u64> = system.servers.iter().map(|sv| sv.period_ns).collect();
+    // What its tasks are sure of: all of it where sure; else part of it per
+    // period or per K periods (server_supply.rs), if anything.
+    let mut served: Vec<Option<Guarantee>> = vec![None; n];
     // Periods of the servers above each one on its core (fixed priority).
     let mut above: Vec<Vec<u64>> = vec![Vec::new(); n];
     let mut groups = Vec::new();
@@ -1251,6 +1258,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
             let fits = cmp_sum(&utilizations(on.iter().map(|&s| (system.servers[s].budget_ns, system.servers[s].period_ns))), Frac::new(1, 1)) != Ordering::Greater;
             for &s in &on {
                 sure[s] = fits;
+                served[s] = fits.then_some(Guarantee::PerPeriod { budget_ns: system.servers[s].budget_ns, within_ns: system.servers[s].period_ns });
                 if !sure[s] {
                     notes[s] = Some(format!("the CBS bandwidth of core {core} is {bw:.3} > 1"));
                 }
@@ -1271,14 +1279,24 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                 sure[s] = matches!(r, Ok(Some(r)) if r <= system.servers[s].period_ns);
                 if let (Ok(Some(r)), true) = (r, sure[s]) {
                     within[s] = r;
+                    served[s] = Some(Guarantee::PerPeriod { budget_ns: system.servers[s].budget_ns, within_ns: r });
                 }
                 if !sure[s] {
                     let response = match r {
-                        Ok(Some(r)) => format!("{r} ns"),
+                        Ok(Some(r)) => ms(r),
                         Ok(None) => "unbounded".to_string(),
                         Err(why) => why.to_string(),
                     };
-                    notes[s] = Some(format!("its budget is not sure within its period on core {core} (server response {response})"));
+                    served[s] = server_supply::guarantee(task(s), &hp);
+                    let part = match served[s] {
+                        Some(Guarantee::PerPeriod { budget_ns, within_ns }) => format!("; its tasks are sure of {} of it within {} of each period's start", ms(budget_ns), ms(within_ns)),
+                        Some(Guarantee::Blocks(budgets)) => {
+                            let (k, g) = best_block(&budgets).expect("one at least");
+                            format!("; its tasks are sure of {} in every {k} of its periods", ms(g))
+                        }
+                        None => format!("; its tasks are sure of nothing in 1-{BLOCKS} of its periods"),
+                    };
+                    notes[s] = Some(format!("its budget is not sure within its period on core {core} (server response {response}){part}"));
                 }
             }
         }
@@ -1301,8 +1319,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
     let mut rows = Vec::new();
     for (s, sv) in system.servers.iter().enumerate() {
         let ordered = by_rank(system, &members[s]);
-        let server_rows: Vec<TaskBound> = if sure[s] && mem.is_some() {
-            let mem = mem.expect("checked");
+        let server_rows: Vec<TaskBound> = if let (Some(guarantee), Some(mem)) = (served[s], mem) {
             let costs = beside.as_deref().unwrap_or(&mem.costs);
             // Time beside the uncapped co-runners (the capped ones add their running
             // time per window); requests at the worst of all co-runners (a capped one
@@ -1317,7 +1334,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
             let view = ServerView {
                 period_ns: sv.period_ns,
                 budget_ns: sv.budget_ns,
-                within_ns: within[s],
+                guarantee,
                 memory_budget,
                 issue_ns: memory_budget.map_or(0, |m| memory::issue_ns(m, sv.budget_ns, fastest)),
                 higher_periods_ns: above[s].clone(),
@@ -1385,12 +1402,12 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                     }
                 })
                 .collect()
-        } else if sure[s] {
-            fp_over(system, &ordered, Supply::Periodic { period_ns: sv.period_ns, budget_ns: sv.budget_ns, within_ns: within[s] }, &sv.name, None)
+        } else if let Some(guarantee) = served[s] {
+            fp_over(system, &ordered, guarantee.supply(sv.period_ns), &sv.name, None)
         } else {
             ordered.iter().map(|&i| row(system, i, sv.name.clone(), None, Some(format!("server {}: {}", sv.name, notes[s].clone().unwrap_or_default())))).collect()
         };
-        let ok = if sure[s] { all_of(server_rows.iter().map(|r| r.schedulable)) } else { Some(false) };
+        let ok = if served[s].is_some() { all_of(server_rows.iter().map(|r| r.schedulable)) } else { Some(false) };
         rows.extend(server_rows);
         groups.push(GroupResult { name: sv.name.clone(), utilization: sv.budget_ns as f64 / sv.period_ns as f64, schedulable: ok, note: notes[s].clone() });
     }
@@ -1942,6 +1959,26 @@ memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = 
         let a = analyzed(SchedulerKind::Gedf, 2, &[(8_000_000, 10_000_000), (8_000_000, 10_000_000), (1_000_000, 10_000_000)]);
         let bounds: Vec<Option<u64>> = a.tasks.iter().map(|t| t.bound_ns).collect();
         assert_eq!(bounds, vec![Some(38_000_000), Some(38_000_000), Some(31_000_000)]);
+    }
+
+    #[test]
+    fn a_server_below_a_longer_budget_is_bounded_by_what_it_is_sure_of_per_block() {
+        // Server b (2 of 5 ms) below a (6 of 10 ms): synchronously a takes [0, 6), so
+        // b's first period serves nothing (R_b = 2 + 6 = 8 ms > 5 ms): before, no
+        // bound. Sure of 2 ms in any 3 of its periods (server_supply.rs): a job of
+        // 1 ms waits at most (3·⌈1/2⌉ + 1)·5 = 20 ms (simulated: 7 ms, served 6-7 ms).
+        let text = "[platform]\ncores = 1\n\
+            [[server]]\nname = \"a\"\ncore = 0\npriority = 2\nperiod = \"10ms\"\nbudget = \"6ms\"\n\
+            [[server]]\nname = \"b\"\ncore = 0\npriority = 1\nperiod = \"5ms\"\nbudget = \"2ms\"\n\
+            [[task]]\nname = \"x\"\nserver = \"a\"\nperiod = \"100ms\"\npet = \"1ms\"\n\
+            [[task]]\nname = \"y\"\nserver = \"b\"\nperiod = \"100ms\"\npet = \"1ms\"\n";
+        let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
+        let a = analyze(&system, SchedulerKind::Servers).unwrap();
+        let y = a.tasks.iter().find(|t| t.task == "y").unwrap();
+        assert_eq!((y.bound_ns, y.schedulable), (Some(20_000_000), Some(true)));
+        let note = a.groups[1].note.as_deref().unwrap();
+        assert!(note.contains("(server response 8 ms)") && note.ends_with("sure of 4 ms in every 5 of its periods"), "{note}");
+        assert_eq!(a.schedulable, Some(true));
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod memory;
 pub mod port_waits;
 pub mod report;
 pub mod server_memory;
+pub mod server_supply;
 pub mod supply;
 
 use crate::error::FieldError;

@@ -58,7 +58,8 @@
 //! the faster source runs out. MCTI never stalls a critical task (rule 5): a
 //! window whose tasks are all critical pays none.
 
-use super::supply::Supply;
+use super::server_supply::Guarantee;
+use super::supply::best_block;
 use super::memory::{memguard_stalls_ns, running_ns, running_share, workload_ns};
 use super::NotDecided;
 
@@ -89,9 +90,11 @@ pub struct Reload {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerView {
     pub period_ns: u64,
+    /// Q per period (what a service may run at most).
     pub budget_ns: u64,
-    /// R_s: its service ends within this of each period's start.
-    pub within_ns: u64,
+    /// What its tasks are sure of (server_supply.rs): all of Q within R_s of
+    /// each period's start, or less, or per K periods.
+    pub guarantee: Guarantee,
     /// M per period, if MRS regulates it and its tasks issue requests.
     pub memory_budget: Option<u64>,
     /// d: the least running time in which its tasks can issue M (0: none known).
@@ -213,7 +216,7 @@ pub const MAX_JOBS: u64 = 1_000_000;
 /// reload at every preemption; Ok(None) if the long-run demand on a budget
 /// reaches the server's (no window closes).
 pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &ServerView) -> Result<Option<u64>, NotDecided> {
-    let (p, q) = (server.period_ns as f64, server.budget_ns as f64);
+    let p = server.period_ns as f64;
     let presence = |w: u64| -> f64 { server.corunners.iter().map(|core| running_ns(core, w)).sum() };
     let presence_rate: f64 = server.corunners.iter().map(|core| running_share(core)).sum();
     // Reloads: one per loss of the core (each own period, each higher server's
@@ -228,17 +231,23 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
     let stall_rate = server.core_stalls.as_ref().map_or(0.0, |c| c.stall_rate(request_rate));
     let time_rate = rate(|d| d.time_ns as f64) + interference_rate + reload_time_rate + stall_rate;
     // Services per ns: those that spend M (each running at least d) and
-    // those that run Q (module doc); at most every period.
-    let d = server.issue_ns.min(server.budget_ns) as f64;
+    // those that run Q (module doc); at most every period. A service that
+    // spends M loses at most the rest of what its period holds: Q' − d with
+    // Q' sure per period, Q − d where it is sure per K periods (server_supply.rs).
+    let (cap, (k, g)) = match server.guarantee {
+        Guarantee::PerPeriod { budget_ns, .. } => (budget_ns, (1, budget_ns)),
+        Guarantee::Blocks(budgets) => (server.budget_ns, best_block(&budgets).unwrap_or((1, 0))),
+    };
+    let d = server.issue_ns.min(cap) as f64;
     let spending = match server.memory_budget {
         Some(m) if d > 0.0 => (request_rate / m.max(1) as f64).min(time_rate / d),
         Some(m) => request_rate / m.max(1) as f64,
         None => 0.0,
     };
-    if (spending + (time_rate - spending * d).max(0.0) / q) * p >= 1.0 {
+    if (time_rate.max(spending * d) + spending * (cap as f64 - d)) * (k as f64 * p) >= g as f64 {
         return Ok(None);
     }
-    let supply = Supply::Periodic { period_ns: server.period_ns, budget_ns: server.budget_ns, within_ns: server.within_ns };
+    let supply = server.guarantee.supply(server.period_ns);
     let losses = |w: u64| -> u64 { w.div_ceil(server.period_ns) + 1 + server.higher_periods_ns.iter().map(|&ph| w.div_ceil(ph) + 1).sum::<u64>() };
     let window = |jobs: u64, w: u64| -> Option<u64> {
         let releases: Vec<u64> = higher.iter().map(|h| w.div_ceil(h.period_ns)).collect();
@@ -252,13 +261,19 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
         let requests = requests_of(|d| d.requests).min(requests_of(|d| d.alone_requests) + server.excess_per_work * presence(w)) + reload_requests;
         let stalls = server.core_stalls.as_ref().map_or(0, |c| c.stall_ns(w, requests));
         let time = u64::try_from(time + stalls as u128).ok()?;
-        match server.memory_budget {
-            None => Some(supply.time_for(time)),
-            Some(m) => {
-                let spent = (requests / m.max(1) as f64).floor() as u64;
+        let Some(m) = server.memory_budget else { return Some(supply.time_for(time)) };
+        let spent = (requests / m.max(1) as f64).floor() as u64;
+        match server.guarantee {
+            Guarantee::PerPeriod { budget_ns: q, within_ns } => {
+                let d = server.issue_ns.min(q);
+                let k = spent + time.saturating_sub(spent.saturating_mul(d)).div_ceil(q) + 1;
+                Some((server.period_ns - q) + (within_ns - q) + (k - 1).checked_mul(server.period_ns)? + q)
+            }
+            Guarantee::Blocks(_) => {
+                // Any K periods serve G_K, less Q − d per service that spends
+                // M (it runs d at least, and Q at most).
                 let d = server.issue_ns.min(server.budget_ns);
-                let k = spent + time.saturating_sub(spent.saturating_mul(d)).div_ceil(server.budget_ns) + 1;
-                Some((server.period_ns - server.budget_ns) + (server.within_ns - server.budget_ns) + (k - 1).checked_mul(server.period_ns)? + server.budget_ns)
+                Some(supply.time_for(time.checked_add(spent.checked_mul(server.budget_ns - d)?)?))
             }
         }
     };
@@ -299,7 +314,7 @@ mod tests {
     }
 
     fn server(memory_budget: Option<u64>) -> ServerView {
-        ServerView { period_ns: 10, budget_ns: 4, within_ns: 4, memory_budget, issue_ns: 0, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0, core_stalls: None }
+        ServerView { period_ns: 10, budget_ns: 4, guarantee: Guarantee::PerPeriod { budget_ns: 4, within_ns: 4 }, memory_budget, issue_ns: 0, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0, core_stalls: None }
     }
 
     #[test]
@@ -362,7 +377,7 @@ mod tests {
     /// budget Q = 100 requests per 10 ns.
     fn stalled(own_rate: f64, others: Vec<OtherServer>, budget: u64) -> ServerView {
         let core_stalls = CoreStalls { period_ns: 10, budget, own_fastest_request_rate: own_rate, others };
-        ServerView { period_ns: 10, budget_ns: 10, within_ns: 10, core_stalls: Some(core_stalls), ..server(None) }
+        ServerView { period_ns: 10, budget_ns: 10, guarantee: Guarantee::PerPeriod { budget_ns: 10, within_ns: 10 }, core_stalls: Some(core_stalls), ..server(None) }
     }
 
     #[test]

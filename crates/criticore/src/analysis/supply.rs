@@ -14,6 +14,11 @@
 //!   worst case serves it at the start of one period and as late as R in the
 //!   next: the blackout shrinks to (P − Q) + (R − Q), then again Q every P.
 //!   R = P is Shin & Lee's case; R = Q (the highest-priority server) is exact.
+//! - A server sure of G_K only in every K consecutive periods of its own
+//!   (`server_supply.rs`, K = 1..=BLOCKS): a window of t holds at least
+//!   n = ⌊t/P⌋ − 1 whole periods, so ⌊n/K⌋ disjoint blocks of K, each with
+//!   G_K somewhere in it:
+//!     sbf(t) = max_K G_K·⌊n/K⌋,   and x takes (min_K K·⌈x/G_K⌉ + 1)·P at most.
 
 /// Where a task's processor time comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +27,25 @@ pub enum Supply {
     /// Budget `budget_ns` in every `period_ns`, served within `within_ns` of
     /// each period's start (0 < Q ≤ R ≤ P).
     Periodic { period_ns: u64, budget_ns: u64, within_ns: u64 },
+    /// `budgets[K − 1]` in every K consecutive periods of `period_ns` (each
+    /// block from one of the periods' starts; 0 where none is known, one at least not).
+    Blocks { period_ns: u64, budgets: [u64; BLOCKS] },
+}
+
+/// The longest block of [`Supply::Blocks`], in periods.
+pub const BLOCKS: usize = 16;
+
+/// The blocks (K, G_K) known.
+fn blocks(budgets: &[u64; BLOCKS]) -> impl Iterator<Item = (u64, u64)> + '_ {
+    budgets.iter().enumerate().filter(|(_, &g)| g > 0).map(|(k, &g)| (k as u64 + 1, g))
+}
+
+/// The block of the largest share G_K/K (the shortest among equals), exactly.
+pub fn best_block(budgets: &[u64; BLOCKS]) -> Option<(u64, u64)> {
+    blocks(budgets).fold(None, |best, (k, g)| match best {
+        Some((bk, bg)) if g as u128 * bk as u128 <= bg as u128 * k as u128 => Some((bk, bg)),
+        _ => Some((k, g)),
+    })
 }
 
 impl Supply {
@@ -37,6 +61,10 @@ impl Supply {
                 // After the blackout: whole periods of (Q served, P − Q idle).
                 let into = t - blackout;
                 (into / p) * q + (into % p).min(q)
+            }
+            Supply::Blocks { period_ns: p, budgets } => {
+                let n = (t / p).saturating_sub(1);
+                blocks(&budgets).map(|(k, g)| g.saturating_mul(n / k)).max().unwrap_or(0)
             }
         }
     }
@@ -54,6 +82,13 @@ impl Supply {
                 let rest = x - (chunks - 1) * q;
                 (p - q) + (r - q) + (chunks - 1) * p + rest
             }
+            Supply::Blocks { period_ns: p, budgets } => {
+                if x == 0 {
+                    return 0;
+                }
+                let n = blocks(&budgets).map(|(k, g)| k.saturating_mul(x.div_ceil(g))).min().unwrap_or(u64::MAX);
+                n.saturating_add(1).saturating_mul(p)
+            }
         }
     }
 
@@ -62,6 +97,7 @@ impl Supply {
         match *self {
             Supply::Dedicated => 1.0,
             Supply::Periodic { period_ns, budget_ns, .. } => budget_ns as f64 / period_ns as f64,
+            Supply::Blocks { period_ns, budgets } => best_block(&budgets).map_or(0.0, |(k, g)| g as f64 / (k * period_ns) as f64),
         }
     }
 }
@@ -121,6 +157,29 @@ mod tests {
                 assert!(s.sbf(t) >= x, "{s:?} x={x} t={t}");
                 assert!(t == 0 || s.sbf(t - 1) < x, "{s:?} x={x}: {} also supplies it", t - 1);
             }
+        }
+    }
+
+    #[test]
+    fn blocks_by_hand_and_time_for_inverts_sbf() {
+        // G = 4 in every 5 periods of 5: a window of 29 holds 4 whole periods (none
+        // of 5), of 30 five: 4; of 55 ten: 8.
+        let mut budgets = [0; BLOCKS];
+        budgets[4] = 4;
+        let s = Supply::Blocks { period_ns: 5, budgets };
+        let got: Vec<u64> = [0, 29, 30, 54, 55].iter().map(|&t| s.sbf(t)).collect();
+        assert_eq!(got, vec![0, 0, 4, 4, 8]);
+        assert_eq!((s.time_for(1), s.time_for(4), s.time_for(5)), (30, 30, 55));
+        // And 2 in every 3: 2 from 20 (3 whole periods), 4 from 30 (5: a block of
+        // 5), 6 at 50 (9: three of 3), 8 at 55 (10: two of 5).
+        budgets[2] = 2;
+        let s = Supply::Blocks { period_ns: 5, budgets };
+        let got: Vec<u64> = [19, 20, 29, 30, 50, 55].iter().map(|&t| s.sbf(t)).collect();
+        assert_eq!(got, vec![0, 2, 2, 4, 6, 8]);
+        assert_eq!(best_block(&budgets), Some((5, 4)));
+        for x in 1..20 {
+            let t = s.time_for(x);
+            assert!(s.sbf(t) >= x && s.sbf(t - 1) < x, "x = {x}");
         }
     }
 }

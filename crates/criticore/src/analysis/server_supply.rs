@@ -1,0 +1,158 @@
+//! What an idling periodic server is sure of below the servers above it on
+//! its core (fixed priority, MRS §III rule 2), when its whole budget is not
+//! sure within each of its periods (its response time as a task of C = Q,
+//! T = P exceeds P).
+//!
+//! Its budget is renewed at each period's start and what is left is lost
+//! (rule 1), and every server above it runs at most its own budget in each
+//! of its own periods, so two bounds hold, each for any phasing:
+//! - per period, the largest C ≤ Q whose response time is at most P (the
+//!   synchronous release is the critical instant for the server's first C),
+//!   served within that response time ([`per_period`]);
+//! - per K consecutive periods, G_K: in a window of K·P the servers above
+//!   run at most W_h(K·P) each (a job at the end of its period, then one as
+//!   early as possible per period), so at least X = K·P − Σ W_h is left;
+//!   the server takes at most Q of it per period, so at least
+//!   ⌊X/P⌋·Q + min(Q, X mod P) ([`per_block`]).
+//!
+//! [`guarantee`] keeps the per-period bound where its share is the best,
+//! else every per-block one (the supply takes the best at each length).
+
+use super::fp_rta::{self, FpTask};
+use super::supply::{best_block, Supply, BLOCKS};
+
+/// What a server's tasks are sure of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Guarantee {
+    /// `budget_ns` within `within_ns` of each period's start.
+    PerPeriod { budget_ns: u64, within_ns: u64 },
+    /// `budgets[K − 1]` in every K consecutive periods (0: none known).
+    Blocks([u64; BLOCKS]),
+}
+
+impl Guarantee {
+    /// The supply it makes for a server of period `period_ns`.
+    pub fn supply(&self, period_ns: u64) -> Supply {
+        match *self {
+            Guarantee::PerPeriod { budget_ns, within_ns } => Supply::Periodic { period_ns, budget_ns, within_ns },
+            Guarantee::Blocks(budgets) => Supply::Blocks { period_ns, budgets },
+        }
+    }
+}
+
+/// The most work a server of budget `q` per period `p` (each period's at most
+/// q run within it) can run in any window of `l`: one job at the very end of
+/// its period from the window's start, the rest as early as possible.
+pub fn workload(q: u64, p: u64, l: u64) -> u128 {
+    let (q, p, l) = (q.min(p) as u128, p as u128, l as u128);
+    let stretched = l + p - q;
+    ((stretched / p) * q + q.min(stretched % p)).min(l)
+}
+
+/// The per-period bound: the largest C ≤ Q with response time ≤ P (it grows
+/// with C), by bisection, and that response time; None if not even 1 ns.
+pub fn per_period(server: FpTask, higher: &[FpTask]) -> Option<(u64, u64)> {
+    let within = |c: u64| match fp_rta::response_time(FpTask { pet_ns: c, ..server }, higher, Supply::Dedicated) {
+        Ok(Some(r)) if r <= server.period_ns => Some(r),
+        _ => None,
+    };
+    // within(lo) holds (or lo = 0); within(hi + 1) does not.
+    let (mut lo, mut hi) = (0u64, server.pet_ns);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if within(mid).is_some() {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    (lo > 0).then(|| (lo, within(lo).expect("found so")))
+}
+
+/// The bound per `k` consecutive periods (0 if nothing is sure).
+pub fn per_block(server: FpTask, higher: &[FpTask], k: u64) -> u64 {
+    let (q, p) = (server.pet_ns as u128, server.period_ns as u128);
+    let left = (k as u128 * p).saturating_sub(higher.iter().map(|h| workload(h.pet_ns, h.period_ns, k * server.period_ns)).sum());
+    ((left / p) * q + q.min(left % p)) as u64
+}
+
+/// What a server (budget as `pet_ns`) below `higher` is sure of; None if nothing.
+pub fn guarantee(server: FpTask, higher: &[FpTask]) -> Option<Guarantee> {
+    let mut budgets = [0; BLOCKS];
+    for (k, g) in budgets.iter_mut().enumerate() {
+        *g = per_block(server, higher, k as u64 + 1);
+    }
+    let blocks = best_block(&budgets);
+    match (per_period(server, higher), blocks) {
+        // Its share at least the blocks' best: Q'/1 ≥ G/K.
+        (Some((q, r)), best) if best.is_none_or(|(k, g)| q as u128 * k as u128 >= g as u128) => Some(Guarantee::PerPeriod { budget_ns: q, within_ns: r }),
+        (per, Some(_)) => {
+            // A per-period bound is a block of one too.
+            budgets[0] = budgets[0].max(per.map_or(0, |(q, _)| q));
+            Some(Guarantee::Blocks(budgets))
+        }
+        (_, None) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(q: u64, p: u64) -> FpTask {
+        FpTask { pet_ns: q, period_ns: p }
+    }
+
+    #[test]
+    fn a_servers_most_work_in_a_window_by_hand() {
+        // Q = 6, P = 10, the window from a job's start at the end of its period
+        // ([0, 6), [6, 12), [16, 22), [26, 32)): 3 in 3, 6 in 6, 10 in 10, 12 in
+        // 16, 16 in 20, 18 in 26.
+        let got: Vec<u128> = [0, 3, 6, 10, 16, 20, 26].iter().map(|&l| workload(6, 10, l)).collect();
+        assert_eq!(got, vec![0, 3, 6, 10, 12, 16, 18]);
+        // By a second method: every placement of one job per period (each at an
+        // integer start 0-4 of its period, its own), every window start 0-9.
+        for l in 0..=30u64 {
+            let mut most = 0;
+            for placing in 0..5u64.pow(5) {
+                let starts: Vec<u64> = (0..5).map(|j| placing / 5u64.pow(j) % 5).collect();
+                for x in 0..10u64 {
+                    let ran: u64 = (0..5u64).map(|j| { let a = 10 * j + starts[j as usize]; (a + 6).min(x + l).saturating_sub(a.max(x)) }).sum();
+                    most = most.max(ran);
+                }
+            }
+            assert_eq!(most as u128, workload(6, 10, l), "window {l}");
+        }
+    }
+
+    #[test]
+    fn a_server_below_a_longer_budget_is_sure_of_nothing_per_period_but_of_some_per_block() {
+        // Q = 2 ms, P = 5 ms below (6 ms, 10 ms): synchronously the one above takes
+        // [0, 6), so the first period serves nothing: no per-period bound.
+        let (s, above) = (task(2, 5), [task(6, 10)]);
+        assert_eq!(per_period(s, &above), None);
+        // One or two periods (5, 10): the one above may run all of it: nothing.
+        // Four, 20: at most W = 6 + 6 + min(6, 4) = 16, 4 left, at most 2 of it
+        // per period: G = 0·2 + min(2, 4) = 2; five, 25: W = 18, 7 left:
+        // 2·2 + min(2, 2) = 4, the best share of 1-8 (3: 2 of 3, 6: 4 of 6,
+        // 7: 5 of 7, 8: W = 28, 12 left, 6 of 8).
+        let got: Vec<u64> = (1..=8).map(|k| per_block(s, &above, k)).collect();
+        assert_eq!(got, vec![0, 0, 2, 2, 4, 4, 5, 6]);
+        let Some(Guarantee::Blocks(budgets)) = guarantee(s, &above) else { panic!() };
+        assert_eq!(budgets[..8], got[..]);
+        assert_eq!(best_block(&budgets), Some((5, 4)));
+    }
+
+    #[test]
+    fn a_server_sure_of_part_of_its_budget_per_period_by_hand() {
+        // Q = 4, P = 10 below (5, 10) and (3, 20): C + 5 + 3 ≤ 10 for C ≤ 2, within 10.
+        let (s, above) = (task(4, 10), [task(5, 10), task(3, 20)]);
+        assert_eq!(per_period(s, &above), Some((2, 10)));
+        // With carry-in, one period (10) may hold 10 of the first and 6 of the
+        // second: nothing; two (20): 15 + 6 > 20, nothing; three (30): 20 + 9,
+        // 1 left: 1 in 3 periods, a smaller share than 2 in 1.
+        let got: Vec<u64> = (1..=3).map(|k| per_block(s, &above, k)).collect();
+        assert_eq!(got, vec![0, 0, 1]);
+        assert_eq!(guarantee(s, &above), Some(Guarantee::PerPeriod { budget_ns: 2, within_ns: 10 }));
+    }
+}
