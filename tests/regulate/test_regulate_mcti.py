@@ -31,9 +31,9 @@ to finish less its CPU time, the stops the regulator logged and the CPU time
 of the job above it is time the host took; more than HOLD_NS, plus SLIP_NS
 per period it spans (wake-ups), and its periods and the next (where its
 late lines land) are left out of the comparison. The regulator's: a period
-it began more than HOLD_NS late or never saw begin, and the one before. The regulator's own
-mistakes are not excused so: a stop it should not have made is in its log,
-subtracted, and leaves the job unheld.
+it began more than HOLD_NS late or never saw begin, and the one before.
+The regulator's own mistakes are not excused so: a stop it should not have
+made is in its log, subtracted, and leaves the job unheld.
 """
 
 from __future__ import annotations
@@ -181,8 +181,9 @@ def test_mcti_stops_the_non_critical_job_and_lets_the_critical_one_overload(tmp_
     # Compared from period 1 (period 0 holds the programs' first moments
     # after the common start) to the last whole period, but for the periods a
     # host hold may have moved (above); 5 % of those compared may differ. A
-    # run that fails so is measured once more; a run the host held in more
-    # than a fifth of its periods twice is skipped, with the reason: it
+    # run that fails so, or that the host held in more than a fifth of its
+    # periods, is measured once more; the last run held less must hold, and
+    # if the host held both, the test is skipped with the reason: it
     # measured the host.
     tries = []
     for attempt in range(2):
@@ -195,7 +196,8 @@ def test_mcti_stops_the_non_critical_job_and_lets_the_critical_one_overload(tmp_
         tries.append((len(periods) - len(compared), len(periods), differ))
         if len(compared) >= 0.8 * len(periods) and len(differ) <= 0.05 * len(compared):
             break
-    held_n, n, differ = tries[-1]
-    if held_n > 0.2 * n:
-        pytest.skip(f"the host held core 1's jobs or its regulator over {HOLD_NS / MS:g} ms in {tries[0][0]} then {held_n} of {n} periods")
+    measured_runs = [t for t in tries if t[0] <= 0.2 * t[1]]
+    if not measured_runs:
+        pytest.skip(f"the host held core 1's jobs or its regulator over {HOLD_NS / MS:g} ms in {tries[0][0]} then {tries[1][0]} of {tries[1][1]} periods")
+    held_n, n, differ = measured_runs[-1]
     assert len(differ) <= 0.05 * (n - held_n), tries
