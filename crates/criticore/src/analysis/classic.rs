@@ -1233,8 +1233,6 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
     for (i, &s) in of.iter().enumerate() {
         members[s].push(i);
     }
-    // Node level: is each server's budget sure in every one of its periods?
-    let mut sure = vec![false; n];
     // Within how long of each period's start the budget is served (R_s ≤ P_s;
     // P_s where it is not sure: the rest is lost at the period's end, rule 1).
     let mut within: Vec<u64> = system.servers.iter().map(|sv| sv.period_ns).collect();
@@ -1257,9 +1255,8 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
             let bw: f64 = on.iter().map(|&s| system.servers[s].budget_ns as f64 / system.servers[s].period_ns as f64).sum();
             let fits = cmp_sum(&utilizations(on.iter().map(|&s| (system.servers[s].budget_ns, system.servers[s].period_ns))), Frac::new(1, 1)) != Ordering::Greater;
             for &s in &on {
-                sure[s] = fits;
                 served[s] = fits.then_some(Guarantee::PerPeriod { budget_ns: system.servers[s].budget_ns, within_ns: system.servers[s].period_ns });
-                if !sure[s] {
+                if !fits {
                     notes[s] = Some(format!("the CBS bandwidth of core {core} is {bw:.3} > 1"));
                 }
                 // Under EDF any other reservation may take the core: at each of its
@@ -1276,12 +1273,13 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                 let task = |s: usize| FpTask { pet_ns: system.servers[s].budget_ns, period_ns: system.servers[s].period_ns };
                 let hp: Vec<FpTask> = ordered[..k].iter().map(|&h| task(h)).collect();
                 let r = fp_rta::response_time(task(s), &hp, Supply::Dedicated);
-                sure[s] = matches!(r, Ok(Some(r)) if r <= system.servers[s].period_ns);
-                if let (Ok(Some(r)), true) = (r, sure[s]) {
+                // Node level: is the server's budget sure in every one of its periods?
+                let sure = matches!(r, Ok(Some(r)) if r <= system.servers[s].period_ns);
+                if let (Ok(Some(r)), true) = (r, sure) {
                     within[s] = r;
                     served[s] = Some(Guarantee::PerPeriod { budget_ns: system.servers[s].budget_ns, within_ns: r });
                 }
-                if !sure[s] {
+                if !sure {
                     let response = match r {
                         Ok(Some(r)) => ms(r),
                         Ok(None) => "unbounded".to_string(),
