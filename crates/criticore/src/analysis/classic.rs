@@ -1326,9 +1326,10 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
             // Least progress share while capped co-runners run, over the server's
             // tasks and phases: 1 − fastest beside / slowest full time per work.
             let slowed_share = ordered.iter().map(|&x| (1.0 - costs[x].fastest_per_work / full[x].slowest_per_work).clamp(0.0, 1.0)).fold(0.0, f64::max);
-            // A budget that nothing in the server can spend never suspends it.
-            let memory_budget = if mem.mrs && ordered.iter().any(|&i| full[i].requests > 0.0) { sv.memory_budget } else { None };
+            // A budget that nothing in the server can spend within its CPU
+            // budget (at its fastest, + 1 for rounding) never suspends it.
             let fastest = ordered.iter().map(|&i| full[i].fastest_request_rate).fold(0.0, f64::max);
+            let memory_budget = sv.memory_budget.filter(|&m| mem.mrs && ordered.iter().any(|&i| full[i].requests > 0.0) && fastest * sv.budget_ns as f64 + 1.0 >= m as f64);
             let view = ServerView {
                 period_ns: sv.period_ns,
                 budget_ns: sv.budget_ns,

@@ -5,17 +5,20 @@
 //! In every period in which the server has work pending it either runs its
 //! whole CPU budget Q or spends its memory budget M and is suspended until the
 //! next period (rule 5). So a window in which the server's jobs need W of
-//! processor time and issue N requests ends after at most
-//! k = ⌊N/M⌋ + ⌈(W − ⌊N/M⌋·d)/Q⌉ + 1 of its periods' services: the first
-//! (a lower-priority task of the server may have spent part of its budgets
-//! before the job was released), at most ⌊N/M⌋ that spend M, each running at
-//! least d, the time the server's tasks need to issue M at their fastest
-//! (`memory::issue_ns`; the per-period stall model's throttled period), the
-//! ones that run Q, and the one the window ends in; each period's service lies
-//! within R_s of the period's start (the server's own response time), so k
-//! services fit in (P − Q) + (R_s − Q) + (k − 1)·P + Q (the worst case: the
-//! window opens just after a service at a period's start). Without a memory
-//! budget the window is the supply bound's `time_for(W)`.
+//! processor time and issue N requests, opened at t0 in a period that started
+//! at s0, ends in the period J after it at the latest, with the periods
+//! between spending M (a ≤ ⌊N/M⌋ of them, each running at least d of its
+//! work, d the time the server's tasks need to issue M at their fastest,
+//! `memory::issue_ns`) or running Q (b), and the last doing w ≤ Q of work by
+//! R_s − Q + w into its period (its Q lies within R_s of its start, R_s the
+//! server's own response time): W ≥ a·d + b·Q + w, J = 1 + a + b. What the
+//! opening period costs: if its CPU budget ran out, t0 − s0 ≥ Q less the
+//! window's work there; if its memory budget ran out, ≥ d less it (of M,
+//! what the window did not issue was issued before t0, at most at the
+//! fastest rate). So the window is at most (1 + a + b)·P + R_s − Q − d + w,
+//! largest at the most a with a·d < W (each one more adds P − d or Q − d).
+//! A budget the server cannot spend within Q never suspends it: the supply
+//! bound's `time_for(W)`, as without a memory budget.
 //!
 //! Co-runners held by their own MRS memory budgets (every phase of their
 //! jobs issues requests at some least rate r while it runs) run at most
@@ -265,9 +268,16 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
         let spent = (requests / m.max(1) as f64).floor() as u64;
         match server.guarantee {
             Guarantee::PerPeriod { budget_ns: q, within_ns } => {
+                // The period the window opens in lost (its memory budget spent
+                // d before at least), a that spend M, b that run Q, and the
+                // last, w ≤ Q of work, done R_s − Q + w into its period.
                 let d = server.issue_ns.min(q);
-                let k = spent + time.saturating_sub(spent.saturating_mul(d)).div_ceil(q) + 1;
-                Some((server.period_ns - q) + (within_ns - q) + (k - 1).checked_mul(server.period_ns)? + q)
+                let time = time.max(1);
+                let a = if d == 0 { spent } else { spent.min((time - 1) / d) };
+                let rest = time - a * d;
+                let b = rest.div_ceil(q) - 1;
+                let last = rest - b * q;
+                Some((1 + a + b).checked_mul(server.period_ns)?.checked_add(within_ns + last)? - q - d)
             }
             Guarantee::Blocks(_) => {
                 // Any K periods serve G_K, less Q − d per service that spends
@@ -327,24 +337,29 @@ mod tests {
 
     #[test]
     fn a_spent_memory_budget_costs_whole_periods() {
-        // 3 of time and 250 requests against M = 100 per period: the first service
-        // (its budgets perhaps partly spent before), at most ⌊250/100⌋ = 2 that spend
-        // M, ⌈3/4⌉ = 1 more for the work, the last among them: k = 2 + 1 + 1 = 4
-        // services, 6 + 0 + 3·10 + 4 = 40 (the first 100 requests, the next 100, the
-        // last 50 with the work). With M = 1,000: k = 0 + 1 + 1 = 2 → 20.
+        // 3 of time and 250 requests against M = 100 per period, served Q = 4 within
+        // R_s = 4 of each period's start, d = 0: the window opens just as a lower task
+        // spent the period's M (at the period's start: d = 0), then a = ⌊250/100⌋ = 2
+        // services spend M (the first 100 requests, the next 100), b = ⌈3/4⌉ − 1 = 0
+        // run Q, and the last does the 3 of work with the last 50 by R_s − Q + 3:
+        // 3·10 + 0 + 3 = 33. With M = 1,000: 10 + 3 = 13.
         let d = demand(3, 250.0, 1_000);
-        assert_eq!(response_time(d, &[], reload(0), &server(Some(100))), Ok(Some(40)));
-        assert_eq!(response_time(d, &[], reload(0), &server(Some(1_000))), Ok(Some(20)));
-        // A reload of 1 per loss of the core (⌈w/10⌉ + 1 of them): w = 0: 1 loss, time 4,
-        // k = 0 + 1 + 1 → 20; 3 losses, time 6, k = 0 + 2 + 1 → 30; 4 losses, time 7,
-        // k = 3 → 30.
-        assert_eq!(response_time(d, &[], reload(1), &server(Some(1_000))), Ok(Some(30)));
-        // The same job whose reloads together add at most 1: w = 20 holds 3 losses
-        // but min(3·1, 1) = 1 of reload, time 4, k = 2 → 20. A rounding of 1 per
-        // resumption on top: min(3, 1 + 3) = 3, time 6 → 30 as before.
+        assert_eq!(response_time(d, &[], reload(0), &server(Some(100))), Ok(Some(33)));
+        assert_eq!(response_time(d, &[], reload(0), &server(Some(1_000))), Ok(Some(13)));
+        // Served within R_s = 7 instead: the last service's 3 done by 7 − 4 + 3 = 6
+        // into its period: 10 + 6 = 16.
+        let later = ServerView { guarantee: Guarantee::PerPeriod { budget_ns: 4, within_ns: 7 }, ..server(Some(1_000)) };
+        assert_eq!(response_time(d, &[], reload(0), &later), Ok(Some(16)));
+        // A reload of 1 per loss of the core (⌈w/10⌉ + 1 of them): w = 0: 1 loss,
+        // time 4 → 10 + 4 = 14; 3 losses, time 6: b = 1, the last 2 → 2·10 + 2 =
+        // 22; 4 losses, time 7 → 23; 4 losses again: 23.
+        assert_eq!(response_time(d, &[], reload(1), &server(Some(1_000))), Ok(Some(23)));
+        // The same job whose reloads together add at most 1: w = 14 holds 3 losses
+        // but min(3·1, 1) = 1 of reload, time 4 → 14. A rounding of 1 per
+        // resumption on top: min(3, 1 + 3) = 3, time 6 → 22, then 7 → 23 as before.
         let capped = Demand { reload_ns: 1, ..d };
-        assert_eq!(response_time(capped, &[], reload(1), &server(Some(1_000))), Ok(Some(20)));
-        assert_eq!(response_time(capped, &[], Reload { unit_ns: 1, ..reload(1) }, &server(Some(1_000))), Ok(Some(30)));
+        assert_eq!(response_time(capped, &[], reload(1), &server(Some(1_000))), Ok(Some(14)));
+        assert_eq!(response_time(capped, &[], Reload { unit_ns: 1, ..reload(1) }, &server(Some(1_000))), Ok(Some(23)));
         // More demand than the budgets give: no bound.
         let heavy = demand(3, 250.0, 20);
         assert_eq!(response_time(heavy, &[], reload(0), &server(Some(100))), Ok(None));
@@ -353,23 +368,21 @@ mod tests {
     #[test]
     fn a_period_that_spends_the_memory_budget_also_runs() {
         // As above (3 of time, 250 requests, M = 100) with tasks that need at
-        // least d = 2 of running to issue 100: two services that spend M would
-        // run 4 > 3, so the work ends sooner: k = 2 + ⌈(3 − 2·2)⁺/4⌉ + 1 = 3
-        // (the first 100, one more 100 with 2 of work, the last 50 with 1):
-        // 6 + 0 + 2·10 + 4 = 30.
+        // least d = 2 of running to issue 100: the period the window opens in
+        // spent M at least 2 before it; two services that spend M would run 4 >
+        // 3, so a = 1 (100 with 2 of work) and the last does the 1 left with
+        // the last 50 (it cannot issue 100 in 1): 2·10 + 0 + 1 − 2 = 19.
         let d = demand(3, 250.0, 1_000);
         let view = ServerView { issue_ns: 2, ..server(Some(100)) };
-        assert_eq!(response_time(d, &[], reload(0), &view), Ok(Some(30)));
+        assert_eq!(response_time(d, &[], reload(0), &view), Ok(Some(19)));
         // In the long run a service that spends M runs d of Q too: 6 of time and
         // 100 requests every 20 with d = 3 (they issue at most 100 per 3):
         // 100/20/100 = 0.05 spending services per ns and (6/20 − 0.05·3)/4 =
         // 0.0375 running Q, 0.875 per period < 1 (with d = 0: 0.05 + 0.075,
-        // 1.25 per period, no bound). Its window: job 1 needs 1 + ⌈(6 − 3)/4⌉ + 1
-        // = 3 services (30), two jobs 2 + ⌈(12 − 6)/4⌉ + 1 = 5 (50, job 2
-        // responds in 30), three 3 + 3 + 1 = 7 (70: 30), four 4 + 3 + 1 = 8 (80 ≤
-        // 60 + 20: the window closes, job 4 responds in 20): 30.
+        // 1.25 per period, no bound). Its window: job 1, a = 1 (100 with 3 of
+        // work), the last 3: 2·10 + 3 − 3 = 20, done by the next release.
         let heavy = demand(6, 100.0, 20);
-        assert_eq!(response_time(heavy, &[], reload(0), &ServerView { issue_ns: 3, ..server(Some(100)) }), Ok(Some(30)));
+        assert_eq!(response_time(heavy, &[], reload(0), &ServerView { issue_ns: 3, ..server(Some(100)) }), Ok(Some(20)));
         assert_eq!(response_time(heavy, &[], reload(0), &server(Some(100))), Ok(None));
     }
 
