@@ -132,23 +132,26 @@ def gfp_bounds(tasks: list[tuple[int, int, int]], m: int) -> list[int | None]:
     return out
 
 
-def most_work(q: int, p: int, length: int) -> int:
+def most_work(q: int, p: int, length: int, r: int | None = None) -> int:
     """The most a server of q per period p runs in any window of `length`:
-    each period's q placed anywhere in its period, so each period gives the
-    window min(q, the part of the period it covers); only the first and last
-    periods' parts move with the window's start x, so the maximum is at a
-    start where one of them crosses q or a period boundary."""
+    each period's q placed anywhere in its first r (its response, at most
+    p), so each period gives the window min(q, the part of [jp, jp + r) it
+    covers); only the first and last periods' parts move with the window's
+    start x, so the maximum is at a start where one of them crosses q or an
+    end of that span."""
+    r = p if r is None else min(max(r, q), p)
+
     def at(x: int) -> int:
         total, start, end = 0, x, x + length
         j = 0
         while j * p < end:
-            total += min(q, max(0, min(end, (j + 1) * p) - max(start, j * p)))
+            total += min(q, max(0, min(end, j * p + r) - max(start, j * p)))
             j += 1
         return total
-    return max(at(x % p) for x in (0, p - q, -length, q - length))
+    return max(at(x % p) for x in (0, r - q, r, -length, r - q - length, r - length, q - length))
 
 
-def partly_sure(q: int, p: int, hp: list[tuple[int, int]]) -> tuple | None:
+def partly_sure(q: int, p: int, hp: list[tuple[int, int]], spans: list[int]) -> tuple | None:
     """A server whose budget q is not sure within its period p below hp: per
     period, the largest C with C + Σ⌈t/P_h⌉Q_h ≤ t at some t ≤ p (Lehoczky's
     points: the multiples of each P_h up to p, and p), within its response;
@@ -159,7 +162,7 @@ def partly_sure(q: int, p: int, hp: list[tuple[int, int]]) -> tuple | None:
     c = min(q, max(t - sum(-(-t // ph) * qh for qh, ph in hp) for t in points))
     blocks = {}
     for k in range(1, 17):
-        left = k * p - sum(most_work(qh, ph, k * p) for qh, ph in hp)
+        left = k * p - sum(most_work(qh, ph, k * p, rh) for (qh, ph), rh in zip(hp, spans))
         # The least Σ min(q, x_j) over k periods with Σ x_j ≥ left, x_j ≤ p.
         g = (left // p) * q + min(q, left % p) if left > 0 else 0
         if g > 0:
@@ -198,11 +201,15 @@ def analyze(system: dict, scheduler: str) -> dict[str, int | None]:
         supplies: dict[int, tuple | None] = {}
         for core in range(system["cores"]):
             on = sorted((s for s, v in enumerate(servers) if v["core"] == core), key=lambda s: (-servers[s]["priority"], s))
+            spans: dict[int, int] = {}
             for k, s in enumerate(on):
                 q, p = servers[s]["budget"], servers[s]["period"]
                 hp = [(servers[h]["budget"], servers[h]["period"]) for h in on[:k]]
                 r = fp_response(q, p, hp)
-                supplies[s] = (p, q, r) if r is not None and r <= p else partly_sure(q, p, hp)
+                # A server serves its budget within its response where that is
+                # at most its period, else anywhere in its period.
+                spans[s] = r if r is not None and r <= p else p
+                supplies[s] = (p, q, r) if r is not None and r <= p else partly_sure(q, p, hp, [spans[h] for h in on[:k]])
         for s, sv in enumerate(servers):
             idx = [i for i, x in enumerate(tasks) if x["server"] == sv["name"]]
             order = rank_order(tasks, idx)

@@ -10,8 +10,10 @@
 //!   synchronous release is the critical instant for the server's first C),
 //!   served within that response time ([`per_period`]);
 //! - per K consecutive periods, G_K: in a window of K·P the servers above
-//!   run at most W_h(K·P) each (a job at the end of its period, then one as
-//!   early as possible per period), so at least X = K·P − Σ W_h is left;
+//!   run at most W_h(K·P) each (a job at the end of its span, the first
+//!   R_h of its period, R_h its response where it is sure within its period,
+//!   else P_h; then one as early as possible per period), so at least
+//!   X = K·P − Σ W_h is left;
 //!   the server takes at most Q of it per period, so at least
 //!   ⌊X/P⌋·Q + min(Q, X mod P) ([`per_block`]).
 //!
@@ -41,11 +43,12 @@ impl Guarantee {
 }
 
 /// The most work a server of budget `q` per period `p` (each period's at most
-/// q run within it) can run in any window of `l`: one job at the very end of
-/// its period from the window's start, the rest as early as possible.
-pub fn workload(q: u64, p: u64, l: u64) -> u128 {
+/// q run within its first `within`) can run in any window of `l`: one job at
+/// the very end of its span from the window's start, the rest as early as
+/// possible (Bertogna and Cirinei's workload with response `within`).
+pub fn workload(q: u64, p: u64, within: u64, l: u64) -> u128 {
     let (q, p, l) = (q.min(p) as u128, p as u128, l as u128);
-    let stretched = l + p - q;
+    let stretched = l + (within as u128).clamp(q, p) - q;
     ((stretched / p) * q + q.min(stretched % p)).min(l)
 }
 
@@ -69,18 +72,20 @@ pub fn per_period(server: FpTask, higher: &[FpTask]) -> Option<(u64, u64)> {
     (lo > 0).then(|| (lo, within(lo).expect("found so")))
 }
 
-/// The bound per `k` consecutive periods (0 if nothing is sure).
-pub fn per_block(server: FpTask, higher: &[FpTask], k: u64) -> u64 {
+/// The bound per `k` consecutive periods (0 if nothing is sure), each server
+/// above serving its budget within `within` of its periods' starts.
+pub fn per_block(server: FpTask, higher: &[FpTask], within: &[u64], k: u64) -> u64 {
     let (q, p) = (server.pet_ns as u128, server.period_ns as u128);
-    let left = (k as u128 * p).saturating_sub(higher.iter().map(|h| workload(h.pet_ns, h.period_ns, k * server.period_ns)).sum());
+    let left = (k as u128 * p).saturating_sub(higher.iter().zip(within).map(|(h, &r)| workload(h.pet_ns, h.period_ns, r, k * server.period_ns)).sum());
     ((left / p) * q + q.min(left % p)) as u64
 }
 
-/// What a server (budget as `pet_ns`) below `higher` is sure of; None if nothing.
-pub fn guarantee(server: FpTask, higher: &[FpTask]) -> Option<Guarantee> {
+/// What a server (budget as `pet_ns`) below `higher` (each serving its
+/// budget within `within` of its periods' starts) is sure of; None if nothing.
+pub fn guarantee(server: FpTask, higher: &[FpTask], within: &[u64]) -> Option<Guarantee> {
     let mut budgets = [0; BLOCKS];
     for (k, g) in budgets.iter_mut().enumerate() {
-        *g = per_block(server, higher, k as u64 + 1);
+        *g = per_block(server, higher, within, k as u64 + 1);
     }
     let blocks = best_block(&budgets);
     match (per_period(server, higher), blocks) {
@@ -108,7 +113,7 @@ mod tests {
         // Q = 6, P = 10, the window from a job's start at the end of its period
         // ([0, 6), [6, 12), [16, 22), [26, 32)): 3 in 3, 6 in 6, 10 in 10, 12 in
         // 16, 16 in 20, 18 in 26.
-        let got: Vec<u128> = [0, 3, 6, 10, 16, 20, 26].iter().map(|&l| workload(6, 10, l)).collect();
+        let got: Vec<u128> = [0, 3, 6, 10, 16, 20, 26].iter().map(|&l| workload(6, 10, 10, l)).collect();
         assert_eq!(got, vec![0, 3, 6, 10, 12, 16, 18]);
         // By a second method: every placement of one job per period (each at an
         // integer start 0-4 of its period, its own), every window start 0-9.
@@ -121,7 +126,19 @@ mod tests {
                     most = most.max(ran);
                 }
             }
-            assert_eq!(most as u128, workload(6, 10, l), "window {l}");
+            assert_eq!(most as u128, workload(6, 10, 10, l), "window {l}");
+        }
+        // Served within 8 of each period's start: each job starts at 0-2 of it.
+        for l in 0..=30u64 {
+            let mut most = 0;
+            for placing in 0..3u64.pow(5) {
+                let starts: Vec<u64> = (0..5).map(|j| placing / 3u64.pow(j) % 3).collect();
+                for x in 0..10u64 {
+                    let ran: u64 = (0..5u64).map(|j| { let a = 10 * j + starts[j as usize]; (a + 6).min(x + l).saturating_sub(a.max(x)) }).sum();
+                    most = most.max(ran);
+                }
+            }
+            assert_eq!(most as u128, workload(6, 10, 8, l), "window {l}, within 8");
         }
     }
 
@@ -136,9 +153,9 @@ mod tests {
         // per period: G = 0·2 + min(2, 4) = 2; five, 25: W = 18, 7 left:
         // 2·2 + min(2, 2) = 4, the best share of 1-8 (3: 2 of 3, 6: 4 of 6,
         // 7: 5 of 7, 8: W = 28, 12 left, 6 of 8).
-        let got: Vec<u64> = (1..=8).map(|k| per_block(s, &above, k)).collect();
+        let got: Vec<u64> = (1..=8).map(|k| per_block(s, &above, &[10], k)).collect();
         assert_eq!(got, vec![0, 0, 2, 2, 4, 4, 5, 6]);
-        let Some(Guarantee::Blocks(budgets)) = guarantee(s, &above) else { panic!() };
+        let Some(Guarantee::Blocks(budgets)) = guarantee(s, &above, &[10]) else { panic!() };
         assert_eq!(budgets[..8], got[..]);
         assert_eq!(best_block(&budgets), Some((5, 4)));
     }
@@ -151,8 +168,13 @@ mod tests {
         // With carry-in, one period (10) may hold 10 of the first and 6 of the
         // second: nothing; two (20): 15 + 6 > 20, nothing; three (30): 20 + 9,
         // 1 left: 1 in 3 periods, a smaller share than 2 in 1.
-        let got: Vec<u64> = (1..=3).map(|k| per_block(s, &above, k)).collect();
+        let got: Vec<u64> = (1..=3).map(|k| per_block(s, &above, &[10, 20], k)).collect();
         assert_eq!(got, vec![0, 0, 1]);
-        assert_eq!(guarantee(s, &above), Some(Guarantee::PerPeriod { budget_ns: 2, within_ns: 10 }));
+        assert_eq!(guarantee(s, &above, &[10, 20]), Some(Guarantee::PerPeriod { budget_ns: 2, within_ns: 10 }));
+        // The servers above serve theirs within their responses, 5 and 8: one
+        // period holds at most 5 + min(3, 10 + 8 − 3) = 8 of theirs, 2 left; two
+        // (20) 10 + 3 + min(3, 5) = 16, 4 left; three (30) 15 + 6, 9 left, 4 of it.
+        let got: Vec<u64> = (1..=3).map(|k| per_block(s, &above, &[5, 8], k)).collect();
+        assert_eq!(got, vec![2, 4, 4]);
     }
 }
