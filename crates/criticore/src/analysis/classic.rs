@@ -1316,6 +1316,8 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
     let in_capped: Vec<bool> = (0..system.tasks.len()).map(|i| capped[of[i]].is_some()).collect();
     // Costs beside the uncapped co-runners only (the full costs when none is capped).
     let beside = in_capped.contains(&true).then(|| memory::job_costs_beside(system, |_, j| !in_capped[j]));
+    // Per core, its tasks with memory profiles as co-runners (server_memory::Presence).
+    let jobs_on: Vec<Vec<(u64, u64)>> = mem.map_or_else(Vec::new, |m| (0..system.platform.cores).map(|c| corunner_jobs(system, m, &of, c)).collect());
     let mut rows = Vec::new();
     for (s, sv) in system.servers.iter().enumerate() {
         let ordered = by_rank(system, &members[s]);
@@ -1353,7 +1355,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                             .filter(|&k| system.servers[k].core == c && members[k].iter().any(|&x| system.tasks[x].memory.is_some()))
                             .map(|k| (system.servers[k].period_ns, capped[k].unwrap_or(system.servers[k].budget_ns)))
                             .collect(),
-                        jobs: corunner_jobs(system, mem, &of, c),
+                        jobs: jobs_on[c].clone(),
                     })
                     .collect(),
                 excess_per_work: ordered.iter().map(|&x| full[x].excess_per_work).fold(0.0, f64::max),
