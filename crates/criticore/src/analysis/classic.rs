@@ -26,7 +26,7 @@ use super::fp_rta::{self, FpTask};
 use super::gfp_rta;
 use super::port_waits::{self, PortWaits};
 use super::memory::{self, job_costs, task_core, JobCost};
-use super::server_memory::{self, Demand, Presence, Reload, ServerView};
+use super::server_memory::{self, Demand, Reload, ServerView};
 use super::server_supply::{self, Guarantee};
 use super::supply::{best_block, BLOCKS};
 use super::exact::{cmp_sum, utilizations, Frac};
@@ -1316,8 +1316,6 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
     let in_capped: Vec<bool> = (0..system.tasks.len()).map(|i| capped[of[i]].is_some()).collect();
     // Costs beside the uncapped co-runners only (the full costs when none is capped).
     let beside = in_capped.contains(&true).then(|| memory::job_costs_beside(system, |_, j| !in_capped[j]));
-    // Per core, its tasks with memory profiles as co-runners (server_memory::Presence).
-    let jobs_on: Vec<Vec<(u64, u64)>> = mem.map_or_else(Vec::new, |m| (0..system.platform.cores).map(|c| corunner_jobs(system, m, &of, c)).collect());
     let mut rows = Vec::new();
     for (s, sv) in system.servers.iter().enumerate() {
         let ordered = by_rank(system, &members[s]);
@@ -1350,12 +1348,11 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                     .collect(),
                 corunners: (0..system.platform.cores)
                     .filter(|&c| c != sv.core)
-                    .map(|c| Presence {
-                        servers: (0..n)
+                    .map(|c| {
+                        (0..n)
                             .filter(|&k| system.servers[k].core == c && members[k].iter().any(|&x| system.tasks[x].memory.is_some()))
                             .map(|k| (system.servers[k].period_ns, capped[k].unwrap_or(system.servers[k].budget_ns)))
-                            .collect(),
-                        jobs: jobs_on[c].clone(),
+                            .collect()
                     })
                     .collect(),
                 excess_per_work: ordered.iter().map(|&x| full[x].excess_per_work).fold(0.0, f64::max),
@@ -1416,23 +1413,6 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
         groups.push(GroupResult { name: sv.name.clone(), utilization: sv.budget_ns as f64 / sv.period_ns as f64, schedulable: ok, note: notes[s].clone() });
     }
     Ok((in_file_order(system, rows), groups))
-}
-
-/// The running of core `c`'s tasks with memory profiles as (period, time per
-/// period) entries: each job at its longest with all its reloads, and one
-/// reload's rounding per event that may preempt one of them (a period of a
-/// server on the core, a release there, a MemGuard or MCTI regulation period).
-fn corunner_jobs(system: &TaskSystem, mem: &Memory, of: &[usize], c: usize) -> Vec<(u64, u64)> {
-    let on: Vec<usize> = (0..system.tasks.len()).filter(|&j| system.servers[of[j]].core == c).collect();
-    let profiled = || on.iter().copied().filter(|&j| system.tasks[j].memory.is_some());
-    let unit = profiled().map(|j| mem.costs[j].reload_unit().0).max().unwrap_or(0);
-    let mut jobs: Vec<(u64, u64)> = profiled().map(|j| (system.tasks[j].period_ns, mem.costs[j].time_ns.saturating_add(mem.costs[j].job_reload_ns))).collect();
-    if unit > 0 {
-        let servers = system.servers.iter().filter(|sv| sv.core == c).map(|sv| sv.period_ns);
-        let regulation = mem.memguard.as_ref().map(|(_, p)| *p);
-        jobs.extend(servers.chain(on.iter().map(|&j| system.tasks[j].period_ns)).chain(regulation).map(|p| (p, unit)));
-    }
-    jobs
 }
 
 /// Server `s`'s view of its core's MemGuard or MCTI budget, where a task on

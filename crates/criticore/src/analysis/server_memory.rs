@@ -29,13 +29,12 @@
 //!
 //! Requests are bounded twice, the smaller counting: every job at its worst
 //! (all co-runners beside it throughout), or its requests alone (its LLC
-//! partition to itself) plus at most `excess_per_work` for each ns a task
-//! with a memory profile runs on another core ([`Presence`]): per core at
-//! most what the servers holding such tasks run, (⌈w/P_k⌉ + 1)·a_k of a
-//! window (a_k its budget, or its MRS cap), and at most what those tasks'
-//! jobs run, (⌈w/T_j⌉ + 1) jobs at their longest with all their reloads and
-//! one reload's rounding per event that may preempt one; at most w per core
-//! (docs/analysis.md, "Requests bounded by the co-runners' presence").
+//! partition to itself) plus at most `excess_per_work` for each ns a server
+//! with memory profiles on another core runs, at most (⌈w/P_k⌉ + 1)·a_k of a
+//! window (a_k its budget, or its MRS cap), at most w per core (docs/analysis.md,
+//! "Requests bounded by the co-runners' presence"). (Not by their jobs,
+//! (⌈w/T⌉ + 1) of them: a task whose response may exceed its period has more
+//! than one job pending as a window opens.)
 //!
 //! Every time the server loses its core to another (its budget or memory
 //! spent, or a higher-priority server released) the job resumes with a
@@ -111,36 +110,15 @@ pub struct ServerView {
     /// (period, longest time its jobs can run in one period). A job is slowed
     /// by them at most while they run, so a window adds Σ (⌈w/P⌉ + 1)·a.
     pub interference: Vec<(u64, u64)>,
-    /// Per other core, the time a co-runner may run in a window.
-    pub corunners: Vec<Presence>,
+    /// Per other core, its servers with memory profiles as (period, most
+    /// running time per period): the time a co-runner may run in a window.
+    pub corunners: Vec<Vec<(u64, u64)>>,
     /// Most requests per ns of work a co-runner's presence adds, over the
     /// window's tasks.
     pub excess_per_work: f64,
     /// The core's MemGuard or MCTI budget, where its stalls fall on this
     /// server's window (module doc).
     pub core_stalls: Option<CoreStalls>,
-}
-
-/// How long another core's tasks with memory profiles can run in a window:
-/// at most what its servers holding them run, and at most what their jobs
-/// run (each at its longest, with its reloads); the smaller counts.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Presence {
-    /// (period, most running time per period) of each server holding one.
-    pub servers: Vec<(u64, u64)>,
-    /// (period, time per period): each such task's jobs, and one reload's
-    /// rounding per event that may preempt one of them.
-    pub jobs: Vec<(u64, u64)>,
-}
-
-impl Presence {
-    fn in_window(&self, w: u64) -> f64 {
-        running_ns(&self.servers, w).min(running_ns(&self.jobs, w))
-    }
-
-    fn share(&self) -> f64 {
-        running_share(&self.servers).min(running_share(&self.jobs))
-    }
 }
 
 /// A core's budget of Q requests per regulation period and what else on
@@ -244,8 +222,8 @@ pub const MAX_JOBS: u64 = 1_000_000;
 /// reaches the server's (no window closes).
 pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &ServerView) -> Result<Option<u64>, NotDecided> {
     let p = server.period_ns as f64;
-    let presence = |w: u64| -> f64 { server.corunners.iter().map(|core| core.in_window(w)).sum() };
-    let presence_rate: f64 = server.corunners.iter().map(Presence::share).sum();
+    let presence = |w: u64| -> f64 { server.corunners.iter().map(|core| running_ns(core, w)).sum() };
+    let presence_rate: f64 = server.corunners.iter().map(|core| running_share(core)).sum();
     // Reloads: one per loss of the core (each own period, each higher server's
     // release) and per release of a higher task, in the long run.
     let losses_rate = 1.0 / p + server.higher_periods_ns.iter().map(|&ph| 1.0 / ph as f64).sum::<f64>() + higher.iter().map(|h| 1.0 / h.period_ns as f64).sum::<f64>();

@@ -116,29 +116,23 @@ mod tests {
         let got: Vec<u128> = [0, 3, 6, 10, 16, 20, 26].iter().map(|&l| workload(6, 10, 10, l)).collect();
         assert_eq!(got, vec![0, 3, 6, 10, 12, 16, 18]);
         // By a second method: every placement of one job per period (each at an
-        // integer start 0-4 of its period, its own), every window start 0-9.
-        for l in 0..=30u64 {
+        // integer start of its period from which its 6 end within the span),
+        // every window start 0-9; spans of 10 (starts 0-4) and 8 (starts 0-2).
+        let most = |within: u64, l: u64| -> u64 {
+            let starts = within - 6 + 1;
             let mut most = 0;
-            for placing in 0..5u64.pow(5) {
-                let starts: Vec<u64> = (0..5).map(|j| placing / 5u64.pow(j) % 5).collect();
+            for placing in 0..starts.pow(5) {
+                let at = |j: u64| 10 * j + placing / starts.pow(j as u32) % starts;
                 for x in 0..10u64 {
-                    let ran: u64 = (0..5u64).map(|j| { let a = 10 * j + starts[j as usize]; (a + 6).min(x + l).saturating_sub(a.max(x)) }).sum();
-                    most = most.max(ran);
+                    most = most.max((0..5u64).map(|j| (at(j) + 6).min(x + l).saturating_sub(at(j).max(x))).sum());
                 }
             }
-            assert_eq!(most as u128, workload(6, 10, 10, l), "window {l}");
-        }
-        // Served within 8 of each period's start: each job starts at 0-2 of it.
-        for l in 0..=30u64 {
-            let mut most = 0;
-            for placing in 0..3u64.pow(5) {
-                let starts: Vec<u64> = (0..5).map(|j| placing / 3u64.pow(j) % 3).collect();
-                for x in 0..10u64 {
-                    let ran: u64 = (0..5u64).map(|j| { let a = 10 * j + starts[j as usize]; (a + 6).min(x + l).saturating_sub(a.max(x)) }).sum();
-                    most = most.max(ran);
-                }
+            most
+        };
+        for within in [10, 8] {
+            for l in 0..=30u64 {
+                assert_eq!(most(within, l) as u128, workload(6, 10, within, l), "window {l}, within {within}");
             }
-            assert_eq!(most as u128, workload(6, 10, 8, l), "window {l}, within 8");
         }
     }
 
