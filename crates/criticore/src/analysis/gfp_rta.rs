@@ -20,9 +20,13 @@
 /// A task as charged (deadline D ≤ T, or it gets no bound).
 pub use super::Sporadic as GfpTask;
 
-/// Work of a higher-priority task in a window of length `l`, given its bound `r`.
-fn workload(h: &GfpTask, r: u64, l: u64) -> u128 {
-    let (c, t) = (h.pet_ns as u128, h.period_ns as u128);
+/// Bertogna and Cirinei's workload (RTSS 2007): the most a task of `c` per
+/// period `t` whose jobs finish within `r` (≥ c) of their release runs in a
+/// window of length `l`: N = ⌊(l + r − c)/t⌋ whole jobs and at most c of the
+/// one before them, N·c + min(c, l + r − c − N·t). Exact (the other
+/// analyses that need it call this one).
+pub fn workload(c: u64, t: u64, r: u64, l: u64) -> u128 {
+    let (c, t) = (c as u128, t as u128);
     let span = l as u128 + r as u128 - c;
     let n = span / t;
     n * c + c.min(span - n * t)
@@ -33,7 +37,7 @@ fn workload(h: &GfpTask, r: u64, l: u64) -> u128 {
 fn term(h: &GfpTask, rh: u64, c: u128, r: u128) -> (u128, u128, u128) {
     let (ch, th) = (h.pet_ns as u128, h.period_ns as u128);
     let rem = (r + rh as u128 - ch) % th;
-    let w = workload(h, rh, r as u64);
+    let w = workload(h.pet_ns, h.period_ns, rh, r as u64);
     let cap = r - c + 1;
     if cap < w {
         // The cap climbs 1 per ns and W never falls: the cap stays the
@@ -133,7 +137,7 @@ mod tests {
                 continue;
             }
             let (c, d) = (task.pet_ns as u128, task.deadline_ns as u128);
-            let f = |r: u128| c + tasks[..k].iter().zip(&bounds).map(|(h, rh)| workload(h, rh.unwrap(), r as u64).min(r - c + 1)).sum::<u128>() / m as u128;
+            let f = |r: u128| c + tasks[..k].iter().zip(&bounds).map(|(h, rh)| workload(h.pet_ns, h.period_ns, rh.unwrap(), r as u64).min(r - c + 1)).sum::<u128>() / m as u128;
             let mut r = c;
             let bound = loop {
                 let next = f(r);

@@ -233,11 +233,7 @@ pub fn running_ns(jobs: &[(u64, u64)], w_ns: u64) -> f64 {
 /// without, one job more than its releases. At most w.
 pub fn workload_ns(period_ns: u64, time_ns: u64, response_ns: Option<u64>, w_ns: u64) -> f64 {
     let whole = match response_ns {
-        Some(r) => {
-            let (t, c, w, r) = (period_ns as u128, time_ns as u128, w_ns as u128, r.max(time_ns) as u128);
-            let n = (w + r - c) / t;
-            n * c + c.min(w + r - c - n * t)
-        }
+        Some(r) => super::gfp_rta::workload(time_ns, period_ns, r.max(time_ns), w_ns),
         None => (w_ns.div_ceil(period_ns) + 1) as u128 * time_ns as u128,
     };
     (whole as f64).min(w_ns as f64)

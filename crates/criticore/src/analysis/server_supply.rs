@@ -21,6 +21,7 @@
 //! else every per-block one (the supply takes the best at each length).
 
 use super::fp_rta::{self, FpTask};
+use super::gfp_rta;
 use super::supply::{best_block, Supply, BLOCKS};
 
 /// What a server's tasks are sure of.
@@ -47,9 +48,8 @@ impl Guarantee {
 /// the very end of its span from the window's start, the rest as early as
 /// possible (Bertogna and Cirinei's workload with response `within`).
 pub fn workload(q: u64, p: u64, within: u64, l: u64) -> u128 {
-    let (q, p, l) = (q.min(p) as u128, p as u128, l as u128);
-    let stretched = l + (within as u128).clamp(q, p) - q;
-    ((stretched / p) * q + q.min(stretched % p)).min(l)
+    let q = q.min(p);
+    gfp_rta::workload(q, p, within.clamp(q, p), l).min(l as u128)
 }
 
 /// The per-period bound: the largest C ≤ Q with response time ≤ P (it grows
