@@ -502,10 +502,15 @@ struct CoreView {
 
 /// Another core, as a co-runner of this one.
 struct OtherCore {
-    /// Its tasks with a memory profile, and each as (period, worst time of a
-    /// job, its response bound where known).
+    /// Its tasks with a memory profile, and each as (period, longest time of
+    /// a job with all its reloads, its response bound: None where unknown).
     with_memory: Vec<usize>,
     running: Vec<(u64, u64, Option<u64>)>,
+    /// What each resumption of one of them may add by rounding (`reload_unit`),
+    /// and the periods of the events that may make one resume (a release
+    /// of a task ranked above one of them, a regulation period).
+    unit_ns: u64,
+    events: Vec<u64>,
     /// All its tasks.
     all: Vec<usize>,
     /// Those whose release can start a run of a task with memory: the tasks
@@ -531,14 +536,25 @@ struct OtherCore {
 }
 
 impl OtherCore {
-    /// The longest its jobs with memory run in a window of w, at most w.
+    /// The longest its jobs with memory run in a window of w, at most w:
+    /// Bertogna–Cirinei's workload per task (all of w where its response is
+    /// unknown), and one rounding per resumption: at most one per event in
+    /// the window and one per task (its one started job preempted as the
+    /// window opens).
     fn running_ns(&self, w: u64) -> f64 {
-        self.running.iter().map(|&(t, c, r)| memory::workload_ns(t, c, r, w)).sum::<f64>().min(w as f64)
+        let resumptions = self.events.iter().map(|&p| w.div_ceil(p) + 1).sum::<u64>() + self.running.len() as u64;
+        let rounding = self.unit_ns.saturating_mul(resumptions) as f64;
+        (self.running.iter().map(|&(t, c, r)| memory::workload_ns(t, c, r, w)).sum::<f64>() + rounding).min(w as f64)
     }
 
-    /// The long-run share of the time they run, at most 1.
+    /// The long-run share of the time they run, at most 1; 1 where a
+    /// response is unknown (as its windows, all of them).
     fn running_share(&self) -> f64 {
-        self.running.iter().map(|&(t, c, _)| c as f64 / t as f64).sum::<f64>().min(1.0)
+        if self.running.iter().any(|&(_, _, r)| r.is_none()) {
+            return 1.0;
+        }
+        let rounding = self.events.iter().map(|&p| self.unit_ns as f64 / p as f64).sum::<f64>();
+        (self.running.iter().map(|&(t, c, _)| c as f64 / t as f64).sum::<f64>() + rounding).min(1.0)
     }
 }
 
@@ -595,14 +611,16 @@ impl CoreView {
                 let ranked = by_rank(system, &all);
                 let lowest = ranked.iter().rposition(|&x| system.tasks[x].memory.is_some()).map_or(0, |p| p + 1);
                 let interrupting = ranked[..lowest].to_vec();
-                let running = with_memory.iter().map(|&x| (system.tasks[x].period_ns, mem.costs[x].time_ns, responses[x])).collect();
+                let running = with_memory.iter().map(|&x| (system.tasks[x].period_ns, mem.costs[x].time_ns.saturating_add(mem.costs[x].job_reload_ns), responses[x])).collect();
+                let unit_ns = with_memory.iter().map(|&x| mem.costs[x].reload_unit().0).max().unwrap_or(0);
+                let events = interrupting.iter().map(|&x| system.tasks[x].period_ns).chain(mem.memguard.as_ref().map(|(_, p)| *p)).collect();
                 let budget = budget_of(d);
                 // Its requests in a period: at most its alone rate all period
                 // and its excess while the cores raising its misses run beside it.
                 let alone = all.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max);
                 let excess_per_period = excess_here(d);
                 let may_exhaust = budget.is_none_or(|q| mem.mcti || spare || alone * period + excess_per_period + 1.0 >= q as f64);
-                OtherCore { with_memory, running, all, interrupting, budget, beside_per_period: beside(d, core), may_exhaust, excess_per_period }
+                OtherCore { with_memory, running, unit_ns, events, all, interrupting, budget, beside_per_period: beside(d, core), may_exhaust, excess_per_period }
             })
             .collect();
         CoreView { on_core: on(core), others, responses: responses.to_vec(), excess_per_period: excess_here(core) }
@@ -648,7 +666,8 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // period boundary after a hold, and after each preemption on its core.
     // Per mate: (period, requests a job, reload requests a resumption; on
     // another core, the periods of the tasks that may preempt it there).
-    let (mates_here, mates_elsewhere): (Vec<(u64, f64, f64)>, Vec<(u64, f64, f64, Vec<u64>)>) = match group {
+    // Per mate elsewhere, also its fastest rate where its response is unknown.
+    let (mates_here, mates_elsewhere): (Vec<(u64, f64, f64)>, Vec<(u64, f64, f64, Vec<u64>, Option<f64>)>) = match group {
         None => (Vec::new(), Vec::new()),
         Some((g, _)) => (
             (0..k)
@@ -660,7 +679,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                 .filter(|&&j| task_core(system, j) != Some(core))
                 .map(|&j| {
                     let preemptors = (0..system.tasks.len()).filter(|&x| x != j && task_core(system, x) == task_core(system, j)).map(|x| system.tasks[x].period_ns).collect();
-                    (system.tasks[j].period_ns, mem.costs[j].requests, mem.costs[j].reload_requests, preemptors)
+                    (system.tasks[j].period_ns, mem.costs[j].requests, mem.costs[j].reload_requests, preemptors, responses[j].is_none().then_some(mem.costs[j].fastest_request_rate))
                 })
                 .collect(),
         ),
@@ -741,9 +760,12 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
             .iter()
             .filter(|o| !o.with_memory.is_empty())
             .map(|o| {
-                let jobs = |x: usize| match w {
-                    Some(w) => memory::jobs_overlapping(system.tasks[x].period_ns, responses[x], w) as f64,
-                    None => 1.0 / system.tasks[x].period_ns as f64,
+                // Any number where its response is unknown, in the long run too
+                // (its windows' slope).
+                let jobs = |x: usize| match (w, responses[x]) {
+                    (_, None) => f64::INFINITY,
+                    (Some(w), r) => memory::jobs_overlapping(system.tasks[x].period_ns, r, w) as f64,
+                    (None, Some(_)) => 1.0 / system.tasks[x].period_ns as f64,
                 };
                 let running = w.map_or_else(|| o.running_share(), |w| o.running_ns(w));
                 // Periods the window overlaps (per ns in the long run).
@@ -780,7 +802,12 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         let held_resumes = (w.div_ceil(period) + 1) as f64;
         let jobs = |t: u64| (w.div_ceil(t) + 1) as f64;
         let here: f64 = mates_here.iter().map(|&(t, r, reload)| jobs(t) * r + held_resumes * reload).sum();
-        let elsewhere: f64 = mates_elsewhere.iter().map(|(t, r, reload, by)| jobs(*t) * r + (held_resumes + by.iter().map(|&t| jobs(t)).sum::<f64>()) * reload).sum();
+        // A mate elsewhere: one job more than its releases (its response
+        // presumed within its period, `fp_memory_bounds`), or where its
+        // response is unknown, its fastest rate all the window; and a reload
+        // per resumption (a period's, a preemption's: a release there in the
+        // window or its one job preempted as it opens).
+        let elsewhere: f64 = mates_elsewhere.iter().map(|(t, r, reload, by, fastest)| fastest.map_or(jobs(*t) * r, |f| f * w as f64) + (held_resumes + by.iter().map(|&t| jobs(t)).sum::<f64>()) * reload).sum();
         (q + 1) as f64 * mem.costs[i].requests + held_resumes * mem.costs[i].reload_requests + here + elsewhere
     };
     // MemGuard's reclaim: a period whose budget was partly donated may stall
@@ -825,7 +852,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
             let p = period as f64;
             let rate = (mem.costs[i].requests / own.period_ns as f64 + mem.costs[i].reload_requests / p)
                 + mates_here.iter().map(|&(t, r, reload)| r / t as f64 + reload / p).sum::<f64>()
-                + mates_elsewhere.iter().map(|(t, r, reload, by)| r / *t as f64 + (1.0 / p + by.iter().map(|&t| 1.0 / t as f64).sum::<f64>()) * reload).sum::<f64>();
+                + mates_elsewhere.iter().map(|(t, r, reload, by, fastest)| fastest.unwrap_or(r / *t as f64) + (1.0 / p + by.iter().map(|&t| 1.0 / t as f64).sum::<f64>()) * reload).sum::<f64>();
             let share = rate * p / g.budget.max(1) as f64 + errors_share;
             // Each of those stalls reloads the task's own job once more (`held_reloads`).
             share + share / p * mem.costs[i].reload_ns as f64
@@ -1013,24 +1040,60 @@ fn require_cores(system: &TaskSystem, scheduler: &str) -> Result<(), FieldError>
 /// bound (the suspension ends with the job; blin-bandwidth-monitor §3.3),
 /// from its own core's analysis, and those cores. A real-time task without a
 /// bound suspends them without bound, (u64::MAX / 4, T).
-fn monitor_suspension<'m>(system: &TaskSystem, mem: &'m Memory) -> Option<((u64, u64), &'m [usize])> {
+/// `responses`: the other tasks' responses as the rounds start ([`fp_memory_bounds`]).
+fn monitor_suspension<'m>(system: &TaskSystem, mem: &'m Memory, responses: &[Option<u64>]) -> Option<((u64, u64), &'m [usize])> {
     let (rt, be) = mem.monitor.as_ref()?;
     let rt_core = system.tasks[*rt].core?;
     let on: Vec<usize> = (0..system.tasks.len()).filter(|&i| system.tasks[i].core == Some(rt_core)).collect();
-    let rows = fp_with_memory(system, &by_rank(system, &on), rt_core, "", mem, None, &vec![None; system.tasks.len()]);
+    let rows = fp_with_memory(system, &by_rank(system, &on), rt_core, "", mem, None, responses);
     let bound = rows.iter().find(|r| r.task == system.tasks[*rt].name).and_then(|r| r.bound_ns);
     Some(((bound.unwrap_or(u64::MAX / 4), system.tasks[*rt].period_ns), be))
 }
 
-/// Rounds of the pfp memory bounds of every core in `cores`: each round
-/// bounds a core's tasks with the other cores' jobs limited by the bounds
-/// of the round before (none in the first), so every round's bounds hold
-/// if the earlier ones do, and each task keeps its least; until none
-/// improves or every task meets its deadline, at most `FP_MEMORY_ROUNDS`.
-/// Per core, its rows by rank.
-fn fp_memory_rounds(system: &TaskSystem, cores: &[usize], mem: &Memory, suspended: impl Fn(usize) -> Option<(u64, u64)>) -> Vec<Vec<TaskBound>> {
+/// The pfp memory bounds of every core in `cores` (per core, its rows by
+/// rank), under the bandwidth monitor if `mem` has one. A co-runner's jobs
+/// bound the others' stalls only through its response R: the rounds start
+/// from R = T for every task that can start a run of a task with memory
+/// (one job pending as a window opens) and keep the bounds only if they
+/// confirm it, every such task's bound at most its period (else the first
+/// job to outlive its period would have had one pending before it, which
+/// the bounds in its window admit). A task that outlives it starts
+/// unknown (all of a window running), and the rounds run again.
+fn fp_memory_bounds(system: &TaskSystem, cores: &[usize], mem: &Memory) -> Vec<Vec<TaskBound>> {
     let ordered: Vec<Vec<usize>> = cores.iter().map(|&c| by_rank(system, &(0..system.tasks.len()).filter(|&i| system.tasks[i].core == Some(c)).collect::<Vec<_>>())).collect();
-    let mut responses = vec![None; system.tasks.len()];
+    // Per core, the tasks ranked at or above its lowest task with memory;
+    // only budgets (per core or per group) read the co-runners' jobs.
+    let mut presumed = vec![false; system.tasks.len()];
+    for on in ordered.iter().filter(|_| mem.memguard.is_some() || mem.groups.is_some()) {
+        let lowest = on.iter().rposition(|&x| system.tasks[x].memory.is_some()).map_or(0, |p| p + 1);
+        on[..lowest].iter().filter(|&&x| !system.tasks[x].is_background()).for_each(|&x| presumed[x] = true);
+    }
+    loop {
+        let start: Vec<Option<u64>> = (0..system.tasks.len()).map(|i| presumed[i].then_some(system.tasks[i].period_ns)).collect();
+        let suspension = monitor_suspension(system, mem, &start);
+        let rows = fp_memory_rounds(system, cores, &ordered, mem, |c| suspension.filter(|(_, be)| be.contains(&c)).map(|(s, _)| s), start);
+        let mut confirmed = true;
+        for (core_rows, on) in rows.iter().zip(&ordered) {
+            for (r, &x) in core_rows.iter().zip(on) {
+                if presumed[x] && r.bound_ns.is_none_or(|b| b > system.tasks[x].period_ns) {
+                    presumed[x] = false;
+                    confirmed = false;
+                }
+            }
+        }
+        if confirmed {
+            return rows;
+        }
+    }
+}
+
+/// Rounds of the pfp memory bounds of every core in `cores` (its tasks by
+/// rank in `ordered`), the other tasks' responses `responses` as they start:
+/// each round bounds a core's tasks with the other cores' jobs limited by
+/// the bounds of the round before, so every round's bounds hold if the
+/// earlier ones do, and each task keeps its least; until none improves or
+/// every task meets its deadline, at most `FP_MEMORY_ROUNDS`.
+fn fp_memory_rounds(system: &TaskSystem, cores: &[usize], ordered: &[Vec<usize>], mem: &Memory, suspended: impl Fn(usize) -> Option<(u64, u64)>, mut responses: Vec<Option<u64>>) -> Vec<Vec<TaskBound>> {
     let bounds_of = |rows: &[Vec<TaskBound>], responses: &mut Vec<Option<u64>>| {
         for (k, core_rows) in rows.iter().enumerate() {
             for (r, &i) in core_rows.iter().zip(&ordered[k]) {
@@ -1038,7 +1101,7 @@ fn fp_memory_rounds(system: &TaskSystem, cores: &[usize], mem: &Memory, suspende
             }
         }
     };
-    let round = |responses: &[Option<u64>]| -> Vec<Vec<TaskBound>> { cores.iter().zip(&ordered).map(|(&c, on)| fp_with_memory(system, on, c, &format!("core {c}"), mem, suspended(c), responses)).collect() };
+    let round = |responses: &[Option<u64>]| -> Vec<Vec<TaskBound>> { cores.iter().zip(ordered).map(|(&c, on)| fp_with_memory(system, on, c, &format!("core {c}"), mem, suspended(c), responses)).collect() };
     let mut best = round(&responses);
     // Unregulated, a co-runner's presence bounds nothing: one round.
     let rounds = if mem.memguard.is_some() { FP_MEMORY_ROUNDS } else { 1 };
@@ -1072,13 +1135,11 @@ const FP_MEMORY_ROUNDS: usize = 4;
 
 fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>, waits: Option<&PortWaits>) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
     require_cores(system, if edf { "pedf" } else { "pfp" })?;
-    // Once for all the monitor's best-effort cores.
-    let suspension = memory.filter(|_| !edf).and_then(|m| monitor_suspension(system, m));
     // The pfp cores with memory bounds, all at once (their bounds limit each other's).
     let limited = |c: usize| system.tasks.iter().any(|t| t.core == Some(c) && t.limited_preemption());
     let fp_cores: Vec<usize> = (0..system.platform.cores).filter(|&c| !edf && !limited(c) && system.tasks.iter().any(|t| t.core == Some(c))).collect();
     let mut fp_rows = match memory.filter(|_| !edf) {
-        Some(mem) => fp_memory_rounds(system, &fp_cores, mem, |c| suspension.filter(|(_, be)| be.contains(&c)).map(|(s, _)| s)),
+        Some(mem) => fp_memory_bounds(system, &fp_cores, mem),
         None => Vec::new(),
     }
     .into_iter();
@@ -1606,6 +1667,61 @@ mod tests {
             [[regulation.group]]\nname = \"g1\"\ntasks = [\"c0t1\", \"c0t2\"]\nbudget = 2000\n";
         let note = notes(text)["c0t1"].clone().unwrap();
         assert!(note.contains("MemGuard's budget stalls") && note.contains("reach 1"), "{note}");
+    }
+
+    #[test]
+    fn a_group_mate_whose_jobs_pile_up_spends_the_budget_at_its_fastest() {
+        // x (core 1) waits below h's 300 ms every 400 ms: its 1 ms jobs every
+        // 50 ms pile up (its response is past its period, no bound), and
+        // then run back to back, 50,000 requests per ms of each 0.2 ms, where
+        // its group shares 2,000 per 1 ms with a on core 0. Presuming one
+        // job of x pending as a's window opens (⌈w/50⌉ + 1 jobs) bounded a
+        // at 22.1 ms; simulated, a responds in 36.8 ms (released as h ends).
+        // With x's response unknown, x may issue at its fastest (50,000 per
+        // ms > 2,000) all of a's window: every period stalls.
+        let text = "[platform]\ncores = 2\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"400ms\"\noffset = \"300ms\"\npet = \"10ms\"\n\
+            memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 1.0, accesses_per_ms = 200 }\n\
+            [[task]]\nname = \"h\"\ncore = 1\npriority = 9\nperiod = \"400ms\"\npet = \"300ms\"\n\
+            [[task]]\nname = \"x\"\ncore = 1\npriority = 2\nperiod = \"50ms\"\npet = \"200us\"\n\
+            memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 1.0, accesses_per_ms = 50000 }\n\
+            [regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\n\
+            [[regulation.group]]\nname = \"g\"\ntasks = [\"a\", \"x\"]\nbudget = 2000\n";
+        let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
+        let r = analyze(&system, SchedulerKind::Pfp).unwrap();
+        let bound = |name: &str| r.tasks.iter().find(|t| t.task == name).unwrap().bound_ns;
+        assert!(bound("x").is_none_or(|b| b > 50_000_000), "{r:?}");
+        assert_eq!(bound("a"), None);
+        // With h at 30 ms, x meets its period: the presumption holds and a is bounded.
+        let light = parse_task_system(&text.replace("pet = \"300ms\"", "pet = \"30ms\""), Format::Toml, "t.toml").unwrap();
+        let r = analyze(&light, SchedulerKind::Pfp).unwrap();
+        let x = r.tasks.iter().find(|t| t.task == "x").unwrap().bound_ns.unwrap();
+        assert!(x <= 50_000_000 && r.tasks.iter().find(|t| t.task == "a").unwrap().bound_ns.is_some(), "{r:?}");
+    }
+
+    #[test]
+    fn a_co_runner_core_runs_its_jobs_and_a_rounding_per_resumption() {
+        // One task with memory (T = 10, C = 2 with its reloads, R = 10), a
+        // rounding of 1 ns per resumption, events every 10 and 4 ns: in a
+        // window of 20, Bertogna–Cirinei's N = ⌊(20 + 10 − 2)/10⌋ = 2 jobs
+        // and min(2, 28 − 20) = 2 more, 6; resumptions (⌈20/10⌉ + 1) +
+        // (⌈20/4⌉ + 1) + 1 = 10: 16. Long run: 2/10 + 1/10 + 1/4 = 0.55.
+        let core = |r: Option<u64>| OtherCore {
+            with_memory: vec![0],
+            running: vec![(10, 2, r)],
+            unit_ns: 1,
+            events: vec![10, 4],
+            all: vec![0],
+            interrupting: vec![0],
+            budget: None,
+            beside_per_period: None,
+            may_exhaust: true,
+            excess_per_period: 0.0,
+        };
+        assert_eq!(core(Some(10)).running_ns(20), 16.0);
+        assert!((core(Some(10)).running_share() - 0.55).abs() < 1e-12);
+        // Its response unknown: it may run all of any window.
+        assert_eq!((core(None).running_ns(20), core(None).running_share()), (20.0, 1.0));
     }
 
     #[test]

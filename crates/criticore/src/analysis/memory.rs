@@ -230,23 +230,21 @@ pub fn running_ns(jobs: &[(u64, u64)], w_ns: u64) -> f64 {
 /// running time C of a job and, where known, a bound R on its response. With
 /// R, Bertogna and Cirinei's workload (RTSS 2007): N = ⌊(w + R − C)/T⌋ whole
 /// jobs and at most C of the one before them, N·C + min(C, w + R − C − N·T);
-/// without, one job more than its releases. At most w.
+/// without, all of w: a task whose jobs may pile up (a response past its
+/// period) may run throughout. At most w. (A caller that presumes R ≤ T
+/// passes R = T and confirms it from the bounds it finds.)
 pub fn workload_ns(period_ns: u64, time_ns: u64, response_ns: Option<u64>, w_ns: u64) -> f64 {
-    let whole = match response_ns {
-        Some(r) => super::gfp_rta::workload(time_ns, period_ns, r.max(time_ns), w_ns),
-        None => (w_ns.div_ceil(period_ns) + 1) as u128 * time_ns as u128,
-    };
-    (whole as f64).min(w_ns as f64)
+    match response_ns {
+        Some(r) => (super::gfp_rta::workload(time_ns, period_ns, r.max(time_ns), w_ns) as f64).min(w_ns as f64),
+        None => w_ns as f64,
+    }
 }
 
 /// Jobs of a task (period T, response bound R where known) that can run in a
 /// window of `w_ns`: those released within R before it or in it, ⌈(w + R)/T⌉;
-/// without R, one more than its releases.
+/// without R, no bound (u64::MAX).
 pub fn jobs_overlapping(period_ns: u64, response_ns: Option<u64>, w_ns: u64) -> u64 {
-    match response_ns {
-        Some(r) => w_ns.saturating_add(r).div_ceil(period_ns),
-        None => w_ns.div_ceil(period_ns) + 1,
-    }
+    response_ns.map_or(u64::MAX, |r| w_ns.saturating_add(r).div_ceil(period_ns))
 }
 
 /// The long-run share of the time they run, at most 1.
@@ -263,7 +261,7 @@ pub fn memguard_stall_ns(requests: f64, budget: u64, period_ns: u64, issue_ns: u
     if budget == 0 {
         return u64::MAX / 4;
     }
-    memguard_stalls_ns((requests / budget as f64).floor() as u64 + 1, period_ns, issue_ns)
+    memguard_stalls_ns(((requests / budget as f64).floor() as u64).saturating_add(1), period_ns, issue_ns)
 }
 
 /// `count` stalled periods: the first P, the others P − `issue_ns` each.
@@ -391,9 +389,12 @@ mod tests {
     fn a_co_runner_s_workload_in_a_window_by_hand() {
         // T = 10, C = 3. With R = 5, a window of 12 holds N = ⌊(12 + 5 − 3)/10⌋
         // = 1 whole job and min(3, 12 + 5 − 3 − 10) = 3 of another: 6;
-        // without R, one job more than its releases: (⌈12/10⌉ + 1)·3 = 9.
+        // without R, its jobs may have piled up: all 12. With R = T (one
+        // job pending as a window opens): N = ⌊(12 + 10 − 3)/10⌋ = 1 and
+        // min(3, 19 − 10) = 3: 6, within (⌈12/10⌉ + 1)·3 = 9.
         assert_eq!(workload_ns(10, 3, Some(5), 12), 6.0);
-        assert_eq!(workload_ns(10, 3, None, 12), 9.0);
+        assert_eq!(workload_ns(10, 3, None, 12), 12.0);
+        assert_eq!(workload_ns(10, 3, Some(10), 12), 6.0);
         // A window of 2: at most 2, whatever the jobs. Of 20 with R = C = 3:
         // N = ⌊20/10⌋ = 2 whole jobs and min(3, 20 − 20) = 0 more: 6.
         assert_eq!(workload_ns(10, 3, Some(5), 2), 2.0);
@@ -401,7 +402,8 @@ mod tests {
         // A bound below C is no bound on the job: taken as C.
         assert_eq!(workload_ns(10, 3, Some(1), 12), workload_ns(10, 3, Some(3), 12));
         // Jobs that can run in a window of 12: released within R = 5 before it or in it, ⌈17/10⌉ = 2.
-        assert_eq!((jobs_overlapping(10, Some(5), 12), jobs_overlapping(10, None, 12)), (2, 3));
+        // Without R, no bound; with R = T, one more than its releases, ⌈22/10⌉ = 3.
+        assert_eq!((jobs_overlapping(10, Some(5), 12), jobs_overlapping(10, None, 12), jobs_overlapping(10, Some(10), 12)), (2, u64::MAX, 3));
     }
 
     #[test]

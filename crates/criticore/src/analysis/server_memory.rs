@@ -155,11 +155,11 @@ impl CoreStalls {
         let (rate, issued) = self.others(w);
         let sources = fastest_first((self.own_fastest_request_rate, requests), (rate, issued));
         let by_periods = w.div_ceil(self.period_ns) + 1;
-        let by_requests = if self.budget == 0 { u64::MAX } else { ((requests + issued) / self.budget as f64).floor() as u64 + 1 };
+        let by_requests = if self.budget == 0 { u64::MAX } else { (((requests + issued) / self.budget as f64).floor() as u64).saturating_add(1) };
         let most = by_periods.min(by_requests);
         // Concave in the count: its largest at the most periods or where the
         // faster source runs out.
-        let turn = if self.budget == 0 { most } else { 1 + (sources[0].1 / self.budget as f64).floor() as u64 };
+        let turn = if self.budget == 0 { most } else { ((sources[0].1 / self.budget as f64).floor() as u64).saturating_add(1) };
         [most, turn.min(most), (turn + 1).min(most)]
             .into_iter()
             .map(|k| {
