@@ -666,8 +666,9 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // period boundary after a hold, and after each preemption on its core.
     // Per mate: (period, requests a job, reload requests a resumption; on
     // another core, the periods of the tasks that may preempt it there).
-    // Per mate elsewhere, also its fastest rate where its response is unknown.
-    let (mates_here, mates_elsewhere): (Vec<(u64, f64, f64)>, Vec<(u64, f64, f64, Vec<u64>, Option<f64>)>) = match group {
+    // Per mate elsewhere, also its response bound where known (a round
+    // before), else its fastest rate.
+    let (mates_here, mates_elsewhere): (Vec<(u64, f64, f64)>, Vec<(u64, f64, f64, Vec<u64>, Result<u64, f64>)>) = match group {
         None => (Vec::new(), Vec::new()),
         Some((g, _)) => (
             (0..k)
@@ -679,7 +680,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                 .filter(|&&j| task_core(system, j) != Some(core))
                 .map(|&j| {
                     let preemptors = (0..system.tasks.len()).filter(|&x| x != j && task_core(system, x) == task_core(system, j)).map(|x| system.tasks[x].period_ns).collect();
-                    (system.tasks[j].period_ns, mem.costs[j].requests, mem.costs[j].reload_requests, preemptors, responses[j].is_none().then_some(mem.costs[j].fastest_request_rate))
+                    (system.tasks[j].period_ns, mem.costs[j].requests, mem.costs[j].reload_requests, preemptors, responses[j].ok_or(mem.costs[j].fastest_request_rate))
                 })
                 .collect(),
         ),
@@ -802,12 +803,21 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         let held_resumes = (w.div_ceil(period) + 1) as f64;
         let jobs = |t: u64| (w.div_ceil(t) + 1) as f64;
         let here: f64 = mates_here.iter().map(|&(t, r, reload)| jobs(t) * r + held_resumes * reload).sum();
-        // A mate elsewhere: one job more than its releases (its response
-        // presumed within its period, `fp_memory_bounds`), or where its
-        // response is unknown, its fastest rate all the window; and a reload
-        // per resumption (a period's, a preemption's: a release there in the
-        // window or its one job preempted as it opens).
-        let elsewhere: f64 = mates_elsewhere.iter().map(|(t, r, reload, by, fastest)| fastest.map_or(jobs(*t) * r, |f| f * w as f64) + (held_resumes + by.iter().map(|&t| jobs(t)).sum::<f64>()) * reload).sum();
+        // A mate elsewhere: its jobs within its response R of the window,
+        // ⌈(w + R)/T⌉, or where R is unknown (its jobs may pile up), its
+        // fastest rate all the window; and a reload per resumption (a
+        // period's, a preemption's: a release there in the window or its one
+        // job preempted as it opens).
+        let elsewhere: f64 = mates_elsewhere
+            .iter()
+            .map(|(t, r, reload, by, response)| {
+                let own = match *response {
+                    Ok(rj) => memory::jobs_overlapping(*t, Some(rj), w) as f64 * r,
+                    Err(fastest) => fastest * w as f64,
+                };
+                own + (held_resumes + by.iter().map(|&t| jobs(t)).sum::<f64>()) * reload
+            })
+            .sum();
         (q + 1) as f64 * mem.costs[i].requests + held_resumes * mem.costs[i].reload_requests + here + elsewhere
     };
     // MemGuard's reclaim: a period whose budget was partly donated may stall
@@ -852,7 +862,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
             let p = period as f64;
             let rate = (mem.costs[i].requests / own.period_ns as f64 + mem.costs[i].reload_requests / p)
                 + mates_here.iter().map(|&(t, r, reload)| r / t as f64 + reload / p).sum::<f64>()
-                + mates_elsewhere.iter().map(|(t, r, reload, by, fastest)| fastest.unwrap_or(r / *t as f64) + (1.0 / p + by.iter().map(|&t| 1.0 / t as f64).sum::<f64>()) * reload).sum::<f64>();
+                + mates_elsewhere.iter().map(|(t, r, reload, by, response)| response.map_or_else(|fastest| fastest, |_| r / *t as f64) + (1.0 / p + by.iter().map(|&t| 1.0 / t as f64).sum::<f64>()) * reload).sum::<f64>();
             let share = rate * p / g.budget.max(1) as f64 + errors_share;
             // Each of those stalls reloads the task's own job once more (`held_reloads`).
             share + share / p * mem.costs[i].reload_ns as f64
@@ -1040,60 +1050,25 @@ fn require_cores(system: &TaskSystem, scheduler: &str) -> Result<(), FieldError>
 /// bound (the suspension ends with the job; blin-bandwidth-monitor §3.3),
 /// from its own core's analysis, and those cores. A real-time task without a
 /// bound suspends them without bound, (u64::MAX / 4, T).
-/// `responses`: the other tasks' responses as the rounds start ([`fp_memory_bounds`]).
-fn monitor_suspension<'m>(system: &TaskSystem, mem: &'m Memory, responses: &[Option<u64>]) -> Option<((u64, u64), &'m [usize])> {
+fn monitor_suspension<'m>(system: &TaskSystem, mem: &'m Memory) -> Option<((u64, u64), &'m [usize])> {
     let (rt, be) = mem.monitor.as_ref()?;
     let rt_core = system.tasks[*rt].core?;
     let on: Vec<usize> = (0..system.tasks.len()).filter(|&i| system.tasks[i].core == Some(rt_core)).collect();
-    let rows = fp_with_memory(system, &by_rank(system, &on), rt_core, "", mem, None, responses);
+    let rows = fp_with_memory(system, &by_rank(system, &on), rt_core, "", mem, None, &vec![None; system.tasks.len()]);
     let bound = rows.iter().find(|r| r.task == system.tasks[*rt].name).and_then(|r| r.bound_ns);
     Some(((bound.unwrap_or(u64::MAX / 4), system.tasks[*rt].period_ns), be))
 }
 
-/// The pfp memory bounds of every core in `cores` (per core, its rows by
-/// rank), under the bandwidth monitor if `mem` has one. A co-runner's jobs
-/// bound the others' stalls only through its response R: the rounds start
-/// from R = T for every task that can start a run of a task with memory
-/// (one job pending as a window opens) and keep the bounds only if they
-/// confirm it, every such task's bound at most its period (else the first
-/// job to outlive its period would have had one pending before it, which
-/// the bounds in its window admit). A task that outlives it starts
-/// unknown (all of a window running), and the rounds run again.
-fn fp_memory_bounds(system: &TaskSystem, cores: &[usize], mem: &Memory) -> Vec<Vec<TaskBound>> {
+/// Rounds of the pfp memory bounds of every core in `cores`: each round
+/// bounds a core's tasks with the other cores' jobs limited by the bounds
+/// of the round before (none in the first: a co-runner without a bound may
+/// have jobs piled up, and runs all of any window), so every round's bounds
+/// hold if the earlier ones do, and each task keeps its least; until none
+/// improves or every task meets its deadline, at most `FP_MEMORY_ROUNDS`.
+/// Per core, its rows by rank.
+fn fp_memory_rounds(system: &TaskSystem, cores: &[usize], mem: &Memory, suspended: impl Fn(usize) -> Option<(u64, u64)>) -> Vec<Vec<TaskBound>> {
     let ordered: Vec<Vec<usize>> = cores.iter().map(|&c| by_rank(system, &(0..system.tasks.len()).filter(|&i| system.tasks[i].core == Some(c)).collect::<Vec<_>>())).collect();
-    // Per core, the tasks ranked at or above its lowest task with memory;
-    // only budgets (per core or per group) read the co-runners' jobs.
-    let mut presumed = vec![false; system.tasks.len()];
-    for on in ordered.iter().filter(|_| mem.memguard.is_some() || mem.groups.is_some()) {
-        let lowest = on.iter().rposition(|&x| system.tasks[x].memory.is_some()).map_or(0, |p| p + 1);
-        on[..lowest].iter().filter(|&&x| !system.tasks[x].is_background()).for_each(|&x| presumed[x] = true);
-    }
-    loop {
-        let start: Vec<Option<u64>> = (0..system.tasks.len()).map(|i| presumed[i].then_some(system.tasks[i].period_ns)).collect();
-        let suspension = monitor_suspension(system, mem, &start);
-        let rows = fp_memory_rounds(system, cores, &ordered, mem, |c| suspension.filter(|(_, be)| be.contains(&c)).map(|(s, _)| s), start);
-        let mut confirmed = true;
-        for (core_rows, on) in rows.iter().zip(&ordered) {
-            for (r, &x) in core_rows.iter().zip(on) {
-                if presumed[x] && r.bound_ns.is_none_or(|b| b > system.tasks[x].period_ns) {
-                    presumed[x] = false;
-                    confirmed = false;
-                }
-            }
-        }
-        if confirmed {
-            return rows;
-        }
-    }
-}
-
-/// Rounds of the pfp memory bounds of every core in `cores` (its tasks by
-/// rank in `ordered`), the other tasks' responses `responses` as they start:
-/// each round bounds a core's tasks with the other cores' jobs limited by
-/// the bounds of the round before, so every round's bounds hold if the
-/// earlier ones do, and each task keeps its least; until none improves or
-/// every task meets its deadline, at most `FP_MEMORY_ROUNDS`.
-fn fp_memory_rounds(system: &TaskSystem, cores: &[usize], ordered: &[Vec<usize>], mem: &Memory, suspended: impl Fn(usize) -> Option<(u64, u64)>, mut responses: Vec<Option<u64>>) -> Vec<Vec<TaskBound>> {
+    let mut responses = vec![None; system.tasks.len()];
     let bounds_of = |rows: &[Vec<TaskBound>], responses: &mut Vec<Option<u64>>| {
         for (k, core_rows) in rows.iter().enumerate() {
             for (r, &i) in core_rows.iter().zip(&ordered[k]) {
@@ -1101,10 +1076,10 @@ fn fp_memory_rounds(system: &TaskSystem, cores: &[usize], ordered: &[Vec<usize>]
             }
         }
     };
-    let round = |responses: &[Option<u64>]| -> Vec<Vec<TaskBound>> { cores.iter().zip(ordered).map(|(&c, on)| fp_with_memory(system, on, c, &format!("core {c}"), mem, suspended(c), responses)).collect() };
+    let round = |responses: &[Option<u64>]| -> Vec<Vec<TaskBound>> { cores.iter().zip(&ordered).map(|(&c, on)| fp_with_memory(system, on, c, &format!("core {c}"), mem, suspended(c), responses)).collect() };
     let mut best = round(&responses);
-    // Unregulated, a co-runner's presence bounds nothing: one round.
-    let rounds = if mem.memguard.is_some() { FP_MEMORY_ROUNDS } else { 1 };
+    // Without budgets (per core or per group) no co-runner's jobs are read: one round.
+    let rounds = if mem.memguard.is_some() || mem.groups.is_some() { FP_MEMORY_ROUNDS } else { 1 };
     for _ in 1..rounds {
         // Every task meets its deadline already: no verdict left to change.
         if best.iter().flatten().all(|r| r.schedulable == Some(true)) {
@@ -1135,11 +1110,13 @@ const FP_MEMORY_ROUNDS: usize = 4;
 
 fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>, waits: Option<&PortWaits>) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
     require_cores(system, if edf { "pedf" } else { "pfp" })?;
+    // Once for all the monitor's best-effort cores.
+    let suspension = memory.filter(|_| !edf).and_then(|m| monitor_suspension(system, m));
     // The pfp cores with memory bounds, all at once (their bounds limit each other's).
     let limited = |c: usize| system.tasks.iter().any(|t| t.core == Some(c) && t.limited_preemption());
     let fp_cores: Vec<usize> = (0..system.platform.cores).filter(|&c| !edf && !limited(c) && system.tasks.iter().any(|t| t.core == Some(c))).collect();
     let mut fp_rows = match memory.filter(|_| !edf) {
-        Some(mem) => fp_memory_bounds(system, &fp_cores, mem),
+        Some(mem) => fp_memory_rounds(system, &fp_cores, mem, |c| suspension.filter(|(_, be)| be.contains(&c)).map(|(s, _)| s)),
         None => Vec::new(),
     }
     .into_iter();
@@ -1670,15 +1647,19 @@ mod tests {
     }
 
     #[test]
-    fn a_group_mate_whose_jobs_pile_up_spends_the_budget_at_its_fastest() {
-        // x (core 1) waits below h's 300 ms every 400 ms: its 1 ms jobs every
-        // 50 ms pile up (its response is past its period, no bound), and
-        // then run back to back, 50,000 requests per ms of each 0.2 ms, where
-        // its group shares 2,000 per 1 ms with a on core 0. Presuming one
-        // job of x pending as a's window opens (⌈w/50⌉ + 1 jobs) bounded a
-        // at 22.1 ms; simulated, a responds in 36.8 ms (released as h ends).
-        // With x's response unknown, x may issue at its fastest (50,000 per
-        // ms > 2,000) all of a's window: every period stalls.
+    fn a_group_mate_whose_jobs_pile_up_is_counted_within_its_response() {
+        // x (core 1) waits below h's 300 ms every 400 ms: its 0.2 ms jobs
+        // every 50 ms pile up (its response is past its period), and then run
+        // back to back, 10,000 requests each, where its group shares 2,000
+        // per 1 ms with a on core 0. Charging one job of x more than its
+        // releases ((⌈w/50⌉ + 1) jobs, as if one were pending as a's window
+        // opens) bounded a at 22.1 ms; simulated, a responds in 36.8 ms
+        // (released as h ends). The first round knows no bound of x: x may
+        // issue at its fastest (50,000 per ms > 2,000) all of a's window, so
+        // a has none. The next knows x's bound R_x and counts x's jobs
+        // released within R_x of the window or in it: a's window of at least
+        // its 10 ms holds ⌈(10 ms + R_x)/50 ms⌉ of them, 10,000 requests each,
+        // and with a's 2,000 each 2,000 stall a period of 1 ms.
         let text = "[platform]\ncores = 2\n\
             [[task]]\nname = \"a\"\ncore = 0\nperiod = \"400ms\"\noffset = \"300ms\"\npet = \"10ms\"\n\
             memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 1.0, accesses_per_ms = 200 }\n\
@@ -1690,9 +1671,13 @@ mod tests {
         let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
         let r = analyze(&system, SchedulerKind::Pfp).unwrap();
         let bound = |name: &str| r.tasks.iter().find(|t| t.task == name).unwrap().bound_ns;
-        assert!(bound("x").is_none_or(|b| b > 50_000_000), "{r:?}");
-        assert_eq!(bound("a"), None);
-        // With h at 30 ms, x meets its period: the presumption holds and a is bounded.
+        let rx = bound("x").unwrap();
+        assert!(rx > 50_000_000, "{r:?}");
+        let jobs = (10_000_000 + rx).div_ceil(50_000_000);
+        let stalls_ms = (jobs * 10_000 + 2_000) / 2_000;
+        // (R_x = 308.7 ms: 7 jobs, 36 stalled periods, 46 ms, past the 36.8 simulated.)
+        assert!(bound("a").unwrap() >= 10_000_000 + stalls_ms * 1_000_000 && 10 + stalls_ms > 37, "{r:?}");
+        // With h at 30 ms, x meets its period and a is bounded as before.
         let light = parse_task_system(&text.replace("pet = \"300ms\"", "pet = \"30ms\""), Format::Toml, "t.toml").unwrap();
         let r = analyze(&light, SchedulerKind::Pfp).unwrap();
         let x = r.tasks.iter().find(|t| t.task == "x").unwrap().bound_ns.unwrap();

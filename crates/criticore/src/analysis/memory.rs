@@ -231,8 +231,7 @@ pub fn running_ns(jobs: &[(u64, u64)], w_ns: u64) -> f64 {
 /// R, Bertogna and Cirinei's workload (RTSS 2007): N = ⌊(w + R − C)/T⌋ whole
 /// jobs and at most C of the one before them, N·C + min(C, w + R − C − N·T);
 /// without, all of w: a task whose jobs may pile up (a response past its
-/// period) may run throughout. At most w. (A caller that presumes R ≤ T
-/// passes R = T and confirms it from the bounds it finds.)
+/// period) may run throughout. At most w.
 pub fn workload_ns(period_ns: u64, time_ns: u64, response_ns: Option<u64>, w_ns: u64) -> f64 {
     match response_ns {
         Some(r) => (super::gfp_rta::workload(time_ns, period_ns, r.max(time_ns), w_ns) as f64).min(w_ns as f64),
