@@ -658,8 +658,8 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // MemGuard groups: the task waits only for its own group's stalls
     // (the others' only free the core). Its group spends its budget
     // through the task's jobs, its higher-priority group mates here,
-    // and its mates on other cores (one job more than their releases
-    // in the window: one may have begun before it).
+    // and its mates on other cores (their jobs within their responses,
+    // `group_requests`).
     let group = mem.groups.as_ref().and_then(|(gs, period)| gs.iter().find(|g| g.tasks.contains(&i)).map(|g| (g, *period)));
     let group = group.filter(|(g, _)| g.tasks.iter().any(|&j| mem.costs[j].requests > 0.0));
     // Every resumption of a group's job reloads (requests too): at each
