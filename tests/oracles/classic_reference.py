@@ -22,14 +22,16 @@ def rank_order(tasks: list[dict], idx: list[int]) -> list[int]:
 
 def sbf_inverse(x: int, supply: tuple | None) -> int:
     """Least window length that surely supplies x; None = a dedicated core;
-    (P, Q, R): Q within R of each period's start; ("blocks", P, {K: G_K}):
-    G_K in any K consecutive periods."""
+    (P, Q, R): Q within R of each period's start; ("blocks", P, {K: G_K},
+    (C, R) or None): G_K in any K consecutive periods, and C within R of each
+    period's start where known (whichever serves x sooner)."""
     if supply is None or x == 0:
         return x
     if supply[0] == "blocks":
-        _, p, blocks = supply
+        _, p, blocks, per_period = supply
         # A window holds n whole periods once it is (n + 1)·P long, at worst.
-        return (min(k * -(-x // g) for k, g in blocks.items()) + 1) * p
+        by_blocks = (min(k * -(-x // g) for k, g in blocks.items()) + 1) * p
+        return by_blocks if per_period is None else min(by_blocks, sbf_inverse(x, (p, *per_period)))
     p, q, r = supply
     # Walk the worst-case pattern: blackout, then Q every P.
     t = (p - q) + (r - q)
@@ -44,7 +46,7 @@ def fp_response(c: int, t: int, hp: list[tuple[int, int]], supply=None) -> int |
     if supply is None:
         rate = Fraction(1)
     elif supply[0] == "blocks":
-        rate = max(Fraction(g, k * supply[1]) for k, g in supply[2].items())
+        rate = max([Fraction(g, k * supply[1]) for k, g in supply[2].items()] + [Fraction(supply[3][0] if supply[3] else 0, supply[1])])
     else:
         rate = Fraction(supply[1], supply[0])
     if Fraction(c, t) + sum(Fraction(hc, ht) for hc, ht in hp) > rate:
@@ -157,7 +159,7 @@ def partly_sure(q: int, p: int, hp: list[tuple[int, int]], spans: list[int]) -> 
     points: the multiples of each P_h up to p, and p), within its response;
     per K = 1..16 periods, what the K·p window leaves after the most the
     servers above can run there, taken q at most per period. The per-period
-    one where its share is the best, else the blocks."""
+    one where its share is the best, else the blocks with it beside them."""
     points = {p} | {m * ph for _, ph in hp for m in range(1, p // ph + 1)}
     c = min(q, max(t - sum(-(-t // ph) * qh for qh, ph in hp) for t in points))
     blocks = {}
@@ -173,7 +175,7 @@ def partly_sure(q: int, p: int, hp: list[tuple[int, int]], spans: list[int]) -> 
     if blocks:
         if c > 0:
             blocks[1] = max(blocks.get(1, 0), c)
-        return ("blocks", p, blocks)
+        return ("blocks", p, blocks, (c, fp_response(c, p, hp)) if c > 0 else None)
     return None
 
 

@@ -1328,9 +1328,10 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                     served[s] = server_supply::guarantee(task(s), &hp, &spans);
                     let part = match served[s] {
                         Some(Guarantee::PerPeriod { budget_ns, within_ns }) => format!("; its tasks are sure of {} of it within {} of each period's start", ms(budget_ns), ms(within_ns)),
-                        Some(Guarantee::Blocks(budgets)) => {
+                        Some(Guarantee::Blocks { budgets, per_period }) => {
                             let (k, g) = best_block(&budgets).expect("one at least");
-                            format!("; its tasks are sure of {} in every {k} of its periods", ms(g))
+                            let per = per_period.map_or(String::new(), |(c, r)| format!(", and of {} within {} of each period's start", ms(c), ms(r)));
+                            format!("; its tasks are sure of {} in every {k} of its periods{per}", ms(g))
                         }
                         None => format!("; its tasks are sure of nothing in 1-{BLOCKS} of its periods"),
                     };
@@ -2083,6 +2084,27 @@ memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = 
         let note = a.groups[1].note.as_deref().unwrap();
         assert!(note.contains("(server response 8 ms)") && note.ends_with("sure of 2 ms in every 2 of its periods"), "{note}");
         assert_eq!(a.schedulable, Some(true));
+    }
+
+    #[test]
+    fn a_server_sure_per_block_keeps_what_it_is_sure_of_per_period() {
+        // Server b (4 of 10 ms) below a (8 of 20 ms, on top: served within 8 ms):
+        // synchronously a takes [0, 8), so b is sure of 2 ms within 10 ms of each
+        // period's start (share 0.2), and of 6 ms in any 2 of its periods (0.3:
+        // 20 ms hold at most 8 of a's). A job of 1 ms: the blocks alone take
+        // min_K (K·⌈1/G_K⌉ + 1)·10 = 20 ms (K = 1, G_1 = 2); the per-period bound
+        // beside them (10 − 2) + (10 − 2) + 1 = 17 ms (simulated: 9 ms, served 8-9 ms).
+        let text = "[platform]\ncores = 1\n\
+            [[server]]\nname = \"a\"\ncore = 0\npriority = 2\nperiod = \"20ms\"\nbudget = \"8ms\"\n\
+            [[server]]\nname = \"b\"\ncore = 0\npriority = 1\nperiod = \"10ms\"\nbudget = \"4ms\"\n\
+            [[task]]\nname = \"x\"\nserver = \"a\"\nperiod = \"100ms\"\npet = \"1ms\"\n\
+            [[task]]\nname = \"y\"\nserver = \"b\"\nperiod = \"100ms\"\npet = \"1ms\"\n";
+        let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
+        let a = analyze(&system, SchedulerKind::Servers).unwrap();
+        let y = a.tasks.iter().find(|t| t.task == "y").unwrap();
+        assert_eq!(y.bound_ns, Some(17_000_000));
+        let note = a.groups[1].note.as_deref().unwrap();
+        assert!(note.ends_with("sure of 6 ms in every 2 of its periods, and of 2 ms within 10 ms of each period's start"), "{note}");
     }
 
     #[test]

@@ -41,7 +41,11 @@ pub fn cmp_rate(task: FpTask, higher: &[FpTask], supply: Supply) -> Ordering {
     cmp_sum(&u, match supply {
         Supply::Dedicated => Frac::new(1, 1),
         Supply::Periodic { period_ns, budget_ns, .. } => Frac::new(budget_ns as u128, period_ns as u128),
-        Supply::Blocks { period_ns, budgets } => super::supply::best_block(&budgets).map_or(Frac::new(0, 1), |(k, g)| Frac::new(g as u128, k as u128 * period_ns as u128)),
+        Supply::Blocks { period_ns, budgets, per_period } => {
+            let blocks = super::supply::best_block(&budgets).map_or(Frac::new(0, 1), |(k, g)| Frac::new(g as u128, k as u128 * period_ns as u128));
+            let per = Frac::new(per_period.map_or(0, |(c, _)| c) as u128, period_ns as u128);
+            if per > blocks { per } else { blocks }
+        }
     })
 }
 

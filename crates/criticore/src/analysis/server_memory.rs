@@ -241,7 +241,7 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
     // Q' sure per period, Q − d where it is sure per K periods (server_supply.rs).
     let (cap, (k, g)) = match server.guarantee {
         Guarantee::PerPeriod { budget_ns, .. } => (budget_ns, (1, budget_ns)),
-        Guarantee::Blocks(budgets) => (server.budget_ns, best_block(&budgets).unwrap_or((1, 0))),
+        Guarantee::Blocks { budgets, .. } => (server.budget_ns, best_block(&budgets).unwrap_or((1, 0))),
     };
     let d = server.issue_ns.min(cap) as f64;
     let spending = match server.memory_budget {
@@ -281,7 +281,7 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
                 let last = rest - b * q;
                 Some((1 + a + b).checked_mul(server.period_ns)?.checked_add(within_ns + last)? - q - d)
             }
-            Guarantee::Blocks(_) => {
+            Guarantee::Blocks { .. } => {
                 // Any K periods serve G_K, less Q − d per service that spends
                 // M (it runs d at least, and Q at most).
                 let d = server.issue_ns.min(server.budget_ns);

@@ -18,7 +18,9 @@
 //!   ⌊X/P⌋·Q + min(Q, X mod P) ([`per_block`]).
 //!
 //! [`guarantee`] keeps the per-period bound where its share is the best,
-//! else every per-block one (the supply takes the best at each length).
+//! else every per-block one with the per-period one beside them (the supply
+//! takes the best at each length: the per-period one serves sooner, before
+//! a window holds a whole block).
 
 use super::fp_rta::{self, FpTask};
 use super::gfp_rta;
@@ -29,8 +31,9 @@ use super::supply::{best_block, Supply, BLOCKS};
 pub enum Guarantee {
     /// `budget_ns` within `within_ns` of each period's start.
     PerPeriod { budget_ns: u64, within_ns: u64 },
-    /// `budgets[K − 1]` in every K consecutive periods (0: none known).
-    Blocks([u64; BLOCKS]),
+    /// `budgets[K − 1]` in every K consecutive periods (0: none known), and
+    /// C within R of each period's start where known (`per_period`).
+    Blocks { budgets: [u64; BLOCKS], per_period: Option<(u64, u64)> },
 }
 
 impl Guarantee {
@@ -38,7 +41,7 @@ impl Guarantee {
     pub fn supply(&self, period_ns: u64) -> Supply {
         match *self {
             Guarantee::PerPeriod { budget_ns, within_ns } => Supply::Periodic { period_ns, budget_ns, within_ns },
-            Guarantee::Blocks(budgets) => Supply::Blocks { period_ns, budgets },
+            Guarantee::Blocks { budgets, per_period } => Supply::Blocks { period_ns, budgets, per_period },
         }
     }
 }
@@ -91,10 +94,10 @@ pub fn guarantee(server: FpTask, higher: &[FpTask], within: &[u64]) -> Option<Gu
     match (per_period(server, higher), blocks) {
         // Its share at least the blocks' best: Q'/1 ≥ G/K.
         (Some((q, r)), best) if best.is_none_or(|(k, g)| q as u128 * k as u128 >= g as u128) => Some(Guarantee::PerPeriod { budget_ns: q, within_ns: r }),
-        (per, Some(_)) => {
+        (per_period, Some(_)) => {
             // A per-period bound is a block of one too.
-            budgets[0] = budgets[0].max(per.map_or(0, |(q, _)| q));
-            Some(Guarantee::Blocks(budgets))
+            budgets[0] = budgets[0].max(per_period.map_or(0, |(q, _)| q));
+            Some(Guarantee::Blocks { budgets, per_period })
         }
         (_, None) => None,
     }
@@ -149,9 +152,29 @@ mod tests {
         // 7: 5 of 7, 8: W = 28, 12 left, 6 of 8).
         let got: Vec<u64> = (1..=8).map(|k| per_block(s, &above, &[10], k)).collect();
         assert_eq!(got, vec![0, 0, 2, 2, 4, 4, 5, 6]);
-        let Some(Guarantee::Blocks(budgets)) = guarantee(s, &above, &[10]) else { panic!() };
+        let Some(Guarantee::Blocks { budgets, per_period: None }) = guarantee(s, &above, &[10]) else { panic!() };
         assert_eq!(budgets[..8], got[..]);
         assert_eq!(best_block(&budgets), Some((5, 4)));
+    }
+
+    #[test]
+    fn a_server_keeps_its_per_period_bound_beside_better_blocks() {
+        // Q = 4, P = 10 below (8, 20) served within 8: synchronously the one
+        // above takes [0, 8), so 2 is sure within 10 (share 0.2). Its most work
+        // in 10 is 8 (2 left: G_1 = 2), in 20 N = ⌊(20 + 8 − 8)/20⌋ = 1 job and
+        // min(8, 0): 8, 12 left, 4 + min(4, 2) = 6 (share 0.3); in 30, 16 and
+        // 8; in 40, 16 and 12. The blocks' best (2, 6) beats 2 per period, and
+        // the per-period bound stays beside them for windows shorter than a block.
+        let (s, above) = (task(4, 10), [task(8, 20)]);
+        assert_eq!(per_period(s, &above), Some((2, 10)));
+        let Some(Guarantee::Blocks { budgets, per_period: Some((2, 10)) }) = guarantee(s, &above, &[8]) else { panic!() };
+        assert_eq!(budgets[..4], [2, 6, 8, 12]);
+        assert_eq!(best_block(&budgets), Some((2, 6)));
+        // 1 within its first period's blackout (10 − 2) + (10 − 2) + 1 = 17;
+        // the blocks alone would take (1 + 1)·10 = 20.
+        let supply = Guarantee::Blocks { budgets, per_period: Some((2, 10)) }.supply(10);
+        assert_eq!(supply.time_for(1), 17);
+        assert_eq!(Guarantee::Blocks { budgets, per_period: None }.supply(10).time_for(1), 20);
     }
 
     #[test]

@@ -18,7 +18,10 @@
 //!   (`server_supply.rs`, K = 1..=BLOCKS): a window of t holds at least
 //!   n = ⌊t/P⌋ − 1 whole periods, so ⌊n/K⌋ disjoint blocks of K, each with
 //!   G_K somewhere in it:
-//!     sbf(t) = max_K G_K·⌊n/K⌋,   and x takes (min_K K·⌈x/G_K⌉ + 1)·P at most.
+//!     sbf(t) = max_K G_K·⌊n/K⌋,   and x takes (min_K K·⌈x/G_K⌉ + 1)·P at most;
+//!   where it is also sure of C within R of each period's start (a smaller
+//!   share than the blocks' best), the larger of that periodic supply and
+//!   the blocks' at each length (both hold in every window).
 
 /// Where a task's processor time comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,8 +31,9 @@ pub enum Supply {
     /// each period's start (0 < Q ≤ R ≤ P).
     Periodic { period_ns: u64, budget_ns: u64, within_ns: u64 },
     /// `budgets[K − 1]` in every K consecutive periods of `period_ns` (each
-    /// block from one of the periods' starts; 0 where none is known, one at least not).
-    Blocks { period_ns: u64, budgets: [u64; BLOCKS] },
+    /// block from one of the periods' starts; 0 where none is known, one at
+    /// least not), and, where known, C within R of each period's start.
+    Blocks { period_ns: u64, budgets: [u64; BLOCKS], per_period: Option<(u64, u64)> },
 }
 
 /// The longest block of [`Supply::Blocks`], in periods.
@@ -62,9 +66,10 @@ impl Supply {
                 let into = t - blackout;
                 (into / p) * q + (into % p).min(q)
             }
-            Supply::Blocks { period_ns: p, budgets } => {
+            Supply::Blocks { period_ns: p, budgets, per_period } => {
                 let n = (t / p).saturating_sub(1);
-                blocks(&budgets).map(|(k, g)| g.saturating_mul(n / k)).max().unwrap_or(0)
+                let by_blocks = blocks(&budgets).map(|(k, g)| g.saturating_mul(n / k)).max().unwrap_or(0);
+                by_blocks.max(per_period.map_or(0, |(c, r)| Supply::Periodic { period_ns: p, budget_ns: c, within_ns: r }.sbf(t)))
             }
         }
     }
@@ -82,12 +87,14 @@ impl Supply {
                 let rest = x - (chunks - 1) * q;
                 (p - q) + (r - q) + (chunks - 1) * p + rest
             }
-            Supply::Blocks { period_ns: p, budgets } => {
+            Supply::Blocks { period_ns: p, budgets, per_period } => {
                 if x == 0 {
                     return 0;
                 }
                 let n = blocks(&budgets).map(|(k, g)| k.saturating_mul(x.div_ceil(g))).min().unwrap_or(u64::MAX);
-                n.saturating_add(1).saturating_mul(p)
+                // Each sbf grows with t, so the larger reaches x at the lesser of the two.
+                let by_blocks = n.saturating_add(1).saturating_mul(p);
+                by_blocks.min(per_period.map_or(u64::MAX, |(c, r)| Supply::Periodic { period_ns: p, budget_ns: c, within_ns: r }.time_for(x)))
             }
         }
     }
@@ -97,7 +104,7 @@ impl Supply {
         match *self {
             Supply::Dedicated => 1.0,
             Supply::Periodic { period_ns, budget_ns, .. } => budget_ns as f64 / period_ns as f64,
-            Supply::Blocks { period_ns, budgets } => best_block(&budgets).map_or(0.0, |(k, g)| g as f64 / (k * period_ns) as f64),
+            Supply::Blocks { period_ns, budgets, per_period } => best_block(&budgets).map_or(0.0, |(k, g)| g as f64 / (k * period_ns) as f64).max(per_period.map_or(0.0, |(c, _)| c as f64 / period_ns as f64)),
         }
     }
 }
@@ -166,14 +173,14 @@ mod tests {
         // of 5), of 30 five: 4; of 55 ten: 8.
         let mut budgets = [0; BLOCKS];
         budgets[4] = 4;
-        let s = Supply::Blocks { period_ns: 5, budgets };
+        let s = Supply::Blocks { period_ns: 5, budgets, per_period: None };
         let got: Vec<u64> = [0, 29, 30, 54, 55].iter().map(|&t| s.sbf(t)).collect();
         assert_eq!(got, vec![0, 0, 4, 4, 8]);
         assert_eq!((s.time_for(1), s.time_for(4), s.time_for(5)), (30, 30, 55));
         // And 2 in every 3: 2 from 20 (3 whole periods), 4 from 30 (5: a block of
         // 5), 6 at 50 (9: three of 3), 8 at 55 (10: two of 5).
         budgets[2] = 2;
-        let s = Supply::Blocks { period_ns: 5, budgets };
+        let s = Supply::Blocks { period_ns: 5, budgets, per_period: None };
         let got: Vec<u64> = [19, 20, 29, 30, 50, 55].iter().map(|&t| s.sbf(t)).collect();
         assert_eq!(got, vec![0, 2, 2, 4, 6, 8]);
         assert_eq!(best_block(&budgets), Some((5, 4)));
@@ -181,5 +188,28 @@ mod tests {
             let t = s.time_for(x);
             assert!(s.sbf(t) >= x && s.sbf(t - 1) < x, "x = {x}");
         }
+    }
+
+    #[test]
+    fn blocks_beside_a_per_period_bound_take_the_larger_supply() {
+        // 9 in every 3 periods of 10 (share 0.3), and 2 within 6 of each
+        // period's start (0.2). The periodic one alone: blackout (10 − 2) +
+        // (6 − 2) = 12, 2 by 14, 4 by 24, 6 by 34; the blocks nothing before a
+        // window holds 3 whole periods (40), then 9; at 54 the periodic one's
+        // 10 (four periods after the blackout, and 2 of the fifth) passes the
+        // blocks' 9, at 70 the blocks' 18 (two blocks) passes its 12.
+        let mut budgets = [0; BLOCKS];
+        budgets[2] = 9;
+        let s = Supply::Blocks { period_ns: 10, budgets, per_period: Some((2, 6)) };
+        let got: Vec<u64> = [12, 13, 14, 24, 34, 39, 40, 53, 54, 70].iter().map(|&t| s.sbf(t)).collect();
+        assert_eq!(got, vec![0, 1, 2, 4, 6, 6, 9, 9, 10, 18]);
+        // 1 by 13 and 5 by 33 (the periodic one), 9 at 40 (the blocks), 10 at 54.
+        assert_eq!([1, 5, 9, 10].map(|x| s.time_for(x)), [13, 33, 40, 54]);
+        assert_eq!(Supply::Blocks { period_ns: 10, budgets, per_period: None }.time_for(5), 40);
+        for x in 1..40 {
+            let t = s.time_for(x);
+            assert!(s.sbf(t) >= x && s.sbf(t - 1) < x, "x = {x}");
+        }
+        assert_eq!(s.rate(), 0.3);
     }
 }
