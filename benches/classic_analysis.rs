@@ -1,7 +1,7 @@
 //! Throughput of the classic tests (issue 12): 100,000 random systems per
 //! test from `generate::classic` (generated and parsed up front, not timed;
 //! the memory variants: pfp and servers with memory profiles, unregulated,
-//! under MemGuard (per core and in groups), under MRS),
+//! under MemGuard (per core and in groups), under MRS, CBS under MRS),
 //! each analyzed by `analysis::classic::analyze` on one thread, 5 times; min
 //! and median systems per second. No timing threshold: the numbers go to
 //! benches/RESULTS.md beside the pure-Python reference measured in the same
@@ -34,6 +34,7 @@ fn main() {
         ("pfp-memguard", SchedulerKind::Pfp, Box::new(|seed| classic::system_with_memory(true, seed).1)),
         ("servers-memory", SchedulerKind::Servers, Box::new(|seed| classic::servers_with_memory(false, seed).1)),
         ("servers-mrs", SchedulerKind::Servers, Box::new(|seed| classic::servers_with_memory(true, seed).1)),
+        ("servers-cbs-mrs", SchedulerKind::Servers, Box::new(|seed| classic::cbs_servers_under_mrs(seed).1)),
         ("pfp-mg-groups", SchedulerKind::Pfp, Box::new(|seed| classic::system_with_memory_groups(seed).1)),
     ];
     let mut json = Vec::new();

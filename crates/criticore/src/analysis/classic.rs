@@ -448,7 +448,6 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Mcti && r.groups.is_empty() && !r.budgets.is_empty() => {
             Ok(Some(Memory { memguard: Some((r.budgets.clone(), r.period_ns)), mcti: true, ..plain(memory::job_costs_mcti(system)) }))
         }
-        (SchedulerKind::Servers, Some(r)) if r.kind == RegulationKind::Mrs && system.servers.iter().any(|s| s.kind == ServerKind::Cbs) => Err("CPU only: no memory-aware bound for CBS servers under mrs regulation yet".into()),
         (SchedulerKind::Servers, Some(r)) if r.kind == RegulationKind::Mrs => memory(None, true),
         // Per-core budgets whose stalls the servers pay from their budgets (server_memory.rs).
         (SchedulerKind::Servers, Some(r)) if matches!(r.kind, RegulationKind::Memguard | RegulationKind::Mcti) && r.groups.is_empty() && !r.budgets.is_empty() && !reclaim => {
@@ -1340,13 +1339,15 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
             }
         }
     }
-    // MRS: servers whose memory budget caps the time their jobs run per period.
+    // MRS: periodic servers whose memory budget caps the time their jobs run
+    // per period. (Not a CBS reservation: throttled until its deadline, it
+    // runs on unregulated for the rest of the memory budget's period.)
     let capped: Vec<Option<u64>> = system
         .servers
         .iter()
         .enumerate()
         .map(|(s, sv)| {
-            let mem = mem.filter(|m| m.mrs)?;
+            let mem = mem.filter(|m| m.mrs && sv.kind == ServerKind::Periodic)?;
             let rate = members[s].iter().map(|&i| mem.costs[i].min_request_rate).fold(f64::INFINITY, f64::min);
             let budget = sv.memory_budget?;
             (rate > 0.0 && rate.is_finite()).then(|| sv.budget_ns.min((budget as f64 / rate).ceil() as u64))
@@ -1368,15 +1369,22 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
             // tasks and phases: 1 − fastest beside / slowest full time per work.
             let slowed_share = ordered.iter().map(|&x| (1.0 - costs[x].fastest_per_work / full[x].slowest_per_work).clamp(0.0, 1.0)).fold(0.0, f64::max);
             // A budget that nothing in the server can spend within its CPU
-            // budget (at its fastest, + 1 for rounding) never suspends it.
+            // budget (at its fastest, + 1 for rounding) never suspends it. A
+            // CBS reservation's memory budget is renewed on the grid of its
+            // period from 0, not at its replenishments: one period of that
+            // grid may hold the ends of two of its budgets.
             let fastest = ordered.iter().map(|&i| full[i].fastest_request_rate).fold(0.0, f64::max);
-            let memory_budget = sv.memory_budget.filter(|&m| mem.mrs && ordered.iter().any(|&i| full[i].requests > 0.0) && fastest * sv.budget_ns as f64 + 1.0 >= m as f64);
+            let cbs = sv.kind == ServerKind::Cbs;
+            let runs_per_grid_period = if cbs { 2.0 } else { 1.0 };
+            let memory_budget = sv.memory_budget.filter(|&m| mem.mrs && ordered.iter().any(|&i| full[i].requests > 0.0) && fastest * runs_per_grid_period * sv.budget_ns as f64 + 1.0 >= m as f64);
             let view = ServerView {
                 period_ns: sv.period_ns,
                 budget_ns: sv.budget_ns,
                 guarantee,
                 memory_budget,
-                issue_ns: memory_budget.map_or(0, |m| memory::issue_ns(m, sv.budget_ns, fastest)),
+                // A CBS throttle may follow requests issued before its budget's replenishment: no least running.
+                issue_ns: memory_budget.filter(|_| !cbs).map_or(0, |m| memory::issue_ns(m, sv.budget_ns, fastest)),
+                memory_grid_apart: cbs,
                 higher_periods_ns: above[s].clone(),
                 // While a capped co-runner runs a job still progresses at its
                 // worst (full-cost) rate instead of its beside one: it loses at
@@ -2064,6 +2072,20 @@ memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = 
         assert_eq!(bounds, vec![Some(38_000_000), Some(38_000_000), Some(31_000_000)]);
     }
 
+    /// Server b below a on one core (a first by priority), each with a task
+    /// of 1 ms every 100 ms (x in a, y in b); (period, budget) each.
+    fn b_below_a(a: (&str, &str), b: (&str, &str)) -> TaskAnalysis {
+        let text = format!(
+            "[platform]\ncores = 1\n\
+            [[server]]\nname = \"a\"\ncore = 0\npriority = 2\nperiod = \"{}\"\nbudget = \"{}\"\n\
+            [[server]]\nname = \"b\"\ncore = 0\npriority = 1\nperiod = \"{}\"\nbudget = \"{}\"\n\
+            [[task]]\nname = \"x\"\nserver = \"a\"\nperiod = \"100ms\"\npet = \"1ms\"\n\
+            [[task]]\nname = \"y\"\nserver = \"b\"\nperiod = \"100ms\"\npet = \"1ms\"\n",
+            a.0, a.1, b.0, b.1
+        );
+        analyze(&parse_task_system(&text, Format::Toml, "t.toml").unwrap(), SchedulerKind::Servers).unwrap()
+    }
+
     #[test]
     fn a_server_below_a_longer_budget_is_bounded_by_what_it_is_sure_of_per_block() {
         // Server b (2 of 5 ms) below a (6 of 10 ms): synchronously a takes [0, 6), so
@@ -2072,14 +2094,8 @@ memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = 
         // any 10 ms hold at most 6 of it: b is sure of 2 ms in any 2 of its periods
         // (server_supply.rs; with a anywhere in its period, 4 in 5), and a job of
         // 1 ms waits at most (2·⌈1/2⌉ + 1)·5 = 15 ms (simulated: 7 ms, served 6-7 ms).
-        let text = "[platform]\ncores = 1\n\
-            [[server]]\nname = \"a\"\ncore = 0\npriority = 2\nperiod = \"10ms\"\nbudget = \"6ms\"\n\
-            [[server]]\nname = \"b\"\ncore = 0\npriority = 1\nperiod = \"5ms\"\nbudget = \"2ms\"\n\
-            [[task]]\nname = \"x\"\nserver = \"a\"\nperiod = \"100ms\"\npet = \"1ms\"\n\
-            [[task]]\nname = \"y\"\nserver = \"b\"\nperiod = \"100ms\"\npet = \"1ms\"\n";
-        let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
-        let a = analyze(&system, SchedulerKind::Servers).unwrap();
-        let y = a.tasks.iter().find(|t| t.task == "y").unwrap();
+        let a = b_below_a(("10ms", "6ms"), ("5ms", "2ms"));
+        let y = &a.tasks[1];
         assert_eq!((y.bound_ns, y.schedulable), (Some(15_000_000), Some(true)));
         let note = a.groups[1].note.as_deref().unwrap();
         assert!(note.contains("(server response 8 ms)") && note.ends_with("sure of 2 ms in every 2 of its periods"), "{note}");
@@ -2094,15 +2110,8 @@ memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = 
         // 20 ms hold at most 8 of a's). A job of 1 ms: the blocks alone take
         // min_K (K·⌈1/G_K⌉ + 1)·10 = 20 ms (K = 1, G_1 = 2); the per-period bound
         // beside them (10 − 2) + (10 − 2) + 1 = 17 ms (simulated: 9 ms, served 8-9 ms).
-        let text = "[platform]\ncores = 1\n\
-            [[server]]\nname = \"a\"\ncore = 0\npriority = 2\nperiod = \"20ms\"\nbudget = \"8ms\"\n\
-            [[server]]\nname = \"b\"\ncore = 0\npriority = 1\nperiod = \"10ms\"\nbudget = \"4ms\"\n\
-            [[task]]\nname = \"x\"\nserver = \"a\"\nperiod = \"100ms\"\npet = \"1ms\"\n\
-            [[task]]\nname = \"y\"\nserver = \"b\"\nperiod = \"100ms\"\npet = \"1ms\"\n";
-        let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
-        let a = analyze(&system, SchedulerKind::Servers).unwrap();
-        let y = a.tasks.iter().find(|t| t.task == "y").unwrap();
-        assert_eq!(y.bound_ns, Some(17_000_000));
+        let a = b_below_a(("20ms", "8ms"), ("10ms", "4ms"));
+        assert_eq!((a.tasks[1].task.as_str(), a.tasks[1].bound_ns), ("y", Some(17_000_000)));
         let note = a.groups[1].note.as_deref().unwrap();
         assert!(note.ends_with("sure of 6 ms in every 2 of its periods, and of 2 ms within 10 ms of each period's start"), "{note}");
     }

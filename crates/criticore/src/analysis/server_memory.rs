@@ -20,6 +20,18 @@
 //! A budget the server cannot spend within Q never suspends it: the supply
 //! bound's `time_for(W)`, as without a memory budget.
 //!
+//! A CBS reservation under MRS: its memory budget is renewed on the grid of
+//! its period from 0 (as the simulator does), while its CPU
+//! budget is replenished at its scheduling deadlines; a spent M throttles it
+//! until its deadline, and it then runs on unregulated for the rest of that
+//! grid period. So each of its periods still either runs Q, or is cut short
+//! by a spend (at most one per period of either kind), and the rest is as
+//! above with R_s = P, but with no least running d (the M may have been
+//! issued mostly in its budget before) and one more spend: the grid period
+//! open as the window opens, whose M the window's requests need not issue
+//! in full. A grid period may hold the ends of two of its budgets, so a
+//! budget it cannot spend within 2Q never throttles it.
+//!
 //! Co-runners held by their own MRS memory budgets (every phase of their
 //! jobs issues requests at some least rate r while it runs) run at most
 //! a = min(Q_k, M_k / r) per period of theirs: the costs leave them out, and a
@@ -104,6 +116,9 @@ pub struct ServerView {
     pub memory_budget: Option<u64>,
     /// d: the least running time in which its tasks can issue M (0: none known).
     pub issue_ns: u64,
+    /// A CBS reservation: M is renewed on its period's grid from 0, not at
+    /// its replenishments (module doc).
+    pub memory_grid_apart: bool,
     /// Periods of the higher-priority servers on its core.
     pub higher_periods_ns: Vec<u64>,
     /// Co-runners taken out of the jobs' costs: per server on another core,
@@ -267,7 +282,9 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
         let stalls = server.core_stalls.as_ref().map_or(0, |c| c.stall_ns(w, requests));
         let time = u64::try_from(time + stalls as u128).ok()?;
         let Some(m) = server.memory_budget else { return Some(supply.time_for(time)) };
-        let spent = (requests / m.max(1) as f64).floor() as u64;
+        // A CBS reservation's memory period open as the window opens may be
+        // spent later in the window, by fewer of its requests.
+        let spent = ((requests / m.max(1) as f64).floor() as u64).saturating_add(server.memory_grid_apart as u64);
         match server.guarantee {
             Guarantee::PerPeriod { budget_ns: q, within_ns } => {
                 // The period the window opens in lost (its memory budget spent
@@ -326,7 +343,7 @@ mod tests {
     }
 
     fn server(memory_budget: Option<u64>) -> ServerView {
-        ServerView { period_ns: 10, budget_ns: 4, guarantee: Guarantee::PerPeriod { budget_ns: 4, within_ns: 4 }, memory_budget, issue_ns: 0, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0, core_stalls: None }
+        ServerView { period_ns: 10, budget_ns: 4, guarantee: Guarantee::PerPeriod { budget_ns: 4, within_ns: 4 }, memory_budget, issue_ns: 0, memory_grid_apart: false, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0, core_stalls: None }
     }
 
     #[test]
@@ -386,6 +403,36 @@ mod tests {
         let heavy = demand(6, 100.0, 20);
         assert_eq!(response_time(heavy, &[], reload(0), &ServerView { issue_ns: 3, ..server(Some(100)) }), Ok(Some(20)));
         assert_eq!(response_time(heavy, &[], reload(0), &server(Some(100))), Ok(None));
+    }
+
+    #[test]
+    fn a_cbs_reservations_memory_budget_runs_on_its_own_grid() {
+        // 3 of time and 250 requests against M = 100, Q = 4 of P = 10 served
+        // by each deadline (R = P). The window opens in a period lost at
+        // worst (10); the memory period open then, renewed on its own grid,
+        // may be spent later in the window by fewer than 100 of its requests,
+        // and ⌊250/100⌋ = 2 more by 100 each: 3 periods cut short, each
+        // perhaps with none of the work done (its M issued before the
+        // budget's replenishment: no least running d); the last serves the 3
+        // by P − Q + 3 = 9 into its period: 10 + 30 + 9 = 49. As a periodic
+        // server served within 10: 2 spends, 39.
+        let d = demand(3, 250.0, 1_000);
+        let periodic = ServerView { guarantee: Guarantee::PerPeriod { budget_ns: 4, within_ns: 10 }, ..server(Some(100)) };
+        assert_eq!(response_time(d, &[], reload(0), &periodic), Ok(Some(39)));
+        let cbs = ServerView { memory_grid_apart: true, ..periodic.clone() };
+        assert_eq!(response_time(d, &[], reload(0), &cbs), Ok(Some(49)));
+        // In the long run each spend may take a whole period's Q. 1 of time
+        // and 100 requests every 30: per period of 10, 1/3 of work and 1/3 of
+        // a spend, 1/3 + 4/3 < 4. Its first job: 2 spends (the open memory
+        // period and 100 of its own), the last serves 1: 3·10 + 10 − 4 + 1 =
+        // 37 > 30; with the second, 3 spends, 4·10 + 10 − 4 + 2 = 48, done by
+        // its release + 30 (60): 37.
+        let light = demand(1, 100.0, 30);
+        assert_eq!(response_time(light, &[], reload(0), &cbs), Ok(Some(37)));
+        // 2 of time and 100 requests every 10: a spend every period (4) and 2
+        // of work besides: 6 > 4, no bound.
+        let heavy = demand(2, 100.0, 10);
+        assert_eq!(response_time(heavy, &[], reload(0), &cbs), Ok(None));
     }
 
     /// A server holding its core throughout (budget = period), the core's

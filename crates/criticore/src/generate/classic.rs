@@ -391,6 +391,12 @@ pub fn cbs_servers_with_memory(seed: u64) -> (String, TaskSystem) {
     generated(seed, 0xcb5, |rng| server_system(rng, true, true, false))
 }
 
+/// A CBS server system with memory profiles under MRS: memory budgets of
+/// 200-40,000 requests per period on most reservations.
+pub fn cbs_servers_under_mrs(seed: u64) -> (String, TaskSystem) {
+    generated(seed, 0xcb6, |rng| server_system(rng, true, true, true))
+}
+
 /// A server system (periodic or CBS, half each) with memory profiles under
 /// per-core budgets of 200-20,000 requests per 1 ms: MemGuard, or MCTI with
 /// each task critical (criticality 1 or 2) or not at random.
