@@ -1382,8 +1382,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                 budget_ns: sv.budget_ns,
                 guarantee,
                 memory_budget,
-                // A CBS throttle may follow requests issued before its budget's replenishment: no least running.
-                issue_ns: memory_budget.filter(|_| !cbs).map_or(0, |m| memory::issue_ns(m, sv.budget_ns, fastest)),
+                issue_ns: memory_budget.map_or(0, |m| memory::issue_ns(m, sv.budget_ns, fastest)),
                 memory_grid_apart: cbs,
                 higher_periods_ns: above[s].clone(),
                 // While a capped co-runner runs a job still progresses at its

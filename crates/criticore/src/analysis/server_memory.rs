@@ -117,7 +117,7 @@ pub struct ServerView {
     /// d: the least running time in which its tasks can issue M (0: none known).
     pub issue_ns: u64,
     /// A CBS reservation: M is renewed on its period's grid from 0, not at
-    /// its replenishments (module doc).
+    /// its replenishments, so a spend is credited no least running (module doc).
     pub memory_grid_apart: bool,
     /// Periods of the higher-priority servers on its core.
     pub higher_periods_ns: Vec<u64>,
@@ -134,6 +134,15 @@ pub struct ServerView {
     /// The core's MemGuard or MCTI budget, where its stalls fall on this
     /// server's window (module doc).
     pub core_stalls: Option<CoreStalls>,
+}
+
+impl ServerView {
+    /// The least running a service that spends M is credited with: d, or
+    /// none where M is renewed apart from the CPU budget (its requests may
+    /// have been issued mostly in the budget before).
+    fn spend_credit_ns(&self) -> u64 {
+        if self.memory_grid_apart { 0 } else { self.issue_ns }
+    }
 }
 
 /// A core's budget of Q requests per regulation period and what else on
@@ -258,7 +267,7 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
         Guarantee::PerPeriod { budget_ns, .. } => (budget_ns, (1, budget_ns)),
         Guarantee::Blocks { budgets, .. } => (server.budget_ns, best_block(&budgets).unwrap_or((1, 0))),
     };
-    let d = server.issue_ns.min(cap) as f64;
+    let d = server.spend_credit_ns().min(cap) as f64;
     let spending = match server.memory_budget {
         Some(m) if d > 0.0 => (request_rate / m.max(1) as f64).min(time_rate / d),
         Some(m) => request_rate / m.max(1) as f64,
@@ -290,7 +299,7 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
                 // The period the window opens in lost (its memory budget spent
                 // d before at least), a that spend M, b that run Q, and the
                 // last, w ≤ Q of work, done R_s − Q + w into its period.
-                let d = server.issue_ns.min(q);
+                let d = server.spend_credit_ns().min(q);
                 let time = time.max(1);
                 let a = (time - 1).checked_div(d).map_or(spent, |most| spent.min(most));
                 let rest = time - a * d;
@@ -301,7 +310,7 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
             Guarantee::Blocks { .. } => {
                 // Any K periods serve G_K, less Q − d per service that spends
                 // M (it runs d at least, and Q at most).
-                let d = server.issue_ns.min(server.budget_ns);
+                let d = server.spend_credit_ns().min(server.budget_ns);
                 Some(supply.time_for(time.checked_add(spent.checked_mul(server.budget_ns - d)?)?))
             }
         }
@@ -421,6 +430,8 @@ mod tests {
         assert_eq!(response_time(d, &[], reload(0), &periodic), Ok(Some(39)));
         let cbs = ServerView { memory_grid_apart: true, ..periodic.clone() };
         assert_eq!(response_time(d, &[], reload(0), &cbs), Ok(Some(49)));
+        // Its tasks' least running to issue M (2 here) is no credit for it.
+        assert_eq!(response_time(d, &[], reload(0), &ServerView { issue_ns: 2, ..cbs.clone() }), Ok(Some(49)));
         // In the long run each spend may take a whole period's Q. 1 of time
         // and 100 requests every 30: per period of 10, 1/3 of work and 1/3 of
         // a spend, 1/3 + 4/3 < 4. Its first job: 2 spends (the open memory
