@@ -448,7 +448,10 @@ fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>,
         (SchedulerKind::Pfp, Some(r)) if r.kind == RegulationKind::Mcti && r.groups.is_empty() && !r.budgets.is_empty() => {
             Ok(Some(Memory { memguard: Some((r.budgets.clone(), r.period_ns)), mcti: true, ..plain(memory::job_costs_mcti(system)) }))
         }
-        (SchedulerKind::Servers, Some(r)) if r.kind == RegulationKind::Mrs => memory(None, true),
+        (SchedulerKind::Servers, Some(r)) if r.kind == RegulationKind::Mrs => {
+            let (costs, beside) = memory::job_costs_and_rates_beside(system);
+            Ok(Some(Memory { mrs: true, beside, ..plain(costs) }))
+        }
         // Per-core budgets whose stalls the servers pay from their budgets (server_memory.rs).
         (SchedulerKind::Servers, Some(r)) if matches!(r.kind, RegulationKind::Memguard | RegulationKind::Mcti) && r.groups.is_empty() && !r.budgets.is_empty() && !reclaim => {
             let mcti = r.kind == RegulationKind::Mcti;
@@ -501,9 +504,12 @@ struct CoreView {
 
 /// Another core, as a co-runner of this one.
 struct OtherCore {
-    /// Its tasks with a memory profile, and each as (period, longest time of
-    /// a job with all its reloads, its response bound: None where unknown).
-    with_memory: Vec<usize>,
+    /// Its tasks that can raise the misses of one of this core's tasks (a
+    /// memory profile, and beside it an excess over the alone count; every
+    /// task with memory where the pairs are not known): their running is
+    /// the co-runner presence. Each as (period, longest time of a job with
+    /// all its reloads, its response bound: None where unknown).
+    pressing: Vec<usize>,
     running: Vec<(u64, u64, Option<u64>)>,
     /// What each resumption of one of them may add by rounding (`reload_unit`),
     /// and the periods of the events that may make one resume (a release
@@ -512,10 +518,10 @@ struct OtherCore {
     events: Vec<u64>,
     /// All its tasks.
     all: Vec<usize>,
-    /// Those whose release can start a run of a task with memory: the tasks
-    /// with memory, and those ranked above one of them (their jobs may
-    /// preempt it, and it resumes after them); a task below every task with
-    /// memory never interrupts one.
+    /// Those whose release can start a run of a pressing task: the pressing
+    /// tasks, and those ranked above one of them (their jobs may preempt it,
+    /// and it resumes after them); a task below every pressing task never
+    /// interrupts one.
     interrupting: Vec<usize>,
     /// Its budget per period where it never exceeds it (per-core MemGuard or
     /// MCTI without reclaim).
@@ -535,7 +541,7 @@ struct OtherCore {
 }
 
 impl OtherCore {
-    /// The longest its jobs with memory run in a window of w, at most w:
+    /// The longest its pressing jobs run in a window of w, at most w:
     /// Bertogna–Cirinei's workload per task (all of w where its response is
     /// unknown), and one rounding per resumption: at most one per event in
     /// the window and one per task (its one started job preempted as the
@@ -606,12 +612,17 @@ impl CoreView {
             .filter(|&d| d != core)
             .map(|d| {
                 let all = on(d);
-                let with_memory: Vec<usize> = all.iter().copied().filter(|&x| system.tasks[x].memory.is_some()).collect();
+                // A task there raises no miss here where, beside it (and the
+                // largest co-runners elsewhere), every task here misses as alone:
+                // its running is no presence (known where the pairs are).
+                let here = on(core);
+                let raises = |x: usize| mem.beside.is_empty() || here.iter().any(|&i| mem.beside[i][x].is_some_and(|b| b.excess > 0.0));
+                let pressing: Vec<usize> = all.iter().copied().filter(|&x| system.tasks[x].memory.is_some() && raises(x)).collect();
                 let ranked = by_rank(system, &all);
-                let lowest = ranked.iter().rposition(|&x| system.tasks[x].memory.is_some()).map_or(0, |p| p + 1);
+                let lowest = ranked.iter().rposition(|&x| pressing.contains(&x)).map_or(0, |p| p + 1);
                 let interrupting = ranked[..lowest].to_vec();
-                let running = with_memory.iter().map(|&x| (system.tasks[x].period_ns, mem.costs[x].time_ns.saturating_add(mem.costs[x].job_reload_ns), responses[x])).collect();
-                let unit_ns = with_memory.iter().map(|&x| mem.costs[x].reload_unit().0).max().unwrap_or(0);
+                let running = pressing.iter().map(|&x| (system.tasks[x].period_ns, mem.costs[x].time_ns.saturating_add(mem.costs[x].job_reload_ns), responses[x])).collect();
+                let unit_ns = pressing.iter().map(|&x| mem.costs[x].reload_unit().0).max().unwrap_or(0);
                 let events = interrupting.iter().map(|&x| system.tasks[x].period_ns).chain(mem.memguard.as_ref().map(|(_, p)| *p)).collect();
                 let budget = budget_of(d);
                 // Its requests in a period: at most its alone rate all period
@@ -619,7 +630,7 @@ impl CoreView {
                 let alone = all.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max);
                 let excess_per_period = excess_here(d);
                 let may_exhaust = budget.is_none_or(|q| mem.mcti || spare || alone * period + excess_per_period + 1.0 >= q as f64);
-                OtherCore { with_memory, running, unit_ns, events, all, interrupting, budget, beside_per_period: beside(d, core), may_exhaust, excess_per_period }
+                OtherCore { pressing, running, unit_ns, events, all, interrupting, budget, beside_per_period: beside(d, core), may_exhaust, excess_per_period }
             })
             .collect();
         CoreView { on_core: on(core), others, responses: responses.to_vec(), excess_per_period: excess_here(core) }
@@ -710,17 +721,17 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // period before its budget stops it (docs/analysis.md, "Stalls bounded
     // by the periods a co-runner runs in").
     let brief = |o: &OtherCore, period: u64| -> f64 {
-        let least = o.with_memory.iter().map(|&x| mem.costs[x].min_request_rate).fold(f64::INFINITY, f64::min);
+        let least = o.pressing.iter().map(|&x| mem.costs[x].min_request_rate).fold(f64::INFINITY, f64::min);
         // Under MCTI a critical task runs on past its budget (rule 5);
         // with MemGuard's spare sharing every core runs on once all are stalled.
-        let overloads = (mem.mcti && o.with_memory.iter().any(|&x| system.tasks[x].criticality > 0)) || mem.spare;
+        let overloads = (mem.mcti && o.pressing.iter().any(|&x| system.tasks[x].criticality > 0)) || mem.spare;
         let alone = match o.budget {
             Some(q) if least > 0.0 && least.is_finite() && !overloads => ((q + 1) as f64 / least).min(period as f64),
             _ => period as f64,
         };
         alone.min(o.beside_per_period.unwrap_or(f64::INFINITY))
     };
-    let per_period_presence = |period: u64| -> f64 { others.iter().filter(|o| !o.with_memory.is_empty()).map(|o| brief(o, period)).sum::<f64>().min(period as f64) };
+    let per_period_presence = |period: u64| -> f64 { others.iter().filter(|o| !o.pressing.is_empty()).map(|o| brief(o, period)).sum::<f64>().min(period as f64) };
     // Co-runner presence (a task with a memory profile running on another
     // core) in a window of w: per other core, its jobs' running time, at
     // most w, and under MemGuard at most its `brief` presence in each
@@ -758,7 +769,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     let touched = |w: Option<u64>, period: u64| -> f64 {
         others
             .iter()
-            .filter(|o| !o.with_memory.is_empty())
+            .filter(|o| !o.pressing.is_empty())
             .map(|o| {
                 // Any number where its response is unknown, in the long run too
                 // (its windows' slope).
@@ -777,19 +788,21 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                     Some(q) if q > 0 => {
                         // Its jobs' requests: at most their worst, and at most
                         // their alone requests plus its excess while the cores
-                        // raising its misses run beside it.
-                        let worst = o.interrupting.iter().map(|&x| jobs(x) * (mem.costs[x].requests + reload)).sum::<f64>();
-                        let beside = o.interrupting.iter().map(|&x| jobs(x) * (mem.costs[x].alone_requests + reload)).sum::<f64>() + o.excess_per_period * every;
+                        // raising its misses run beside it. Every task there
+                        // with memory spends its budget, pressing here or not.
+                        let issuing = o.all.iter().copied().filter(|&x| o.interrupting.contains(&x) || system.tasks[x].memory.is_some());
+                        let worst = issuing.clone().map(|x| jobs(x) * (mem.costs[x].requests + reload)).sum::<f64>();
+                        let beside = issuing.map(|x| jobs(x) * (mem.costs[x].alone_requests + reload)).sum::<f64>() + o.excess_per_period * every;
                         let n = worst.min(beside) / q as f64;
                         if w.is_some() { n.floor() + 1.0 } else { n }
                     }
                     Some(_) => f64::INFINITY,
                     None => 0.0,
                 };
-                // Every job of a task with memory runs between its release
-                // and its response bound R: at most ⌈R/P⌉ + 1 periods each.
+                // Every job of a pressing task runs between its release and
+                // its response bound R: at most ⌈R/P⌉ + 1 periods each.
                 let spans = o
-                    .with_memory
+                    .pressing
                     .iter()
                     .map(|&x| responses[x].map_or(f64::INFINITY, |r| jobs(x) * (r.div_ceil(period) + 1) as f64))
                     .sum::<f64>();
@@ -1396,7 +1409,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                     .filter(|&c| c != sv.core)
                     .map(|c| {
                         (0..n)
-                            .filter(|&k| system.servers[k].core == c && members[k].iter().any(|&x| system.tasks[x].memory.is_some()))
+                            .filter(|&k| system.servers[k].core == c && members[k].iter().any(|&x| system.tasks[x].memory.is_some() && (mem.beside.is_empty() || ordered.iter().any(|&i| mem.beside[i][x].is_some_and(|b| b.excess > 0.0)))))
                             .map(|k| (system.servers[k].period_ns, capped[k].unwrap_or(system.servers[k].budget_ns)))
                             .collect()
                     })
@@ -1700,7 +1713,7 @@ mod tests {
         // and min(2, 28 − 20) = 2 more, 6; resumptions (⌈20/10⌉ + 1) +
         // (⌈20/4⌉ + 1) + 1 = 10: 16. Long run: 2/10 + 1/10 + 1/4 = 0.55.
         let core = |r: Option<u64>| OtherCore {
-            with_memory: vec![0],
+            pressing: vec![0],
             running: vec![(10, 2, r)],
             unit_ns: 1,
             events: vec![10, 4],
@@ -1787,6 +1800,65 @@ mod tests {
         let may = a(&text(17));
         assert!(may.terms.is_none_or(|t| t.regulation_ns > 0), "{may:?}");
         assert!(may.bound_ns.is_none_or(|b| b > never.bound_ns.unwrap()));
+    }
+
+    /// Task or server `a`'s row with `h`'s memory profile set to `h` (none
+    /// where empty): `text` ends with h's table.
+    fn a_beside_h(text: &str, h: &str, kind: SchedulerKind) -> TaskBound {
+        let memory = if h.is_empty() { String::new() } else { format!("memory = {{ wss = \"{h}\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }}\n") };
+        let system = parse_task_system(&format!("{text}{memory}"), Format::Toml, "t.toml").unwrap();
+        analyze(&system, kind).unwrap().tasks.into_iter().find(|t| t.task == "a").unwrap()
+    }
+
+    #[test]
+    fn a_co_runner_that_raises_no_miss_here_is_no_presence() {
+        // Core 0: a (256 KiB random) under a budget of 100 per 1 ms it cannot
+        // spend alone; core 1 (a budget it never spends): p (4 MiB stream,
+        // 1 ms every 100 ms, ranked first) and h (1 ms every 2 ms). With h's
+        // working set 16 KiB, a and h fit the 1 MiB LLC together: beside h, a
+        // misses as alone, so h's running is no co-runner presence and,
+        // ranked below p, never splits p's runs; a's bound is the one with h
+        // issuing nothing (its traffic's waits are in a's worst time either
+        // way). With 4 MiB, h presses on a and a's stalls grow. (Counted as
+        // presence, h made every period a stall of a: no bound.)
+        let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [100, 100000]\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"20ms\"\npet = \"4ms\"\n\
+            memory = { wss = \"256KiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
+            [[task]]\nname = \"p\"\ncore = 1\nperiod = \"100ms\"\npet = \"1ms\"\npriority = 5\n\
+            memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 1.0, accesses_per_ms = 100 }\n\
+            [[task]]\nname = \"h\"\ncore = 1\nperiod = \"2ms\"\npet = \"1ms\"\npriority = 1\n";
+        let fits = a_beside_h(text, "16KiB", SchedulerKind::Pfp);
+        let silent = a_beside_h(text, "", SchedulerKind::Pfp);
+        assert!(fits.bound_ns.is_some() && fits.bound_ns < Some(20_000_000), "{fits:?}");
+        assert_eq!((fits.bound_ns, fits.terms.map(|t| t.regulation_ns)), (silent.bound_ns, silent.terms.map(|t| t.regulation_ns)));
+        let presses = a_beside_h(text, "4MiB", SchedulerKind::Pfp);
+        assert!(presses.bound_ns.is_none_or(|b| b > fits.bound_ns.unwrap()), "{presses:?}");
+    }
+
+    #[test]
+    fn a_co_runner_server_whose_tasks_raise_no_miss_here_is_no_presence() {
+        // As above under MRS: a (16 KiB random, 4 ms every 20 ms) in s0 (2 ms
+        // every 5 ms, 1,000 requests per period: alone, a issues its 512-line
+        // cold start at most, beside p it misses nearly every access), p
+        // (4 MiB stream) in sp (200 µs every 100 ms) and h in sh (1 ms every
+        // 2 ms) on core 1. With h at 16 KiB, a and h fit together: sh is no
+        // co-runner of a's excess, and a's bound is the one with h issuing
+        // nothing; at 4 MiB it is larger (as it was with sh counted).
+        let text = "[platform]\ncores = 2\n[regulation]\nkind = \"mrs\"\n\
+            [[server]]\nname = \"s0\"\ncore = 0\nkind = \"periodic\"\nperiod = \"5ms\"\nbudget = \"2ms\"\nmemory_budget = 1000\n\
+            [[server]]\nname = \"sp\"\ncore = 1\nkind = \"periodic\"\nperiod = \"100ms\"\nbudget = \"200us\"\npriority = 5\n\
+            [[server]]\nname = \"sh\"\ncore = 1\nkind = \"periodic\"\nperiod = \"2ms\"\nbudget = \"1ms\"\npriority = 1\n\
+            [[task]]\nname = \"a\"\nserver = \"s0\"\nperiod = \"20ms\"\npet = \"4ms\"\n\
+            memory = { wss = \"16KiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
+            [[task]]\nname = \"p\"\nserver = \"sp\"\nperiod = \"100ms\"\npet = \"100us\"\n\
+            memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 1.0, accesses_per_ms = 100 }\n\
+            [[task]]\nname = \"h\"\nserver = \"sh\"\nperiod = \"10ms\"\npet = \"1ms\"\n";
+        let fits = a_beside_h(text, "16KiB", SchedulerKind::Servers);
+        let silent = a_beside_h(text, "", SchedulerKind::Servers);
+        assert!(fits.bound_ns.is_some() && fits.bound_ns < Some(20_000_000), "{fits:?}");
+        assert_eq!(fits.bound_ns, silent.bound_ns);
+        let presses = a_beside_h(text, "4MiB", SchedulerKind::Servers);
+        assert!(presses.bound_ns.is_none_or(|b| b > fits.bound_ns.unwrap()), "{presses:?}");
     }
 
     #[test]
