@@ -488,20 +488,25 @@ impl FluidRules {
     /// footprints), task `with` one of them where given.
     fn miss_beside(&self, i: usize, with: Option<usize>, cores: usize, corunner: &impl Fn(usize, usize) -> bool) -> f64 {
         let tm = &self.tasks[i];
-        let largest = |mut v: Vec<f64>, k: usize| -> f64 {
+        // The k largest (none on two cores beside `with`: nothing to collect).
+        let largest = |v: &mut dyn Iterator<Item = f64>, k: usize| -> f64 {
+            if k == 0 {
+                return 0.0;
+            }
+            let mut v: Vec<f64> = v.collect();
             v.sort_by(|a, b| b.total_cmp(a));
             v.iter().take(k).sum()
         };
         let beside = |j: usize| j != i && Some(j) != with && corunner(i, j);
         let rest = cores.saturating_sub(1 + with.is_some() as usize);
         let with_wss = with.map_or(0.0, |j| if self.tasks[j].part == tm.part { self.tasks[j].wss } else { 0.0 });
-        let others: Vec<f64> = self.tasks.iter().enumerate().filter(|&(j, o)| beside(j) && o.part == tm.part).map(|(_, o)| o.wss).collect();
+        let mut others = self.tasks.iter().enumerate().filter(|&(j, o)| beside(j) && o.part == tm.part).map(|(_, o)| o.wss);
         let os = if self.os_isolation {
             0.0
         } else {
-            tm.os_footprint + with.map_or(0.0, |j| self.tasks[j].os_footprint) + largest(self.tasks.iter().enumerate().filter(|&(j, _)| beside(j)).map(|(_, o)| o.os_footprint).collect(), rest)
+            tm.os_footprint + with.map_or(0.0, |j| self.tasks[j].os_footprint) + largest(&mut self.tasks.iter().enumerate().filter(|&(j, _)| beside(j)).map(|(_, o)| o.os_footprint), rest)
         };
-        let pressure = tm.wss + with_wss + largest(others, rest) + os;
+        let pressure = tm.wss + with_wss + largest(&mut others, rest) + os;
         miss_ratio(tm.pattern, self.share(i, pressure), tm.wss)
     }
 
