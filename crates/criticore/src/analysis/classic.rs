@@ -413,15 +413,26 @@ struct Memory {
     reclaim: bool,
     /// MemGuard's spare sharing: once every core is stalled, all run on past Q.
     spare: bool,
-    /// `memory::job_costs_and_rates_beside`, for per-core MemGuard (else empty).
+    /// `memory::job_costs_and_rates_beside`, for per-core MemGuard and MRS (else empty).
     beside: Vec<Vec<Option<memory::Beside>>>,
+}
+
+impl Memory {
+    /// Whether task `x`, running on another core, can raise the misses of
+    /// one of `tasks`: some pair's excess above its alone count is above 0
+    /// (beside x and the largest co-runners elsewhere); where the pairs are
+    /// not known, any task with memory can (docs/analysis.md, "Co-runners
+    /// that raise no miss").
+    fn raises_misses(&self, system: &TaskSystem, x: usize, tasks: &[usize]) -> bool {
+        system.tasks[x].memory.is_some() && (self.beside.is_empty() || tasks.iter().any(|&i| self.beside[i][x].is_some_and(|b| b.excess > 0.0)))
+    }
 }
 
 /// What the bounds of `kind` must include: None when the simulator would run
 /// CPU-only; Err(reason) where no memory-aware bound is derived yet (pfp
 /// unregulated or under MemGuard budgets, pedf, gedf and gfp unregulated,
 /// servers unregulated or under MemGuard or MCTI budgets per core, periodic
-/// servers under MRS are).
+/// and CBS servers under MRS are).
 fn memory_of(system: &TaskSystem, kind: SchedulerKind) -> Result<Option<Memory>, String> {
     let reclaim = system.regulation.as_ref().is_some_and(|r| r.kind == RegulationKind::Memguard && r.memguard.reclaim);
     let spare = system.regulation.as_ref().is_some_and(|r| r.memguard.spare_sharing);
@@ -612,12 +623,9 @@ impl CoreView {
             .filter(|&d| d != core)
             .map(|d| {
                 let all = on(d);
-                // A task there raises no miss here where, beside it (and the
-                // largest co-runners elsewhere), every task here misses as alone:
-                // its running is no presence (known where the pairs are).
+                // A task there that raises no miss here is no presence.
                 let here = on(core);
-                let raises = |x: usize| mem.beside.is_empty() || here.iter().any(|&i| mem.beside[i][x].is_some_and(|b| b.excess > 0.0));
-                let pressing: Vec<usize> = all.iter().copied().filter(|&x| system.tasks[x].memory.is_some() && raises(x)).collect();
+                let pressing: Vec<usize> = all.iter().copied().filter(|&x| mem.raises_misses(system, x, &here)).collect();
                 let ranked = by_rank(system, &all);
                 let lowest = ranked.iter().rposition(|&x| pressing.contains(&x)).map_or(0, |p| p + 1);
                 let interrupting = ranked[..lowest].to_vec();
@@ -1409,7 +1417,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                     .filter(|&c| c != sv.core)
                     .map(|c| {
                         (0..n)
-                            .filter(|&k| system.servers[k].core == c && members[k].iter().any(|&x| system.tasks[x].memory.is_some() && (mem.beside.is_empty() || ordered.iter().any(|&i| mem.beside[i][x].is_some_and(|b| b.excess > 0.0)))))
+                            .filter(|&k| system.servers[k].core == c && members[k].iter().any(|&x| mem.raises_misses(system, x, &ordered)))
                             .map(|k| (system.servers[k].period_ns, capped[k].unwrap_or(system.servers[k].budget_ns)))
                             .collect()
                     })

@@ -42,7 +42,8 @@
 //! Requests are bounded twice, the smaller counting: every job at its worst
 //! (all co-runners beside it throughout), or its requests alone (its LLC
 //! partition to itself) plus at most `excess_per_work` for each ns a server
-//! with memory profiles on another core runs, at most (⌈w/P_k⌉ + 1)·a_k of a
+//! on another core runs with a task that can raise their misses (docs/analysis.md,
+//! "Co-runners that raise no miss"), at most (⌈w/P_k⌉ + 1)·a_k of a
 //! window (a_k its budget, or its MRS cap), at most w per core (docs/analysis.md,
 //! "Requests bounded by the co-runners' presence"). (Not by their jobs,
 //! (⌈w/T⌉ + 1) of them: a task whose response may exceed its period has more
@@ -125,8 +126,9 @@ pub struct ServerView {
     /// (period, longest time its jobs can run in one period). A job is slowed
     /// by them at most while they run, so a window adds Σ (⌈w/P⌉ + 1)·a.
     pub interference: Vec<(u64, u64)>,
-    /// Per other core, its servers with memory profiles as (period, most
-    /// running time per period): the time a co-runner may run in a window.
+    /// Per other core, its servers with a task that can raise the misses of
+    /// this server's tasks, as (period, most running time per period): the
+    /// time a co-runner may run in a window.
     pub corunners: Vec<Vec<(u64, u64)>>,
     /// Most requests per ns of work a co-runner's presence adds, over the
     /// window's tasks.
