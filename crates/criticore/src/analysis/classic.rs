@@ -424,7 +424,12 @@ impl Memory {
     /// not known, any task with memory can (docs/analysis.md, "Co-runners
     /// that raise no miss").
     fn raises_misses(&self, system: &TaskSystem, x: usize, tasks: &[usize]) -> bool {
-        system.tasks[x].memory.is_some() && (self.beside.is_empty() || tasks.iter().any(|&i| self.beside[i][x].is_some_and(|b| b.excess > 0.0)))
+        tasks.iter().any(|&i| self.presses(system, i, x))
+    }
+
+    /// Whether task x on another core can raise task i's misses ([`Memory::raises_misses`]).
+    fn presses(&self, system: &TaskSystem, i: usize, x: usize) -> bool {
+        system.tasks[x].memory.is_some() && (self.beside.is_empty() || self.beside[i][x].is_some_and(|b| b.excess > 0.0))
     }
 }
 
@@ -1088,24 +1093,29 @@ fn monitor_suspension<'m>(system: &TaskSystem, mem: &'m Memory) -> Option<((u64,
 /// Per core, its rows by rank.
 fn fp_memory_rounds(system: &TaskSystem, cores: &[usize], mem: &Memory, suspended: impl Fn(usize) -> Option<(u64, u64)>) -> Vec<Vec<TaskBound>> {
     let ordered: Vec<Vec<usize>> = cores.iter().map(|&c| by_rank(system, &(0..system.tasks.len()).filter(|&i| system.tasks[i].core == Some(c)).collect::<Vec<_>>())).collect();
-    let mut responses = vec![None; system.tasks.len()];
-    let bounds_of = |rows: &[Vec<TaskBound>], responses: &mut Vec<Option<u64>>| {
-        for (k, core_rows) in rows.iter().enumerate() {
-            for (r, &i) in core_rows.iter().zip(&ordered[k]) {
-                responses[i] = r.bound_ns;
-            }
-        }
-    };
     let round = |responses: &[Option<u64>]| -> Vec<Vec<TaskBound>> { cores.iter().zip(&ordered).map(|(&c, on)| fp_with_memory(system, on, c, &format!("core {c}"), mem, suspended(c), responses)).collect() };
-    let mut best = round(&responses);
     // Without budgets (per core or per group) no co-runner's jobs are read: one round.
     let rounds = if mem.memguard.is_some() || mem.groups.is_some() { FP_MEMORY_ROUNDS } else { 1 };
+    rounds_of_bounds(system.tasks.len(), &ordered, rounds, round)
+}
+
+/// Up to `rounds` rounds of `round`, which bounds the tasks of each group
+/// (`groups[k]`, its rows in that order) given every task's bound from the
+/// round before (None: unknown; all in the first): each task keeps its
+/// least, until none improves or every task meets its deadline.
+fn rounds_of_bounds(tasks: usize, groups: &[Vec<usize>], rounds: usize, round: impl Fn(&[Option<u64>]) -> Vec<Vec<TaskBound>>) -> Vec<Vec<TaskBound>> {
+    let mut responses = vec![None; tasks];
+    let mut best = round(&responses);
     for _ in 1..rounds {
         // Every task meets its deadline already: no verdict left to change.
         if best.iter().flatten().all(|r| r.schedulable == Some(true)) {
             break;
         }
-        bounds_of(&best, &mut responses);
+        for (rows, group) in best.iter().zip(groups) {
+            for (r, &i) in rows.iter().zip(group) {
+                responses[i] = r.bound_ns;
+            }
+        }
         if responses.iter().all(Option::is_none) {
             break;
         }
@@ -1377,10 +1387,16 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
     let in_capped: Vec<bool> = (0..system.tasks.len()).map(|i| capped[of[i]].is_some()).collect();
     // Costs beside the uncapped co-runners only (the full costs when none is capped).
     let beside = in_capped.contains(&true).then(|| memory::job_costs_beside(system, |_, j| !in_capped[j]));
-    let mut rows = Vec::new();
-    for (s, sv) in system.servers.iter().enumerate() {
-        let ordered = by_rank(system, &members[s]);
-        let server_rows: Vec<TaskBound> = if let (Some(guarantee), Some(mem)) = (served[s], mem) {
+    // Costs beside only the co-runners that raise none of a task's misses:
+    // those that do add their running time instead (server_memory.rs).
+    let unpressed = mem.map(|m| memory::job_costs_beside(system, |i, j| !m.presses(system, i, j)));
+    let ordered_of: Vec<Vec<usize>> = members.iter().map(|m| by_rank(system, m)).collect();
+    // Per server, its rows by rank, with the co-runners' tasks limited by
+    // `responses` where known (their jobs run only within them).
+    let round = |responses: &[Option<u64>]| -> Vec<Vec<TaskBound>> {
+        system.servers.iter().enumerate().map(|(s, sv)| {
+        let ordered = &ordered_of[s];
+        if let (Some(guarantee), Some(mem)) = (served[s], mem) {
             let costs = beside.as_deref().unwrap_or(&mem.costs);
             // Time beside the uncapped co-runners (the capped ones add their running
             // time per window); requests at the worst of all co-runners (a capped one
@@ -1389,6 +1405,8 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
             // Least progress share while capped co-runners run, over the server's
             // tasks and phases: 1 − fastest beside / slowest full time per work.
             let slowed_share = ordered.iter().map(|&x| (1.0 - costs[x].fastest_per_work / full[x].slowest_per_work).clamp(0.0, 1.0)).fold(0.0, f64::max);
+            let unpressed = unpressed.as_deref().unwrap_or(full);
+            let pressed_share = ordered.iter().map(|&x| (1.0 - unpressed[x].fastest_per_work / full[x].slowest_per_work).clamp(0.0, 1.0)).fold(0.0, f64::max);
             // A budget that nothing in the server can spend within its CPU
             // budget (at its fastest, + 1 for rounding) never suspends it. A
             // CBS reservation's memory budget is renewed on the grid of its
@@ -1417,16 +1435,34 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                     .filter(|&c| c != sv.core)
                     .map(|c| {
                         (0..n)
-                            .filter(|&k| system.servers[k].core == c && members[k].iter().any(|&x| mem.raises_misses(system, x, &ordered)))
-                            .map(|k| (system.servers[k].period_ns, capped[k].unwrap_or(system.servers[k].budget_ns)))
+                            .filter(|&k| system.servers[k].core == c)
+                            .filter_map(|k| {
+                                // Its tasks that raise a miss here, and those ranked above one of
+                                // them (their releases make it resume).
+                                let pressing: Vec<usize> = ordered_of[k].iter().copied().filter(|&x| mem.raises_misses(system, x, ordered)).collect();
+                                let lowest = ordered_of[k].iter().rposition(|x| pressing.contains(x))?;
+                                Some(server_memory::CoRunner {
+                                    period_ns: system.servers[k].period_ns,
+                                    per_period_ns: capped[k].unwrap_or(system.servers[k].budget_ns),
+                                    tasks: pressing.iter().map(|&x| (system.tasks[x].period_ns, full[x].time_ns.saturating_add(full[x].job_reload_ns), responses[x])).collect(),
+                                    unit_ns: pressing.iter().map(|&x| full[x].reload_unit().0).max().unwrap_or(0),
+                                    events: std::iter::once(system.servers[k].period_ns)
+                                        .chain(above[k].iter().copied())
+                                        .chain(ordered_of[k][..lowest].iter().map(|&x| system.tasks[x].period_ns))
+                                        .chain(mem.memguard.as_ref().map(|(_, p)| *p))
+                                        .collect(),
+                                })
+                            })
                             .collect()
                     })
                     .collect(),
                 excess_per_work: ordered.iter().map(|&x| full[x].excess_per_work).fold(0.0, f64::max),
+                pressed_share,
                 core_stalls: core_stalls(system, mem, &members, &within, s),
             };
             let demand = |i: usize| Demand {
                 time_ns: costs[i].time_ns,
+                unpressed_time_ns: unpressed[i].time_ns,
                 requests: full[i].requests,
                 alone_requests: full[i].alone_requests,
                 period_ns: system.tasks[i].period_ns,
@@ -1471,10 +1507,17 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                 })
                 .collect()
         } else if let Some(guarantee) = served[s] {
-            fp_over(system, &ordered, guarantee.supply(sv.period_ns), &sv.name, None)
+            fp_over(system, ordered, guarantee.supply(sv.period_ns), &sv.name, None)
         } else {
             ordered.iter().map(|&i| row(system, i, sv.name.clone(), None, Some(format!("server {}: {}", sv.name, notes[s].clone().unwrap_or_default())))).collect()
-        };
+        }
+        }).collect()
+    };
+    // Rounds, as pfp's (`fp_memory_rounds`): each bounds every server's tasks
+    // with the co-runners' jobs limited by the bounds of the round before.
+    let best = rounds_of_bounds(system.tasks.len(), &ordered_of, if mem.is_some() { FP_MEMORY_ROUNDS } else { 1 }, round);
+    let mut rows = Vec::new();
+    for ((s, sv), server_rows) in system.servers.iter().enumerate().zip(best) {
         let ok = if served[s].is_some() { all_of(server_rows.iter().map(|r| r.schedulable)) } else { Some(false) };
         rows.extend(server_rows);
         groups.push(GroupResult { name: sv.name.clone(), utilization: sv.budget_ns as f64 / sv.period_ns as f64, schedulable: ok, note: notes[s].clone() });

@@ -41,13 +41,18 @@
 //!
 //! Requests are bounded twice, the smaller counting: every job at its worst
 //! (all co-runners beside it throughout), or its requests alone (its LLC
-//! partition to itself) plus at most `excess_per_work` for each ns a server
-//! on another core runs with a task that can raise their misses (docs/analysis.md,
-//! "Co-runners that raise no miss"), at most (⌈w/P_k⌉ + 1)·a_k of a
-//! window (a_k its budget, or its MRS cap), at most w per core (docs/analysis.md,
-//! "Requests bounded by the co-runners' presence"). (Not by their jobs,
-//! (⌈w/T⌉ + 1) of them: a task whose response may exceed its period has more
-//! than one job pending as a window opens.)
+//! partition to itself) plus at most `excess_per_work` for each ns a task
+//! on another core that can raise their misses runs (docs/analysis.md,
+//! "Co-runners that raise no miss"): at most (⌈w/P_k⌉ + 1)·a_k of a window
+//! for its server (a_k its budget, or its MRS cap), at most its jobs'
+//! Bertogna–Cirinei workload where its response is known (from the round
+//! before, as pfp's), at most w per core (docs/analysis.md, "Requests
+//! bounded by the co-runners' presence", "A co-runner server present only
+//! while its pressing jobs run"). Time too: every job at its worst, or
+//! beside no co-runner that raises its misses plus `pressed_share` of that
+//! presence. And a period can spend M only with M alone requests or with a
+//! pressing co-runner running in it: a job of one runs within its response
+//! R, so in at most ⌈R/P⌉ + 1 of the server's periods.
 //!
 //! Every time the server loses its core to another (its budget or memory
 //! spent, or a higher-priority server released) the job resumes with a
@@ -78,13 +83,16 @@
 
 use super::server_supply::Guarantee;
 use super::supply::best_block;
-use super::memory::{memguard_stalls_ns, running_ns, running_share, workload_ns};
+use super::memory::{jobs_overlapping, memguard_stalls_ns, running_ns, running_share, workload_ns};
 use super::NotDecided;
 
 /// One job's worst case: processor time and requests, every period.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Demand {
     pub time_ns: u64,
+    /// Its time beside only the co-runners that raise none of its misses
+    /// (those that do add their presence, `ServerView::pressed_share`).
+    pub unpressed_time_ns: u64,
     pub requests: f64,
     /// Of `requests`, those it issues with no co-runner running.
     pub alone_requests: f64,
@@ -127,15 +135,72 @@ pub struct ServerView {
     /// by them at most while they run, so a window adds Σ (⌈w/P⌉ + 1)·a.
     pub interference: Vec<(u64, u64)>,
     /// Per other core, its servers with a task that can raise the misses of
-    /// this server's tasks, as (period, most running time per period): the
-    /// time a co-runner may run in a window.
-    pub corunners: Vec<Vec<(u64, u64)>>,
+    /// this server's tasks: the time a co-runner may run in a window.
+    pub corunners: Vec<Vec<CoRunner>>,
     /// Most requests per ns of work a co-runner's presence adds, over the
     /// window's tasks.
     pub excess_per_work: f64,
+    /// Most share of a pressing co-runner's presence a job's progress loses,
+    /// over the window's tasks: 1 − fastest unpressed / slowest beside all
+    /// (time per work).
+    pub pressed_share: f64,
     /// The core's MemGuard or MCTI budget, where its stalls fall on this
     /// server's window (module doc).
     pub core_stalls: Option<CoreStalls>,
+}
+
+/// A server on another core with tasks that can raise the misses of this
+/// server's tasks (pressing tasks; docs/analysis.md, "Co-runners that raise
+/// no miss"): they run only while it is served, and only their own jobs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoRunner {
+    pub period_ns: u64,
+    /// The longest it runs in one period (its budget, or its MRS cap).
+    pub per_period_ns: u64,
+    /// Its pressing tasks: (period, longest time of a job with all its
+    /// reloads, response bound where known).
+    pub tasks: Vec<(u64, u64, Option<u64>)>,
+    /// What a resumption of one of them may add by rounding, and the periods
+    /// of the events that may make one resume (its own period, the servers
+    /// above it, the releases of its tasks ranked above one of them).
+    pub unit_ns: u64,
+    pub events: Vec<u64>,
+}
+
+impl CoRunner {
+    /// The longest its pressing tasks run in a window of `w`: at most its
+    /// service in every period the window overlaps, and at most their
+    /// Bertogna–Cirinei workload (all of w where a response is unknown) with
+    /// a rounding per resumption.
+    fn running_ns(&self, w: u64) -> f64 {
+        let served = running_ns(&[(self.period_ns, self.per_period_ns)], w);
+        let resumptions = self.events.iter().map(|&p| w.div_ceil(p) + 1).sum::<u64>() + self.tasks.len() as u64;
+        let jobs = self.tasks.iter().map(|&(t, c, r)| workload_ns(t, c, r, w)).sum::<f64>() + self.unit_ns.saturating_mul(resumptions) as f64;
+        served.min(jobs)
+    }
+
+    /// The most periods of `period_ns` in a window of `w` it can run in: each
+    /// job of a pressing task runs within its response R of its release, so
+    /// in at most ⌈R/P⌉ + 1 of them (u64::MAX where a response is unknown).
+    fn touched(&self, period_ns: u64, w: u64) -> u64 {
+        self.tasks.iter().map(|&(t, _, r)| r.map_or(u64::MAX, |r| jobs_overlapping(t, Some(r), w).saturating_mul(r.div_ceil(period_ns) + 1))).fold(0, u64::saturating_add)
+    }
+
+    /// Those periods per ns in the long run (infinite where a response is unknown).
+    fn touched_rate(&self, period_ns: u64) -> f64 {
+        self.tasks.iter().map(|&(t, _, r)| r.map_or(f64::INFINITY, |r| (r.div_ceil(period_ns) + 1) as f64 / t as f64)).sum()
+    }
+
+    /// The long-run share of the time they run: its service share, and
+    /// their utilization where every response is known.
+    fn running_share(&self) -> f64 {
+        let served = running_share(&[(self.period_ns, self.per_period_ns)]);
+        if self.tasks.iter().any(|&(_, _, r)| r.is_none()) {
+            return served;
+        }
+        let rounding = self.events.iter().map(|&p| self.unit_ns as f64 / p as f64).sum::<f64>();
+        served.min(self.tasks.iter().map(|&(t, c, _)| c as f64 / t as f64).sum::<f64>() + rounding)
+    }
 }
 
 impl ServerView {
@@ -248,8 +313,9 @@ pub const MAX_JOBS: u64 = 1_000_000;
 /// reaches the server's (no window closes).
 pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &ServerView) -> Result<Option<u64>, NotDecided> {
     let p = server.period_ns as f64;
-    let presence = |w: u64| -> f64 { server.corunners.iter().map(|core| running_ns(core, w)).sum() };
-    let presence_rate: f64 = server.corunners.iter().map(|core| running_share(core)).sum();
+    // Per other core, the time its pressing tasks run, at most w.
+    let presence = |w: u64| -> f64 { server.corunners.iter().map(|core| core.iter().map(|c| c.running_ns(w)).sum::<f64>().min(w as f64)).sum() };
+    let presence_rate: f64 = server.corunners.iter().map(|core| core.iter().map(CoRunner::running_share).sum::<f64>().min(1.0)).sum();
     // Reloads: one per loss of the core (each own period, each higher server's
     // release) and per release of a higher task, in the long run.
     let losses_rate = 1.0 / p + server.higher_periods_ns.iter().map(|&ph| 1.0 / ph as f64).sum::<f64>() + higher.iter().map(|h| 1.0 / h.period_ns as f64).sum::<f64>();
@@ -258,9 +324,19 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
     let rate = |r: fn(&Demand) -> f64| r(&own) / own.period_ns as f64 + higher.iter().map(|h| r(h) / h.period_ns as f64).sum::<f64>();
     let reload_time_rate = (losses_rate * reload.each_ns as f64).min(rate(|d| d.reload_ns as f64) + losses_rate * reload.unit_ns as f64);
     let reload_request_rate = (losses_rate * reload.each_requests).min(rate(|d| d.reload_requests) + losses_rate * reload.unit_requests);
+    let alone_request_rate = rate(|d| d.alone_requests) + reload_request_rate;
     let request_rate = rate(|d| d.requests).min(rate(|d| d.alone_requests) + server.excess_per_work * presence_rate) + reload_request_rate;
+    let losses = |w: u64| -> u64 { w.div_ceil(server.period_ns) + 1 + server.higher_periods_ns.iter().map(|&ph| w.div_ceil(ph) + 1).sum::<u64>() };
+    // A period whose M no co-runner helped spend spent M of alone requests;
+    // any other one is one of its periods a pressing co-runner runs in (per
+    // other core, at most every period of the window).
+    let touched = |w: u64| -> u64 {
+        let periods = w.div_ceil(server.period_ns) + 1;
+        server.corunners.iter().map(|core| core.iter().map(|c| c.touched(server.period_ns, w)).fold(0, u64::saturating_add).min(periods)).fold(0, u64::saturating_add)
+    };
+    let touched_rate: f64 = server.corunners.iter().map(|core| core.iter().map(|c| c.touched_rate(server.period_ns)).sum::<f64>().min(1.0 / p)).sum();
     let stall_rate = server.core_stalls.as_ref().map_or(0.0, |c| c.stall_rate(request_rate));
-    let time_rate = rate(|d| d.time_ns as f64) + interference_rate + reload_time_rate + stall_rate;
+    let time_rate = (rate(|d| d.time_ns as f64) + interference_rate).min(rate(|d| d.unpressed_time_ns as f64) + server.pressed_share * presence_rate) + reload_time_rate + stall_rate;
     // Services per ns: those that spend M (each running at least d) and
     // those that run Q (module doc); at most every period. A service that
     // spends M loses at most the rest of what its period holds: Q' − d with
@@ -271,22 +347,26 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
     };
     let d = server.spend_credit_ns().min(cap) as f64;
     let spending = match server.memory_budget {
-        Some(m) if d > 0.0 => (request_rate / m.max(1) as f64).min(time_rate / d),
-        Some(m) => request_rate / m.max(1) as f64,
+        Some(m) => {
+            let by_requests = (request_rate / m.max(1) as f64).min(alone_request_rate / m.max(1) as f64 + touched_rate);
+            if d > 0.0 { by_requests.min(time_rate / d) } else { by_requests }
+        }
         None => 0.0,
     };
     if (time_rate.max(spending * d) + spending * (cap as f64 - d)) * (k as f64 * p) >= g as f64 {
         return Ok(None);
     }
     let supply = server.guarantee.supply(server.period_ns);
-    let losses = |w: u64| -> u64 { w.div_ceil(server.period_ns) + 1 + server.higher_periods_ns.iter().map(|&ph| w.div_ceil(ph) + 1).sum::<u64>() };
     let window = |jobs: u64, w: u64| -> Option<u64> {
         let releases: Vec<u64> = higher.iter().map(|h| w.div_ceil(h.period_ns)).collect();
         let preemptions = losses(w) + releases.iter().sum::<u64>();
         let slowed: u128 = server.interference.iter().map(|&(pk, a)| (w.div_ceil(pk) + 1) as u128 * a as u128).sum();
         let time_of = |r: fn(&Demand) -> u64| jobs as u128 * r(&own) as u128 + higher.iter().zip(&releases).map(|(h, &n)| n as u128 * r(h) as u128).sum::<u128>();
         let reloads = (preemptions as u128 * reload.each_ns as u128).min(time_of(|d| d.reload_ns) + preemptions as u128 * reload.unit_ns as u128);
-        let time = time_of(|d| d.time_ns) + reloads + slowed;
+        // Jobs at their cost beside the co-runners, or beside none that raise
+        // their misses and slowed by those while they run.
+        let pressed = (server.pressed_share * presence(w)).ceil() as u128;
+        let time = (time_of(|d| d.time_ns) + slowed).min(time_of(|d| d.unpressed_time_ns) + pressed) + reloads;
         let requests_of = |r: fn(&Demand) -> f64| jobs as f64 * r(&own) + higher.iter().zip(&releases).map(|(h, &n)| n as f64 * r(h)).sum::<f64>();
         let reload_requests = (preemptions as f64 * reload.each_requests).min(requests_of(|d| d.reload_requests) + preemptions as f64 * reload.unit_requests);
         let requests = requests_of(|d| d.requests).min(requests_of(|d| d.alone_requests) + server.excess_per_work * presence(w)) + reload_requests;
@@ -295,7 +375,9 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
         let Some(m) = server.memory_budget else { return Some(supply.time_for(time)) };
         // A CBS reservation's memory period open as the window opens may be
         // spent later in the window, by fewer of its requests.
-        let spent = ((requests / m.max(1) as f64).floor() as u64).saturating_add(server.memory_grid_apart as u64);
+        let alone = requests_of(|d| d.alone_requests) + reload_requests;
+        let by_requests = ((requests / m.max(1) as f64).floor() as u64).min(((alone / m.max(1) as f64).floor() as u64).saturating_add(touched(w)));
+        let spent = by_requests.saturating_add(server.memory_grid_apart as u64);
         match server.guarantee {
             Guarantee::PerPeriod { budget_ns: q, within_ns } => {
                 // The period the window opens in lost (its memory budget spent
@@ -346,7 +428,7 @@ mod tests {
     /// A job of `time_ns` and `requests` (all alone) every `period_ns`, its
     /// reloads capped only per resumption.
     fn demand(time_ns: u64, requests: f64, period_ns: u64) -> Demand {
-        Demand { time_ns, requests, alone_requests: requests, period_ns, reload_ns: u64::MAX / 4, reload_requests: f64::INFINITY }
+        Demand { time_ns, unpressed_time_ns: time_ns, requests, alone_requests: requests, period_ns, reload_ns: u64::MAX / 4, reload_requests: f64::INFINITY }
     }
 
     fn reload(each_ns: u64) -> Reload {
@@ -354,7 +436,7 @@ mod tests {
     }
 
     fn server(memory_budget: Option<u64>) -> ServerView {
-        ServerView { period_ns: 10, budget_ns: 4, guarantee: Guarantee::PerPeriod { budget_ns: 4, within_ns: 4 }, memory_budget, issue_ns: 0, memory_grid_apart: false, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0, core_stalls: None }
+        ServerView { period_ns: 10, budget_ns: 4, guarantee: Guarantee::PerPeriod { budget_ns: 4, within_ns: 4 }, memory_budget, issue_ns: 0, memory_grid_apart: false, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0, pressed_share: 0.0, core_stalls: None }
     }
 
     #[test]
@@ -446,6 +528,48 @@ mod tests {
         // of work besides: 6 > 4, no bound.
         let heavy = demand(2, 100.0, 10);
         assert_eq!(response_time(heavy, &[], reload(0), &cbs), Ok(None));
+    }
+
+    /// Another core with one server (P = 10, running up to 8 or 10 of it)
+    /// whose one pressing task runs `c` every 1,000 (or 100), done within `r`.
+    fn corunner(per_period_ns: u64, period: u64, c: u64, r: Option<u64>) -> Vec<Vec<CoRunner>> {
+        vec![vec![CoRunner { period_ns: 10, per_period_ns, tasks: vec![(period, c, r)], unit_ns: 0, events: vec![] }]]
+    }
+
+    #[test]
+    fn a_co_runner_server_is_present_only_while_its_pressing_jobs_run() {
+        // 3 of time beside every co-runner, 1 beside none that raises its
+        // misses, losing 0.4 of each ns a pressing one runs beside it. The
+        // co-runner server runs 8 of every 10, but its pressing task only 1
+        // every 100, done within 10 of its release: in any window at most
+        // min(1, w) of it (Bertogna–Cirinei: ⌊(w + 10 − 1)/100⌋ = 0 whole jobs
+        // for w < 91, and 1 of the one before). w = 0: time min(3, 1) = 1,
+        // time_for(1) = 6 + 1 = 7; w = 7: min(3, 1 + ⌈0.4·1⌉) = 2 → 8; w = 8: 8.
+        let d = Demand { unpressed_time_ns: 1, ..demand(3, 0.0, 100) };
+        let view = ServerView { corunners: corunner(8, 100, 1, Some(10)), pressed_share: 0.4, ..server(None) };
+        assert_eq!(response_time(d, &[], reload(0), &view), Ok(Some(8)));
+        // Its response unknown, the task may run all of a window the server
+        // serves: w = 7: min(3, 1 + ⌈0.4·7⌉) = 3 → 9, as at its cost beside all.
+        let unknown = ServerView { corunners: corunner(8, 100, 1, None), ..view.clone() };
+        assert_eq!(response_time(d, &[], reload(0), &unknown), Ok(Some(9)));
+    }
+
+    #[test]
+    fn a_memory_budget_is_spent_only_in_periods_a_pressing_co_runner_runs_in() {
+        // 3 of time and 450 requests, none of them alone: 1,000 per ns of a
+        // pressing co-runner's presence, M = 100. The co-runner's task runs 2
+        // every 1,000 within 5 of its release: at most 2 of presence (so all
+        // 450 requests may come, ⌊450/100⌋ = 4 spends by requests), but in at
+        // most ⌈5/10⌉ + 1 = 2 periods of the server per job of it (⌈(w + 5)/1,000⌉
+        // = 1 job): 2 spends. w = 0: 1 period, no request, 10 + 4 + 3 − 4 = 13;
+        // w = 13: 2 spends, 3·10 + 3 = 33; w = 33: 33.
+        let d = Demand { alone_requests: 0.0, ..demand(3, 450.0, 1_000) };
+        let view = ServerView { corunners: corunner(10, 1_000, 2, Some(5)), excess_per_work: 1_000.0, ..server(Some(100)) };
+        assert_eq!(response_time(d, &[], reload(0), &view), Ok(Some(33)));
+        // Its response unknown: every period of the window may spend (w = 13:
+        // 3 of them, 43; w = 43: all 4 by requests, 53), as by requests alone.
+        let unknown = ServerView { corunners: corunner(10, 1_000, 2, None), ..view.clone() };
+        assert_eq!(response_time(d, &[], reload(0), &unknown), Ok(Some(53)));
     }
 
     /// A server holding its core throughout (budget = period), the core's
