@@ -153,7 +153,31 @@ def most_work(q: int, p: int, length: int, r: int | None = None) -> int:
     return max(at(x % p) for x in (0, r - q, r, -length, r - q - length, r - length, q - length))
 
 
-def partly_sure(q: int, p: int, hp: list[tuple[int, int]], spans: list[int]) -> tuple | None:
+def on_grid(q: int, p: int, hp: list[tuple[int, int]]) -> dict[int, int] | None:
+    """Per K = 1..16, the least a server gets in K consecutive periods when
+    every server starts at 0 and those above (each sure of its budget in its
+    period) run their whole budgets: period j gets min(q, the idle time of
+    that schedule in it). The schedule's work done by t is Reich's
+    min over s ≤ t of (work released before s) + (t − s), s = 0 or a release.
+    None past 4,096 periods or 100,000 jobs above in the hyperperiod."""
+    h = p
+    for _, ph in hp:
+        h = h * ph // math.gcd(h, ph)
+        if h // p > 4096:
+            return None
+    if sum(h // ph for _, ph in hp) > 100_000:
+        return None
+    releases = sorted({m * ph for _, ph in hp for m in range(h // ph)})
+
+    def done(t: int) -> int:
+        return min(sum(-(-s // ph) * qh for qh, ph in hp) + t - s for s in [r for r in releases if r <= t] + [t])
+
+    n = h // p
+    got = [min(q, p - (done((j + 1) * p) - done(j * p))) for j in range(n)]
+    return {k: min(sum(got[(j + i) % n] for i in range(k)) for j in range(n)) for k in range(1, 17)}
+
+
+def partly_sure(q: int, p: int, hp: list[tuple[int, int]], spans: list[int], grid: dict[int, int] | None = None) -> tuple | None:
     """A server whose budget q is not sure within its period p below hp: per
     period, the largest C with C + Σ⌈t/P_h⌉Q_h ≤ t at some t ≤ p (Lehoczky's
     points: the multiples of each P_h up to p, and p), within its response;
@@ -167,6 +191,7 @@ def partly_sure(q: int, p: int, hp: list[tuple[int, int]], spans: list[int]) -> 
         left = k * p - sum(most_work(qh, ph, k * p, rh) for (qh, ph), rh in zip(hp, spans))
         # The least Σ min(q, x_j) over k periods with Σ x_j ≥ left, x_j ≤ p.
         g = (left // p) * q + min(q, left % p) if left > 0 else 0
+        g = max(g, grid[k]) if grid else g
         if g > 0:
             blocks[k] = g
     best = max((Fraction(g, k) for k, g in blocks.items()), default=Fraction(0))
@@ -211,7 +236,10 @@ def analyze(system: dict, scheduler: str) -> dict[str, int | None]:
                 # A server serves its budget within its response where that is
                 # at most its period, else anywhere in its period.
                 spans[s] = r if r is not None and r <= p else p
-                supplies[s] = (p, q, r) if r is not None and r <= p else partly_sure(q, p, hp, [spans[h] for h in on[:k]])
+                # All servers start at 0: below servers sure of their budgets, its periods' share is known.
+                sure_above = all(isinstance(supplies[h], tuple) and supplies[h][0] != "blocks" and supplies[h][1] == servers[h]["budget"] for h in on[:k])
+                grid = on_grid(q, p, hp) if sure_above else None
+                supplies[s] = (p, q, r) if r is not None and r <= p else partly_sure(q, p, hp, [spans[h] for h in on[:k]], grid)
         for s, sv in enumerate(servers):
             idx = [i for i, x in enumerate(tasks) if x["server"] == sv["name"]]
             order = rank_order(tasks, idx)

@@ -1355,7 +1355,11 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                     };
                     // The servers above serve theirs within their response, or their period.
                     let spans: Vec<u64> = ordered[..k].iter().map(|&h| within[h]).collect();
-                    served[s] = server_supply::guarantee(task(s), &hp, &spans);
+                    // Every server starts on one grid from 0: with those above sure of
+                    // their budgets, its periods' share is known exactly.
+                    let sure_above = ordered[..k].iter().all(|&h| matches!(served[h], Some(Guarantee::PerPeriod { budget_ns, .. }) if budget_ns == system.servers[h].budget_ns));
+                    let grid = if sure_above { server_supply::on_grid(task(s), &hp) } else { None };
+                    served[s] = server_supply::guarantee(task(s), &hp, &spans, grid);
                     let part = match served[s] {
                         Some(Guarantee::PerPeriod { budget_ns, within_ns }) => format!("; its tasks are sure of {} of it within {} of each period's start", ms(budget_ns), ms(within_ns)),
                         Some(Guarantee::Blocks { budgets, per_period }) => {

@@ -82,7 +82,7 @@
 //! window whose tasks are all critical pays none.
 
 use super::server_supply::Guarantee;
-use super::supply::best_block;
+use super::supply::{best_block, Supply};
 use super::memory::{jobs_overlapping, memguard_stalls_ns, running_ns, running_share, workload_ns};
 use super::NotDecided;
 
@@ -378,24 +378,30 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
         let alone = requests_of(|d| d.alone_requests) + reload_requests;
         let by_requests = ((requests / m.max(1) as f64).floor() as u64).min(((alone / m.max(1) as f64).floor() as u64).saturating_add(touched(w)));
         let spent = by_requests.saturating_add(server.memory_grid_apart as u64);
+        // The period the window opens in lost (its memory budget spent d
+        // before at least), a that spend M, b that serve Q' (what is sure of
+        // each period, within R'), and the last, w ≤ Q' of work, done
+        // R' − Q' + w into its period.
+        let per_period = |q: u64, within_ns: u64| -> Option<u64> {
+            let d = server.spend_credit_ns().min(q);
+            let time = time.max(1);
+            let a = (time - 1).checked_div(d).map_or(spent, |most| spent.min(most));
+            let rest = time - a * d;
+            let b = rest.div_ceil(q) - 1;
+            let last = rest - b * q;
+            Some((1 + a + b).checked_mul(server.period_ns)?.checked_add(within_ns + last)? - q - d)
+        };
         match server.guarantee {
-            Guarantee::PerPeriod { budget_ns: q, within_ns } => {
-                // The period the window opens in lost (its memory budget spent
-                // d before at least), a that spend M, b that run Q, and the
-                // last, w ≤ Q of work, done R_s − Q + w into its period.
-                let d = server.spend_credit_ns().min(q);
-                let time = time.max(1);
-                let a = (time - 1).checked_div(d).map_or(spent, |most| spent.min(most));
-                let rest = time - a * d;
-                let b = rest.div_ceil(q) - 1;
-                let last = rest - b * q;
-                Some((1 + a + b).checked_mul(server.period_ns)?.checked_add(within_ns + last)? - q - d)
-            }
-            Guarantee::Blocks { .. } => {
-                // Any K periods serve G_K, less Q − d per service that spends
-                // M (it runs d at least, and Q at most).
+            Guarantee::PerPeriod { budget_ns, within_ns } => per_period(budget_ns, within_ns),
+            Guarantee::Blocks { budgets, per_period: sure } => {
+                // Any K periods serve G_K (the one the window opens in lost
+                // whole), less Q − d per service that spends M (it runs d at
+                // least, and Q at most); or, where some is sure of each
+                // period, the bound above with it (not the supply's own: the
+                // period the window opens in may have spent M).
                 let d = server.spend_credit_ns().min(server.budget_ns);
-                Some(supply.time_for(time.checked_add(spent.checked_mul(server.budget_ns - d)?)?))
+                let blocks = Supply::Blocks { period_ns: server.period_ns, budgets, per_period: None }.time_for(time.checked_add(spent.checked_mul(server.budget_ns - d)?)?);
+                Some(sure.and_then(|(q, r)| per_period(q, r)).map_or(blocks, |p| p.min(blocks)))
             }
         }
     };
@@ -475,6 +481,22 @@ mod tests {
         // More demand than the budgets give: no bound.
         let heavy = demand(3, 250.0, 20);
         assert_eq!(response_time(heavy, &[], reload(0), &server(Some(100))), Ok(None));
+    }
+
+    #[test]
+    fn a_server_sure_per_block_pays_the_spent_period_it_opens_in_too() {
+        // As above (3 of time, M = 1,000), its tasks sure of 4 in every
+        // period (within 4) beside blocks of 4 per period: the window may open
+        // just after a lower task spent M (10 lost), then 3 by 4 − 4 + 3 into
+        // the next: 13, as with the per-period guarantee alone; the blocks
+        // give (⌈3/4⌉ + 1)·10 = 20. (The per-period supply alone, which serves
+        // its 4 right after the window opens, would give 6 + 3 = 9 < 13.)
+        let mut budgets = [0; crate::analysis::supply::BLOCKS];
+        budgets[0] = 4;
+        let blocks = ServerView { guarantee: Guarantee::Blocks { budgets, per_period: Some((4, 4)) }, ..server(Some(1_000)) };
+        let d = demand(3, 250.0, 1_000);
+        assert_eq!(response_time(d, &[], reload(0), &blocks), Ok(Some(13)));
+        assert_eq!(response_time(d, &[], reload(0), &server(Some(1_000))), Ok(Some(13)));
     }
 
     #[test]

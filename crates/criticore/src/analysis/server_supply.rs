@@ -25,6 +25,7 @@
 use super::fp_rta::{self, FpTask};
 use super::gfp_rta;
 use super::supply::{best_block, Supply, BLOCKS};
+use crate::model::validate::lcm;
 
 /// What a server's tasks are sure of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,12 +84,69 @@ pub fn per_block(server: FpTask, higher: &[FpTask], within: &[u64], k: u64) -> u
     ((left / p) * q + q.min(left % p)) as u64
 }
 
-/// What a server (budget as `pet_ns`) below `higher` (each serving its
-/// budget within `within` of its periods' starts) is sure of; None if nothing.
-pub fn guarantee(server: FpTask, higher: &[FpTask], within: &[u64]) -> Option<Guarantee> {
+/// Most periods of the server, and most jobs of the servers above, in the
+/// hyperperiod [`on_grid`] lays out.
+const GRID_PERIODS: u64 = 4_096;
+const GRID_JOBS: u64 = 100_000;
+
+/// The bound per K consecutive periods where every server's first period
+/// starts at 0 (the simulator and the runtime start them so; a file gives a
+/// server no offset) and every server above is sure of its whole budget
+/// within each of its periods. Those then run as periodic tasks C = Q,
+/// T = P released together at 0, none dropping any of its budget, and the
+/// backlog of such a schedule grows with every execution time (Lindley's
+/// recursion), so their idle time in any interval is least when each runs
+/// its whole budget: period j of this server is sure of c_j = min(Q, that
+/// schedule's idle time in it), and G_K = the least c_j + … + c_{j+K−1}
+/// over one hyperperiod (the pattern repeats). None where the hyperperiod
+/// holds more than `GRID_PERIODS` of its periods or `GRID_JOBS` jobs above.
+pub fn on_grid(server: FpTask, higher: &[FpTask]) -> Option<[u64; BLOCKS]> {
+    let p = server.period_ns;
+    let h = higher.iter().map(|x| x.period_ns).try_fold(p, |a, b| {
+        let l = lcm(a, b);
+        (l < u64::MAX && l / p <= GRID_PERIODS).then_some(l)
+    })?;
+    if higher.iter().map(|x| h / x.period_ns).sum::<u64>() > GRID_JOBS {
+        return None;
+    }
+    let n = (h / p) as usize;
+    let mut idle = vec![0u64; n];
+    let mut left = vec![0u64; higher.len()];
+    let mut t = 0;
+    while t < h {
+        for (l, x) in left.iter_mut().zip(higher) {
+            if t % x.period_ns == 0 {
+                *l += x.pet_ns;
+            }
+        }
+        let next = higher.iter().map(|x| (t / x.period_ns + 1) * x.period_ns).fold((t / p + 1) * p, u64::min);
+        match left.iter().position(|&l| l > 0) {
+            Some(k) => {
+                let run = left[k].min(next - t);
+                left[k] -= run;
+                t += run;
+            }
+            None => {
+                idle[(t / p) as usize] += next - t;
+                t = next;
+            }
+        }
+    }
+    let c: Vec<u64> = idle.iter().map(|&i| i.min(server.pet_ns)).collect();
     let mut budgets = [0; BLOCKS];
     for (k, g) in budgets.iter_mut().enumerate() {
-        *g = per_block(server, higher, within, k as u64 + 1);
+        *g = (0..n).map(|j| (j..=j + k).map(|x| c[x % n]).sum::<u64>()).min().unwrap_or(0);
+    }
+    Some(budgets)
+}
+
+/// What a server (budget as `pet_ns`) below `higher` (each serving its
+/// budget within `within` of its periods' starts) is sure of, with its
+/// blocks on the common grid where known ([`on_grid`]); None if nothing.
+pub fn guarantee(server: FpTask, higher: &[FpTask], within: &[u64], grid: Option<[u64; BLOCKS]>) -> Option<Guarantee> {
+    let mut budgets = [0; BLOCKS];
+    for (k, g) in budgets.iter_mut().enumerate() {
+        *g = per_block(server, higher, within, k as u64 + 1).max(grid.map_or(0, |b| b[k]));
     }
     let blocks = best_block(&budgets);
     match (per_period(server, higher), blocks) {
@@ -152,7 +210,7 @@ mod tests {
         // 7: 5 of 7, 8: W = 28, 12 left, 6 of 8).
         let got: Vec<u64> = (1..=8).map(|k| per_block(s, &above, &[10], k)).collect();
         assert_eq!(got, vec![0, 0, 2, 2, 4, 4, 5, 6]);
-        let Some(Guarantee::Blocks { budgets, per_period: None }) = guarantee(s, &above, &[10]) else { panic!() };
+        let Some(Guarantee::Blocks { budgets, per_period: None }) = guarantee(s, &above, &[10], None) else { panic!() };
         assert_eq!(budgets[..8], got[..]);
         assert_eq!(best_block(&budgets), Some((5, 4)));
     }
@@ -167,7 +225,7 @@ mod tests {
         // the per-period bound stays beside them for windows shorter than a block.
         let (s, above) = (task(4, 10), [task(8, 20)]);
         assert_eq!(per_period(s, &above), Some((2, 10)));
-        let Some(Guarantee::Blocks { budgets, per_period: Some((2, 10)) }) = guarantee(s, &above, &[8]) else { panic!() };
+        let Some(Guarantee::Blocks { budgets, per_period: Some((2, 10)) }) = guarantee(s, &above, &[8], None) else { panic!() };
         assert_eq!(budgets[..4], [2, 6, 8, 12]);
         assert_eq!(best_block(&budgets), Some((2, 6)));
         // 1 within its first period's blackout (10 − 2) + (10 − 2) + 1 = 17;
@@ -187,11 +245,30 @@ mod tests {
         // 1 left: 1 in 3 periods, a smaller share than 2 in 1.
         let got: Vec<u64> = (1..=3).map(|k| per_block(s, &above, &[10, 20], k)).collect();
         assert_eq!(got, vec![0, 0, 1]);
-        assert_eq!(guarantee(s, &above, &[10, 20]), Some(Guarantee::PerPeriod { budget_ns: 2, within_ns: 10 }));
+        assert_eq!(guarantee(s, &above, &[10, 20], None), Some(Guarantee::PerPeriod { budget_ns: 2, within_ns: 10 }));
         // The servers above serve theirs within their responses, 5 and 8: one
         // period holds at most 5 + min(3, 10 + 8 − 3) = 8 of theirs, 2 left; two
         // (20) 10 + 3 + min(3, 5) = 16, 4 left; three (30) 15 + 6, 9 left, 4 of it.
         let got: Vec<u64> = (1..=3).map(|k| per_block(s, &above, &[5, 8], k)).collect();
         assert_eq!(got, vec![2, 4, 4]);
+    }
+
+    #[test]
+    fn a_server_on_the_common_grid_is_sure_of_each_periods_idle_time() {
+        // Q = 5 of P = 10 below A (3 every 10) and B (3 every 15), all from 0,
+        // hyperperiod 30: A [0, 3), B [3, 6), idle [6, 10): 4; A [10, 13), B
+        // [15, 18), idle 4; A [20, 23), idle [23, 30): 5 of 7. G_1 = 4, G_2 =
+        // 4 + 4, G_3 = 13, G_4 = 4 + 4 + 5 + 4 = 17 (from any period).
+        let (s, above) = (task(5, 10), [task(3, 10), task(3, 15)]);
+        let grid = on_grid(s, &above).expect("a short hyperperiod");
+        assert_eq!(grid[..4], [4, 8, 13, 17]);
+        // For any phasing only 4, 5 and 7 (20 − W_A − W_B = 8 of 20, 30 − 9 − 9
+        // = 12 of 30): per period 4 within 10 is the best share. On the grid
+        // 13 in every 3 periods is better.
+        assert_eq!(guarantee(s, &above, &[3, 6], None), Some(Guarantee::PerPeriod { budget_ns: 4, within_ns: 10 }));
+        let Some(Guarantee::Blocks { budgets, per_period: Some((4, 10)) }) = guarantee(s, &above, &[3, 6], Some(grid)) else { panic!() };
+        assert_eq!(budgets[..4], [4, 8, 13, 17]);
+        // A hyperperiod of more than 4,096 of its periods is not laid out.
+        assert_eq!(on_grid(task(5, 10), &[task(3, 4_099 * 10 + 1)]), None);
     }
 }
