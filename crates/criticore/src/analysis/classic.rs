@@ -1093,7 +1093,9 @@ fn monitor_suspension<'m>(system: &TaskSystem, mem: &'m Memory) -> Option<((u64,
 /// Per core, its rows by rank.
 fn fp_memory_rounds(system: &TaskSystem, cores: &[usize], mem: &Memory, suspended: impl Fn(usize) -> Option<(u64, u64)>) -> Vec<Vec<TaskBound>> {
     let ordered: Vec<Vec<usize>> = cores.iter().map(|&c| by_rank(system, &(0..system.tasks.len()).filter(|&i| system.tasks[i].core == Some(c)).collect::<Vec<_>>())).collect();
-    let round = |responses: &[Option<u64>]| -> Vec<Vec<TaskBound>> { cores.iter().zip(&ordered).map(|(&c, on)| fp_with_memory(system, on, c, &format!("core {c}"), mem, suspended(c), responses)).collect() };
+    let round = |responses: &[Option<u64>], pending: &[bool]| -> Vec<Vec<TaskBound>> {
+        cores.iter().zip(&ordered).zip(pending).map(|((&c, on), &p)| if p { fp_with_memory(system, on, c, &format!("core {c}"), mem, suspended(c), responses) } else { Vec::new() }).collect()
+    };
     // Without budgets (per core or per group) no co-runner's jobs are read: one round.
     let rounds = if mem.memguard.is_some() || mem.groups.is_some() { FP_MEMORY_ROUNDS } else { 1 };
     rounds_of_bounds(system.tasks.len(), &ordered, rounds, round)
@@ -1103,9 +1105,9 @@ fn fp_memory_rounds(system: &TaskSystem, cores: &[usize], mem: &Memory, suspende
 /// (`groups[k]`, its rows in that order) given every task's bound from the
 /// round before (None: unknown; all in the first): each task keeps its
 /// least, until none improves or every task meets its deadline.
-fn rounds_of_bounds(tasks: usize, groups: &[Vec<usize>], rounds: usize, round: impl Fn(&[Option<u64>]) -> Vec<Vec<TaskBound>>) -> Vec<Vec<TaskBound>> {
+fn rounds_of_bounds(tasks: usize, groups: &[Vec<usize>], rounds: usize, round: impl Fn(&[Option<u64>], &[bool]) -> Vec<Vec<TaskBound>>) -> Vec<Vec<TaskBound>> {
     let mut responses = vec![None; tasks];
-    let mut best = round(&responses);
+    let mut best = round(&responses, &vec![true; groups.len()]);
     for _ in 1..rounds {
         // Every task meets its deadline already: no verdict left to change.
         if best.iter().flatten().all(|r| r.schedulable == Some(true)) {
@@ -1119,8 +1121,11 @@ fn rounds_of_bounds(tasks: usize, groups: &[Vec<usize>], rounds: usize, round: i
         if responses.iter().all(Option::is_none) {
             break;
         }
+        // Only groups with a task past its deadline are bounded again (the
+        // others keep theirs: no verdict there to change).
+        let pending: Vec<bool> = best.iter().map(|rows| rows.iter().any(|r| r.schedulable != Some(true))).collect();
         let mut improved = false;
-        for (old, new) in best.iter_mut().zip(round(&responses)) {
+        for (old, new) in best.iter_mut().zip(round(&responses, &pending)) {
             for (o, n) in old.iter_mut().zip(new) {
                 if n.bound_ns.is_some_and(|b| o.bound_ns.is_none_or(|a| b < a)) {
                     *o = n;
@@ -1397,9 +1402,12 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
     let ordered_of: Vec<Vec<usize>> = members.iter().map(|m| by_rank(system, m)).collect();
     // Per server, its rows by rank, with the co-runners' tasks limited by
     // `responses` where known (their jobs run only within them).
-    let round = |responses: &[Option<u64>]| -> Vec<Vec<TaskBound>> {
+    let round = |responses: &[Option<u64>], pending: &[bool]| -> Vec<Vec<TaskBound>> {
         system.servers.iter().enumerate().map(|(s, sv)| {
         let ordered = &ordered_of[s];
+        if !pending[s] {
+            return Vec::new();
+        }
         if let (Some(guarantee), Some(mem)) = (served[s], mem) {
             let costs = beside.as_deref().unwrap_or(&mem.costs);
             // Time beside the uncapped co-runners (the capped ones add their running
