@@ -365,11 +365,12 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
         let reloads = (preemptions as u128 * reload.each_ns as u128).min(time_of(|d| d.reload_ns) + preemptions as u128 * reload.unit_ns as u128);
         // Jobs at their cost beside the co-runners, or beside none that raise
         // their misses and slowed by those while they run.
-        let pressed = (server.pressed_share * presence(w)).ceil() as u128;
+        let present = presence(w);
+        let pressed = (server.pressed_share * present).ceil() as u128;
         let time = (time_of(|d| d.time_ns) + slowed).min(time_of(|d| d.unpressed_time_ns) + pressed) + reloads;
         let requests_of = |r: fn(&Demand) -> f64| jobs as f64 * r(&own) + higher.iter().zip(&releases).map(|(h, &n)| n as f64 * r(h)).sum::<f64>();
         let reload_requests = (preemptions as f64 * reload.each_requests).min(requests_of(|d| d.reload_requests) + preemptions as f64 * reload.unit_requests);
-        let requests = requests_of(|d| d.requests).min(requests_of(|d| d.alone_requests) + server.excess_per_work * presence(w)) + reload_requests;
+        let requests = requests_of(|d| d.requests).min(requests_of(|d| d.alone_requests) + server.excess_per_work * present) + reload_requests;
         let stalls = server.core_stalls.as_ref().map_or(0, |c| c.stall_ns(w, requests));
         let time = u64::try_from(time + stalls as u128).ok()?;
         let Some(m) = server.memory_budget else { return Some(supply.time_for(time)) };
