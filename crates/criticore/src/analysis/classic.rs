@@ -1404,125 +1404,125 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
     // `responses` where known (their jobs run only within them).
     let round = |responses: &[Option<u64>], pending: &[bool]| -> Vec<Vec<TaskBound>> {
         system.servers.iter().enumerate().map(|(s, sv)| {
-        let ordered = &ordered_of[s];
-        if !pending[s] {
-            return Vec::new();
-        }
-        if let (Some(guarantee), Some(mem)) = (served[s], mem) {
-            let costs = beside.as_deref().unwrap_or(&mem.costs);
-            // Time beside the uncapped co-runners (the capped ones add their running
-            // time per window); requests at the worst of all co-runners (a capped one
-            // running beside the job shrinks its LLC share, so it misses more).
-            let full = &mem.costs;
-            // Least progress share while capped co-runners run, over the server's
-            // tasks and phases: 1 − fastest beside / slowest full time per work.
-            let slowed_share = ordered.iter().map(|&x| (1.0 - costs[x].fastest_per_work / full[x].slowest_per_work).clamp(0.0, 1.0)).fold(0.0, f64::max);
-            let unpressed = unpressed.as_deref().unwrap_or(full);
-            let pressed_share = ordered.iter().map(|&x| (1.0 - unpressed[x].fastest_per_work / full[x].slowest_per_work).clamp(0.0, 1.0)).fold(0.0, f64::max);
-            // A budget that nothing in the server can spend within its CPU
-            // budget (at its fastest, + 1 for rounding) never suspends it. A
-            // CBS reservation's memory budget is renewed on the grid of its
-            // period from 0, not at its replenishments: one period of that
-            // grid may hold the ends of two of its budgets.
-            let fastest = ordered.iter().map(|&i| full[i].fastest_request_rate).fold(0.0, f64::max);
-            let cbs = sv.kind == ServerKind::Cbs;
-            let runs_per_grid_period = if cbs { 2.0 } else { 1.0 };
-            let memory_budget = sv.memory_budget.filter(|&m| mem.mrs && ordered.iter().any(|&i| full[i].requests > 0.0) && fastest * runs_per_grid_period * sv.budget_ns as f64 + 1.0 >= m as f64);
-            let view = ServerView {
-                period_ns: sv.period_ns,
-                budget_ns: sv.budget_ns,
-                guarantee,
-                memory_budget,
-                issue_ns: memory_budget.map_or(0, |m| memory::issue_ns(m, sv.budget_ns, fastest)),
-                memory_grid_apart: cbs,
-                higher_periods_ns: above[s].clone(),
-                // While a capped co-runner runs a job still progresses at its
-                // worst (full-cost) rate instead of its beside one: it loses at
-                // most 1 − τ_beside/τ_full of that time (server_memory.rs).
-                interference: (0..n)
-                    .filter(|&k| system.servers[k].core != sv.core)
-                    .filter_map(|k| capped[k].map(|a| (system.servers[k].period_ns, (a as f64 * slowed_share).ceil() as u64)))
-                    .collect(),
-                corunners: (0..system.platform.cores)
-                    .filter(|&c| c != sv.core)
-                    .map(|c| {
-                        (0..n)
-                            .filter(|&k| system.servers[k].core == c)
-                            .filter_map(|k| {
-                                // Its tasks that raise a miss here, and those ranked above one of
-                                // them (their releases make it resume).
-                                let pressing: Vec<usize> = ordered_of[k].iter().copied().filter(|&x| mem.raises_misses(system, x, ordered)).collect();
-                                let lowest = ordered_of[k].iter().rposition(|x| pressing.contains(x))?;
-                                Some(server_memory::CoRunner {
-                                    period_ns: system.servers[k].period_ns,
-                                    per_period_ns: capped[k].unwrap_or(system.servers[k].budget_ns),
-                                    tasks: pressing.iter().map(|&x| (system.tasks[x].period_ns, full[x].time_ns.saturating_add(full[x].job_reload_ns), responses[x])).collect(),
-                                    unit_ns: pressing.iter().map(|&x| full[x].reload_unit().0).max().unwrap_or(0),
-                                    events: std::iter::once(system.servers[k].period_ns)
-                                        .chain(above[k].iter().copied())
-                                        .chain(ordered_of[k][..lowest].iter().map(|&x| system.tasks[x].period_ns))
-                                        .chain(mem.memguard.as_ref().map(|(_, p)| *p))
-                                        .collect(),
+            let ordered = &ordered_of[s];
+            if !pending[s] {
+                return Vec::new();
+            }
+            if let (Some(guarantee), Some(mem)) = (served[s], mem) {
+                let costs = beside.as_deref().unwrap_or(&mem.costs);
+                // Time beside the uncapped co-runners (the capped ones add their running
+                // time per window); requests at the worst of all co-runners (a capped one
+                // running beside the job shrinks its LLC share, so it misses more).
+                let full = &mem.costs;
+                // Least progress share while capped co-runners run, over the server's
+                // tasks and phases: 1 − fastest beside / slowest full time per work.
+                let slowed_share = ordered.iter().map(|&x| (1.0 - costs[x].fastest_per_work / full[x].slowest_per_work).clamp(0.0, 1.0)).fold(0.0, f64::max);
+                let unpressed = unpressed.as_deref().unwrap_or(full);
+                let pressed_share = ordered.iter().map(|&x| (1.0 - unpressed[x].fastest_per_work / full[x].slowest_per_work).clamp(0.0, 1.0)).fold(0.0, f64::max);
+                // A budget that nothing in the server can spend within its CPU
+                // budget (at its fastest, + 1 for rounding) never suspends it. A
+                // CBS reservation's memory budget is renewed on the grid of its
+                // period from 0, not at its replenishments: one period of that
+                // grid may hold the ends of two of its budgets.
+                let fastest = ordered.iter().map(|&i| full[i].fastest_request_rate).fold(0.0, f64::max);
+                let cbs = sv.kind == ServerKind::Cbs;
+                let runs_per_grid_period = if cbs { 2.0 } else { 1.0 };
+                let memory_budget = sv.memory_budget.filter(|&m| mem.mrs && ordered.iter().any(|&i| full[i].requests > 0.0) && fastest * runs_per_grid_period * sv.budget_ns as f64 + 1.0 >= m as f64);
+                let view = ServerView {
+                    period_ns: sv.period_ns,
+                    budget_ns: sv.budget_ns,
+                    guarantee,
+                    memory_budget,
+                    issue_ns: memory_budget.map_or(0, |m| memory::issue_ns(m, sv.budget_ns, fastest)),
+                    memory_grid_apart: cbs,
+                    higher_periods_ns: above[s].clone(),
+                    // While a capped co-runner runs a job still progresses at its
+                    // worst (full-cost) rate instead of its beside one: it loses at
+                    // most 1 − τ_beside/τ_full of that time (server_memory.rs).
+                    interference: (0..n)
+                        .filter(|&k| system.servers[k].core != sv.core)
+                        .filter_map(|k| capped[k].map(|a| (system.servers[k].period_ns, (a as f64 * slowed_share).ceil() as u64)))
+                        .collect(),
+                    corunners: (0..system.platform.cores)
+                        .filter(|&c| c != sv.core)
+                        .map(|c| {
+                            (0..n)
+                                .filter(|&k| system.servers[k].core == c)
+                                .filter_map(|k| {
+                                    // Its tasks that raise a miss here, and those ranked above one of
+                                    // them (their releases make it resume).
+                                    let pressing: Vec<usize> = ordered_of[k].iter().copied().filter(|&x| mem.raises_misses(system, x, ordered)).collect();
+                                    let lowest = ordered_of[k].iter().rposition(|x| pressing.contains(x))?;
+                                    Some(server_memory::CoRunner {
+                                        period_ns: system.servers[k].period_ns,
+                                        per_period_ns: capped[k].unwrap_or(system.servers[k].budget_ns),
+                                        tasks: pressing.iter().map(|&x| (system.tasks[x].period_ns, full[x].time_ns.saturating_add(full[x].job_reload_ns), responses[x])).collect(),
+                                        unit_ns: pressing.iter().map(|&x| full[x].reload_unit().0).max().unwrap_or(0),
+                                        events: std::iter::once(system.servers[k].period_ns)
+                                            .chain(above[k].iter().copied())
+                                            .chain(ordered_of[k][..lowest].iter().map(|&x| system.tasks[x].period_ns))
+                                            .chain(mem.memguard.as_ref().map(|(_, p)| *p))
+                                            .collect(),
+                                    })
                                 })
-                            })
-                            .collect()
-                    })
-                    .collect(),
-                excess_per_work: ordered.iter().map(|&x| full[x].excess_per_work).fold(0.0, f64::max),
-                pressed_share,
-                core_stalls: core_stalls(system, mem, &members, &within, s),
-            };
-            let demand = |i: usize| Demand {
-                time_ns: costs[i].time_ns,
-                unpressed_time_ns: unpressed[i].time_ns,
-                requests: full[i].requests,
-                alone_requests: full[i].alone_requests,
-                period_ns: system.tasks[i].period_ns,
-                reload_ns: costs[i].job_reload_ns,
-                reload_requests: full[i].job_reload_requests,
-            };
-            (0..ordered.len())
-                .map(|k| {
-                    let i = ordered[k];
-                    let hp: Vec<Demand> = ordered[..k].iter().map(|&j| demand(j)).collect();
-                    // Any task of the window may be the one that loses the core.
-                    let reload = ordered[..=k].iter().fold(Reload { each_ns: 0, each_requests: 0.0, unit_ns: 0, unit_requests: 0.0 }, |r, &j| Reload {
-                        each_ns: r.each_ns.max(costs[j].reload_ns),
-                        each_requests: r.each_requests.max(full[j].reload_requests),
-                        unit_ns: r.unit_ns.max(costs[j].reload_unit().0),
-                        unit_requests: r.unit_requests.max(full[j].reload_unit().1),
-                    });
-                    // MCTI rule 5: a critical task is never stalled.
-                    let never_stalled = mem.mcti && ordered[..=k].iter().all(|&h| system.tasks[h].criticality > 0);
-                    let stalled = view.core_stalls.is_some() && !never_stalled;
-                    let unstalled;
-                    let view_k = if view.core_stalls.is_some() && never_stalled {
-                        unstalled = ServerView { core_stalls: None, ..view.clone() };
-                        &unstalled
-                    } else {
-                        &view
-                    };
-                    match server_memory::response_time(demand(i), &hp, reload, view_k) {
-                        Ok(bound) => {
-                            let regulator = if mem.mcti { "MCTI" } else { "MemGuard" };
-                            let note = match (bound.is_some(), stalled) {
-                                (true, true) => format!("with memory stalls (fluid model) and {regulator}'s budget stalls of core {}, paid from the server's budget", sv.core),
-                                (true, false) if never_stalled => "with memory stalls (fluid model, MCTI's fixed-priority bus); never stalled: it and every task above it in the server are critical".to_string(),
-                                (true, false) => "with memory stalls (fluid model)".to_string(),
-                                (false, true) => format!("demand with memory stalls and {regulator}'s budget stalls outgrows the server"),
-                                (false, false) => "demand with memory stalls outgrows the server".to_string(),
-                            };
-                            row(system, i, sv.name.clone(), bound, Some(note))
+                                .collect()
+                        })
+                        .collect(),
+                    excess_per_work: ordered.iter().map(|&x| full[x].excess_per_work).fold(0.0, f64::max),
+                    pressed_share,
+                    core_stalls: core_stalls(system, mem, &members, &within, s),
+                };
+                let demand = |i: usize| Demand {
+                    time_ns: costs[i].time_ns,
+                    unpressed_time_ns: unpressed[i].time_ns,
+                    requests: full[i].requests,
+                    alone_requests: full[i].alone_requests,
+                    period_ns: system.tasks[i].period_ns,
+                    reload_ns: costs[i].job_reload_ns,
+                    reload_requests: full[i].job_reload_requests,
+                };
+                (0..ordered.len())
+                    .map(|k| {
+                        let i = ordered[k];
+                        let hp: Vec<Demand> = ordered[..k].iter().map(|&j| demand(j)).collect();
+                        // Any task of the window may be the one that loses the core.
+                        let reload = ordered[..=k].iter().fold(Reload { each_ns: 0, each_requests: 0.0, unit_ns: 0, unit_requests: 0.0 }, |r, &j| Reload {
+                            each_ns: r.each_ns.max(costs[j].reload_ns),
+                            each_requests: r.each_requests.max(full[j].reload_requests),
+                            unit_ns: r.unit_ns.max(costs[j].reload_unit().0),
+                            unit_requests: r.unit_requests.max(full[j].reload_unit().1),
+                        });
+                        // MCTI rule 5: a critical task is never stalled.
+                        let never_stalled = mem.mcti && ordered[..=k].iter().all(|&h| system.tasks[h].criticality > 0);
+                        let stalled = view.core_stalls.is_some() && !never_stalled;
+                        let unstalled;
+                        let view_k = if view.core_stalls.is_some() && never_stalled {
+                            unstalled = ServerView { core_stalls: None, ..view.clone() };
+                            &unstalled
+                        } else {
+                            &view
+                        };
+                        match server_memory::response_time(demand(i), &hp, reload, view_k) {
+                            Ok(bound) => {
+                                let regulator = if mem.mcti { "MCTI" } else { "MemGuard" };
+                                let note = match (bound.is_some(), stalled) {
+                                    (true, true) => format!("with memory stalls (fluid model) and {regulator}'s budget stalls of core {}, paid from the server's budget", sv.core),
+                                    (true, false) if never_stalled => "with memory stalls (fluid model, MCTI's fixed-priority bus); never stalled: it and every task above it in the server are critical".to_string(),
+                                    (true, false) => "with memory stalls (fluid model)".to_string(),
+                                    (false, true) => format!("demand with memory stalls and {regulator}'s budget stalls outgrows the server"),
+                                    (false, false) => "demand with memory stalls outgrows the server".to_string(),
+                                };
+                                row(system, i, sv.name.clone(), bound, Some(note))
+                            }
+                            Err(why) => not_decided(system, i, sv.name.clone(), why),
                         }
-                        Err(why) => not_decided(system, i, sv.name.clone(), why),
-                    }
-                })
-                .collect()
-        } else if let Some(guarantee) = served[s] {
-            fp_over(system, ordered, guarantee.supply(sv.period_ns), &sv.name, None)
-        } else {
-            ordered.iter().map(|&i| row(system, i, sv.name.clone(), None, Some(format!("server {}: {}", sv.name, notes[s].clone().unwrap_or_default())))).collect()
-        }
+                    })
+                    .collect()
+            } else if let Some(guarantee) = served[s] {
+                fp_over(system, ordered, guarantee.supply(sv.period_ns), &sv.name, None)
+            } else {
+                ordered.iter().map(|&i| row(system, i, sv.name.clone(), None, Some(format!("server {}: {}", sv.name, notes[s].clone().unwrap_or_default())))).collect()
+            }
         }).collect()
     };
     // Rounds, as pfp's (`fp_memory_rounds`): each bounds every server's tasks
