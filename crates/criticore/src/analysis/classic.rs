@@ -563,19 +563,13 @@ impl OtherCore {
     /// the window and one per task (its one started job preempted as the
     /// window opens).
     fn running_ns(&self, w: u64) -> f64 {
-        let resumptions = self.events.iter().map(|&p| w.div_ceil(p) + 1).sum::<u64>() + self.running.len() as u64;
-        let rounding = self.unit_ns.saturating_mul(resumptions) as f64;
-        (self.running.iter().map(|&(t, c, r)| memory::workload_ns(t, c, r, w)).sum::<f64>() + rounding).min(w as f64)
+        memory::jobs_running_ns(&self.running, self.unit_ns, &self.events, w).min(w as f64)
     }
 
     /// The long-run share of the time they run, at most 1; 1 where a
     /// response is unknown (as its windows, all of them).
     fn running_share(&self) -> f64 {
-        if self.running.iter().any(|&(_, _, r)| r.is_none()) {
-            return 1.0;
-        }
-        let rounding = self.events.iter().map(|&p| self.unit_ns as f64 / p as f64).sum::<f64>();
-        (self.running.iter().map(|&(t, c, _)| c as f64 / t as f64).sum::<f64>() + rounding).min(1.0)
+        memory::jobs_running_share(&self.running, self.unit_ns, &self.events).map_or(1.0, |s| s.min(1.0))
     }
 }
 

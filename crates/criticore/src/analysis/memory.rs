@@ -239,6 +239,27 @@ pub fn workload_ns(period_ns: u64, time_ns: u64, response_ns: Option<u64>, w_ns:
     }
 }
 
+/// The longest the jobs of `tasks` (period, longest time of a job with all
+/// its reloads, response bound where known) run in a window of `w_ns`:
+/// Bertogna–Cirinei's workload each ([`workload_ns`], all of w where a
+/// response is unknown), and one rounding of `unit_ns` per resumption: one
+/// per event (of the periods `events`) in the window and one per task (its
+/// one started job preempted as the window opens). Not capped at w.
+pub fn jobs_running_ns(tasks: &[(u64, u64, Option<u64>)], unit_ns: u64, events: &[u64], w_ns: u64) -> f64 {
+    let resumptions = events.iter().map(|&p| w_ns.div_ceil(p) + 1).sum::<u64>() + tasks.len() as u64;
+    tasks.iter().map(|&(t, c, r)| workload_ns(t, c, r, w_ns)).sum::<f64>() + unit_ns.saturating_mul(resumptions) as f64
+}
+
+/// Their long-run share of the time ([`jobs_running_ns`] per ns as w
+/// grows); None where a response is unknown (they may run throughout).
+pub fn jobs_running_share(tasks: &[(u64, u64, Option<u64>)], unit_ns: u64, events: &[u64]) -> Option<f64> {
+    if tasks.iter().any(|&(_, _, r)| r.is_none()) {
+        return None;
+    }
+    let rounding = events.iter().map(|&p| unit_ns as f64 / p as f64).sum::<f64>();
+    Some(tasks.iter().map(|&(t, c, _)| c as f64 / t as f64).sum::<f64>() + rounding)
+}
+
 /// Jobs of a task (period T, response bound R where known) that can run in a
 /// window of `w_ns`: those released within R before it or in it, ⌈(w + R)/T⌉;
 /// without R, no bound (u64::MAX).

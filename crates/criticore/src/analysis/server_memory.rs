@@ -83,7 +83,7 @@
 
 use super::server_supply::Guarantee;
 use super::supply::{best_block, Supply};
-use super::memory::{jobs_overlapping, memguard_stalls_ns, running_ns, running_share, workload_ns};
+use super::memory::{jobs_overlapping, jobs_running_ns, jobs_running_share, memguard_stalls_ns, running_ns, running_share, workload_ns};
 use super::NotDecided;
 
 /// One job's worst case: processor time and requests, every period.
@@ -173,10 +173,7 @@ impl CoRunner {
     /// Bertogna–Cirinei workload (all of w where a response is unknown) with
     /// a rounding per resumption.
     fn running_ns(&self, w: u64) -> f64 {
-        let served = running_ns(&[(self.period_ns, self.per_period_ns)], w);
-        let resumptions = self.events.iter().map(|&p| w.div_ceil(p) + 1).sum::<u64>() + self.tasks.len() as u64;
-        let jobs = self.tasks.iter().map(|&(t, c, r)| workload_ns(t, c, r, w)).sum::<f64>() + self.unit_ns.saturating_mul(resumptions) as f64;
-        served.min(jobs)
+        running_ns(&[(self.period_ns, self.per_period_ns)], w).min(jobs_running_ns(&self.tasks, self.unit_ns, &self.events, w))
     }
 
     /// The most periods of `period_ns` in a window of `w` it can run in: each
@@ -195,11 +192,7 @@ impl CoRunner {
     /// their utilization where every response is known.
     fn running_share(&self) -> f64 {
         let served = running_share(&[(self.period_ns, self.per_period_ns)]);
-        if self.tasks.iter().any(|&(_, _, r)| r.is_none()) {
-            return served;
-        }
-        let rounding = self.events.iter().map(|&p| self.unit_ns as f64 / p as f64).sum::<f64>();
-        served.min(self.tasks.iter().map(|&(t, c, _)| c as f64 / t as f64).sum::<f64>() + rounding)
+        jobs_running_share(&self.tasks, self.unit_ns, &self.events).map_or(served, |jobs| served.min(jobs))
     }
 }
 
