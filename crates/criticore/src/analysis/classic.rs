@@ -27,7 +27,7 @@ use super::gfp_rta;
 use super::port_waits::{self, PortWaits};
 use super::memory::{self, job_costs, task_core, JobCost};
 use super::server_memory::{self, Demand, Reload, ServerView};
-use super::server_supply::{self, Guarantee};
+use super::server_supply::{self, Guarantee, ServiceSpan};
 use super::supply::{best_block, BLOCKS};
 use super::exact::{cmp_sum, utilizations, Frac};
 use super::level_c::{restricted_supply_gedf, CoreSupply};
@@ -1388,6 +1388,42 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
         })
         .collect();
     let in_capped: Vec<bool> = (0..system.tasks.len()).map(|i| capped[of[i]].is_some()).collect();
+    // A memory budget that nothing in the server can spend within its CPU
+    // budget (at its fastest, + 1 for rounding) never suspends it. A CBS
+    // reservation's memory budget is renewed on the grid of its period from
+    // 0, not at its replenishments: one period of that grid may hold the ends
+    // of two of its budgets.
+    let spendable: Vec<Option<u64>> = system
+        .servers
+        .iter()
+        .enumerate()
+        .map(|(s, sv)| {
+            let mem = mem.filter(|m| m.mrs)?;
+            let fastest = members[s].iter().map(|&i| mem.costs[i].fastest_request_rate).fold(0.0, f64::max);
+            let runs_per_grid_period = if sv.kind == ServerKind::Cbs { 2.0 } else { 1.0 };
+            sv.memory_budget.filter(|&m| members[s].iter().any(|&i| mem.costs[i].requests > 0.0) && fastest * runs_per_grid_period * sv.budget_ns as f64 + 1.0 >= m as f64)
+        })
+        .collect();
+    // On the common grid from 0 a periodic server is served in each of its
+    // periods no earlier than the budgets of the servers above it released
+    // with it that cannot leave the core early (no memory budget they can
+    // spend: each holds it for all of its Q, MRS §III rule 6), and within its
+    // response. Two servers whose spans never meet never run at once.
+    let span = |s: usize| -> Option<ServiceSpan> {
+        let sv = &system.servers[s];
+        let on: Vec<usize> = (0..n).filter(|&h| system.servers[h].core == sv.core).collect();
+        if on.iter().any(|&h| system.servers[h].kind != ServerKind::Periodic) {
+            return None;
+        }
+        let above = |h: usize| (system.servers[h].priority, std::cmp::Reverse(h)) > (sv.priority, std::cmp::Reverse(s));
+        let earliest_ns = on.iter().filter(|&&h| above(h) && spendable[h].is_none() && sv.period_ns % system.servers[h].period_ns == 0).map(|&h| system.servers[h].budget_ns).sum();
+        Some(ServiceSpan { period_ns: sv.period_ns, earliest_ns, within_ns: within[s] })
+    };
+    let spans: Vec<Option<ServiceSpan>> = (0..n).map(span).collect();
+    let meet = |s: usize, k: usize| match (spans[s], spans[k]) {
+        (Some(a), Some(b)) => server_supply::services_meet(a, b),
+        _ => true,
+    };
     // Costs beside the uncapped co-runners only (the full costs when none is capped).
     let beside = in_capped.contains(&true).then(|| memory::job_costs_beside(system, |_, j| !in_capped[j]));
     // Costs beside only the co-runners that raise none of a task's misses:
@@ -1420,8 +1456,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                 // grid may hold the ends of two of its budgets.
                 let fastest = ordered.iter().map(|&i| full[i].fastest_request_rate).fold(0.0, f64::max);
                 let cbs = sv.kind == ServerKind::Cbs;
-                let runs_per_grid_period = if cbs { 2.0 } else { 1.0 };
-                let memory_budget = sv.memory_budget.filter(|&m| mem.mrs && ordered.iter().any(|&i| full[i].requests > 0.0) && fastest * runs_per_grid_period * sv.budget_ns as f64 + 1.0 >= m as f64);
+                let memory_budget = spendable[s];
                 let view = ServerView {
                     period_ns: sv.period_ns,
                     budget_ns: sv.budget_ns,
@@ -1434,20 +1469,21 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                     // worst (full-cost) rate instead of its beside one: it loses at
                     // most 1 − τ_beside/τ_full of that time (server_memory.rs).
                     interference: (0..n)
-                        .filter(|&k| system.servers[k].core != sv.core)
+                        .filter(|&k| system.servers[k].core != sv.core && meet(s, k))
                         .filter_map(|k| capped[k].map(|a| (system.servers[k].period_ns, (a as f64 * slowed_share).ceil() as u64)))
                         .collect(),
                     corunners: (0..system.platform.cores)
                         .filter(|&c| c != sv.core)
                         .map(|c| {
                             (0..n)
-                                .filter(|&k| system.servers[k].core == c)
+                                .filter(|&k| system.servers[k].core == c && meet(s, k))
                                 .filter_map(|k| {
                                     // Its tasks that raise a miss here, and those ranked above one of
                                     // them (their releases make it resume).
                                     let pressing: Vec<usize> = ordered_of[k].iter().copied().filter(|&x| mem.raises_misses(system, x, ordered)).collect();
                                     let lowest = ordered_of[k].iter().rposition(|x| pressing.contains(x))?;
                                     Some(server_memory::CoRunner {
+                                        within_ns: (system.servers[k].kind == ServerKind::Periodic).then_some(within[k]),
                                         period_ns: system.servers[k].period_ns,
                                         per_period_ns: capped[k].unwrap_or(system.servers[k].budget_ns),
                                         tasks: pressing.iter().map(|&x| (system.tasks[x].period_ns, full[x].time_ns.saturating_add(full[x].job_reload_ns), responses[x])).collect(),
@@ -1463,6 +1499,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                         })
                         .collect(),
                     excess_per_work: ordered.iter().map(|&x| full[x].excess_per_work).fold(0.0, f64::max),
+                    alone_per_work: ordered.iter().map(|&x| full[x].alone_per_work).fold(0.0, f64::max),
                     pressed_share,
                     core_stalls: core_stalls(system, mem, &members, &within, s),
                 };
@@ -2255,5 +2292,44 @@ memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = 
         // 1/3 + 1/3 + 1/3 = 1 exactly (f64: 1.0000000000000002 is not, 0.9999… is).
         assert_eq!(sure("1"), Some(true));
         assert_eq!(sure("2"), Some(false));
+    }
+
+    #[test]
+    fn a_co_runner_server_never_served_beside_a_server_on_the_grid_presses_none_of_its_tasks() {
+        // Core 0: s0 (2 of every 10 ms, no memory, so it always holds the core
+        // for all of its budget, rule 6) above s1 (6 of 10 ms, served within
+        // [2, 8] ms of each period). Core 1: s2 (1 of 10 ms, top: [0, 1]) with
+        // a 4 MiB random reader that raises the misses of s1's 256 KiB reader
+        // t. On the grid from 0 the two are never served at once: the reader
+        // still evicts t's lines between its services (reloads, cold starts),
+        // but is never present beside it. Two checks by other files: (1) s2
+        // every 15 ms meets s1 ([15, 16] in [12, 18]) and costs t more, though
+        // it runs less (counting presence here too gave 41.98 ms, above that
+        // file's 41.69 ms); (2) with s1 above s0 (served within [0, 6], it
+        // meets s2) the reader costs t more than here over the same file
+        // without it (1.12 ms against 0.38 ms; with presence here, 1.27 ms).
+        let text = |s2_period: &str, with_reader: bool| {
+            let reader = if with_reader {
+                "[[task]]\nname = \"r\"\nserver = \"s2\"\nperiod = \"30ms\"\npet = \"2ms\"\nmemory = { wss = \"4MiB\", pattern = \"random\", read_fraction = 0.5, accesses_per_ms = 4000 }\n"
+            } else {
+                ""
+            };
+            format!(
+                "[platform]\ncores = 2\n\
+                [[server]]\nname = \"s0\"\ncore = 0\npriority = 9\nperiod = \"10ms\"\nbudget = \"2ms\"\n\
+                [[server]]\nname = \"s1\"\ncore = 0\npriority = 1\nperiod = \"10ms\"\nbudget = \"6ms\"\n\
+                [[server]]\nname = \"s2\"\ncore = 1\npriority = 1\nperiod = \"{s2_period}\"\nbudget = \"1ms\"\n\
+                [[task]]\nname = \"t\"\nserver = \"s1\"\nperiod = \"100ms\"\npet = \"20ms\"\n\
+                memory = {{ wss = \"256KiB\", pattern = \"random\", read_fraction = 0.5, accesses_per_ms = 2000 }}\n{reader}"
+            )
+        };
+        let bound = |text: String| {
+            let system = parse_task_system(&text, Format::Toml, "t.toml").unwrap();
+            analyze(&system, SchedulerKind::Servers).unwrap().tasks.into_iter().find(|t| t.task == "t").unwrap().bound_ns.unwrap()
+        };
+        let never = bound(text("10ms", true));
+        assert!(never < bound(text("15ms", true)));
+        let swapped = |reader| bound(text("10ms", reader).replace("priority = 9", "priority = 0"));
+        assert!(never - bound(text("10ms", false)) < swapped(true) - swapped(false));
     }
 }

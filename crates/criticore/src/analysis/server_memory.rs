@@ -52,7 +52,12 @@
 //! beside no co-runner that raises its misses plus `pressed_share` of that
 //! presence. And a period can spend M only with M alone requests or with a
 //! pressing co-runner running in it: a job of one runs within its response
-//! R, so in at most ⌈R/P⌉ + 1 of the server's periods.
+//! R, so in at most ⌈R/P⌉ + 1 of the server's periods, and so does its
+//! server's service in each of its periods, within that server's response;
+//! and one period's alone requests reach M only if the fastest alone rate
+//! over Q and a reload per resumption in it do. (A co-runner server never
+//! served at once with this one on the common grid is not among them:
+//! classic.rs, `server_supply::services_meet`.)
 //!
 //! Every time the server loses its core to another (its budget or memory
 //! spent, or a higher-priority server released) the job resumes with a
@@ -140,6 +145,9 @@ pub struct ServerView {
     /// Most requests per ns of work a co-runner's presence adds, over the
     /// window's tasks.
     pub excess_per_work: f64,
+    /// Most requests per ns of work with no co-runner running, over the
+    /// window's tasks (their cold starts included).
+    pub alone_per_work: f64,
     /// Most share of a pressing co-runner's presence a job's progress loses,
     /// over the window's tasks: 1 − fastest unpressed / slowest beside all
     /// (time per work).
@@ -165,6 +173,9 @@ pub struct CoRunner {
     /// above it, the releases of its tasks ranked above one of them).
     pub unit_ns: u64,
     pub events: Vec<u64>,
+    /// A periodic server's service lies within this of each of its periods'
+    /// starts (its response, or its period); None for a CBS reservation.
+    pub within_ns: Option<u64>,
 }
 
 impl CoRunner {
@@ -179,13 +190,18 @@ impl CoRunner {
     /// The most periods of `period_ns` in a window of `w` it can run in: each
     /// job of a pressing task runs within its response R of its release, so
     /// in at most ⌈R/P⌉ + 1 of them (u64::MAX where a response is unknown).
+    /// So does the server's service in each of its periods, within its response.
     fn touched(&self, period_ns: u64, w: u64) -> u64 {
-        self.tasks.iter().map(|&(t, _, r)| r.map_or(u64::MAX, |r| jobs_overlapping(t, Some(r), w).saturating_mul(r.div_ceil(period_ns) + 1))).fold(0, u64::saturating_add)
+        let spans = |t: u64, r: u64| jobs_overlapping(t, Some(r), w).saturating_mul(r.div_ceil(period_ns) + 1);
+        let by_jobs = self.tasks.iter().map(|&(t, _, r)| r.map_or(u64::MAX, |r| spans(t, r))).fold(0, u64::saturating_add);
+        self.within_ns.map_or(by_jobs, |r| by_jobs.min(spans(self.period_ns, r)))
     }
 
     /// Those periods per ns in the long run (infinite where a response is unknown).
     fn touched_rate(&self, period_ns: u64) -> f64 {
-        self.tasks.iter().map(|&(t, _, r)| r.map_or(f64::INFINITY, |r| (r.div_ceil(period_ns) + 1) as f64 / t as f64)).sum()
+        let spans = |t: u64, r: u64| (r.div_ceil(period_ns) + 1) as f64 / t as f64;
+        let by_jobs: f64 = self.tasks.iter().map(|&(t, _, r)| r.map_or(f64::INFINITY, |r| spans(t, r))).sum();
+        self.within_ns.map_or(by_jobs, |r| by_jobs.min(spans(self.period_ns, r)))
     }
 
     /// The long-run share of the time they run: its service share, and
@@ -338,10 +354,17 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
         Guarantee::PerPeriod { budget_ns, .. } => (budget_ns, (1, budget_ns)),
         Guarantee::Blocks { budgets, .. } => (server.budget_ns, best_block(&budgets).unwrap_or((1, 0))),
     };
+    // A period that no pressing co-runner touches spends M only if its alone
+    // requests can reach M: at most the fastest alone rate over its Q of work
+    // (2Q for a CBS reservation's grid period) and a reload per resumption in it.
+    let alone_in_period = server.alone_per_work * ((1 + server.memory_grid_apart as u64) * server.budget_ns) as f64
+        + (losses(server.period_ns) + higher.iter().map(|h| server.period_ns.div_ceil(h.period_ns) + 1).sum::<u64>()) as f64 * reload.each_requests;
+    let alone_spend = server.memory_budget.is_some_and(|m| alone_in_period >= m as f64);
+    let alone_spend_rate = server.memory_budget.filter(|_| alone_spend).map_or(0.0, |m| alone_request_rate / m.max(1) as f64);
     let d = server.spend_credit_ns().min(cap) as f64;
     let spending = match server.memory_budget {
         Some(m) => {
-            let by_requests = (request_rate / m.max(1) as f64).min(alone_request_rate / m.max(1) as f64 + touched_rate);
+            let by_requests = (request_rate / m.max(1) as f64).min(alone_spend_rate + touched_rate);
             if d > 0.0 { by_requests.min(time_rate / d) } else { by_requests }
         }
         None => 0.0,
@@ -370,7 +393,8 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
         // A CBS reservation's memory period open as the window opens may be
         // spent later in the window, by fewer of its requests.
         let alone = requests_of(|d| d.alone_requests) + reload_requests;
-        let by_requests = ((requests / m.max(1) as f64).floor() as u64).min(((alone / m.max(1) as f64).floor() as u64).saturating_add(touched(w)));
+        let alone_spends = if alone_spend { (alone / m.max(1) as f64).floor() as u64 } else { 0 };
+        let by_requests = ((requests / m.max(1) as f64).floor() as u64).min(alone_spends.saturating_add(touched(w)));
         let spent = by_requests.saturating_add(server.memory_grid_apart as u64);
         // The period the window opens in lost (its memory budget spent d
         // before at least), a that spend M, b that serve Q' (what is sure of
@@ -436,7 +460,7 @@ mod tests {
     }
 
     fn server(memory_budget: Option<u64>) -> ServerView {
-        ServerView { period_ns: 10, budget_ns: 4, guarantee: Guarantee::PerPeriod { budget_ns: 4, within_ns: 4 }, memory_budget, issue_ns: 0, memory_grid_apart: false, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0, pressed_share: 0.0, core_stalls: None }
+        ServerView { period_ns: 10, budget_ns: 4, guarantee: Guarantee::PerPeriod { budget_ns: 4, within_ns: 4 }, memory_budget, issue_ns: 0, memory_grid_apart: false, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0, alone_per_work: f64::INFINITY, pressed_share: 0.0, core_stalls: None }
     }
 
     #[test]
@@ -549,7 +573,7 @@ mod tests {
     /// Another core with one server (P = 10, running up to 8 or 10 of it)
     /// whose one pressing task runs `c` every 1,000 (or 100), done within `r`.
     fn corunner(per_period_ns: u64, period: u64, c: u64, r: Option<u64>) -> Vec<Vec<CoRunner>> {
-        vec![vec![CoRunner { period_ns: 10, per_period_ns, tasks: vec![(period, c, r)], unit_ns: 0, events: vec![] }]]
+        vec![vec![CoRunner { period_ns: 10, per_period_ns, tasks: vec![(period, c, r)], unit_ns: 0, events: vec![], within_ns: None }]]
     }
 
     #[test]
@@ -586,6 +610,25 @@ mod tests {
         // 3 of them, 43; w = 43: all 4 by requests, 53), as by requests alone.
         let unknown = ServerView { corunners: corunner(10, 1_000, 2, None), ..view.clone() };
         assert_eq!(response_time(d, &[], reload(0), &unknown), Ok(Some(53)));
+        // Unknown too, but the co-runner server (period 1,000) is served within
+        // 5 of each of its periods' starts: ⌈(w + 5)/1,000⌉ = 1 service in the
+        // window, touching ⌈5/10⌉ + 1 = 2 periods: 33 again.
+        let served = ServerView { corunners: vec![vec![CoRunner { period_ns: 1_000, within_ns: Some(5), ..corunner(10, 1_000, 2, None)[0][0].clone() }]], ..view.clone() };
+        assert_eq!(response_time(d, &[], reload(0), &served), Ok(Some(33)));
+    }
+
+    #[test]
+    fn a_period_no_co_runner_touches_spends_only_if_its_alone_requests_can_reach_the_budget() {
+        // 12 of time and 250 requests, all alone, M = 100, Q = 4 per 10 (d = 0),
+        // no co-runner. At most 21 alone requests per ns of work: one period's
+        // Q of work issues at most 84 < 100, so no period spends: the window is
+        // the supply's, 10 + 2·10 + 4 = 34 (opening period lost, two of Q, the
+        // last 4 by R_s). At 25 per ns (100 in Q) ⌊250/100⌋ = 2 may: 54.
+        let d = demand(12, 250.0, 1_000);
+        let slow = ServerView { alone_per_work: 21.0, ..server(Some(100)) };
+        assert_eq!(response_time(d, &[], reload(0), &slow), Ok(Some(34)));
+        let fast = ServerView { alone_per_work: 25.0, ..server(Some(100)) };
+        assert_eq!(response_time(d, &[], reload(0), &fast), Ok(Some(54)));
     }
 
     /// A server holding its core throughout (budget = period), the core's

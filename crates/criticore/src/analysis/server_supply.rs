@@ -25,7 +25,7 @@
 use super::fp_rta::{self, FpTask};
 use super::gfp_rta;
 use super::supply::{best_block, Supply, BLOCKS};
-use crate::model::validate::lcm;
+use crate::model::validate::{gcd, lcm};
 
 /// What a server's tasks are sure of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +88,26 @@ pub fn per_block(server: FpTask, higher: &[FpTask], within: &[u64], k: u64) -> u
 /// hyperperiod [`on_grid`] lays out.
 const GRID_PERIODS: u64 = 4_096;
 const GRID_JOBS: u64 = 100_000;
+
+/// A periodic server on the common grid from 0: served only within
+/// [j·P + earliest, j·P + within] of each of its periods j.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ServiceSpan {
+    pub period_ns: u64,
+    pub earliest_ns: u64,
+    pub within_ns: u64,
+}
+
+/// Whether two servers on the grid (on different cores) can ever be served
+/// at once: j·P_a + e_a < i·P_b + l_b and i·P_b + e_b < j·P_a + l_a for some
+/// i, j, i.e. some multiple of gcd(P_a, P_b) (every value j·P_a − i·P_b
+/// takes) lies strictly between e_b − l_a and l_b − e_a.
+pub fn services_meet(a: ServiceSpan, b: ServiceSpan) -> bool {
+    let g = gcd(a.period_ns, b.period_ns) as i128;
+    let (lo, hi) = (b.earliest_ns as i128 - a.within_ns as i128, b.within_ns as i128 - a.earliest_ns as i128);
+    // The largest multiple of g below hi.
+    g == 0 || (hi - 1).div_euclid(g) * g > lo
+}
 
 /// The bound per K consecutive periods where every server's first period
 /// starts at 0 (the simulator and the runtime start them so; a file gives a
@@ -167,6 +187,46 @@ mod tests {
 
     fn task(q: u64, p: u64) -> FpTask {
         FpTask { pet_ns: q, period_ns: p }
+    }
+
+    #[test]
+    fn two_servers_on_the_grid_meet_only_where_their_spans_overlap() {
+        let span = |period_ns, earliest_ns, within_ns| ServiceSpan { period_ns, earliest_ns, within_ns };
+        // [2, 8] of every 10 and [0, 1] of every 10: never; of every 15 ([15,
+        // 16] against [12, 18]): yes; [0, 2] of every 10 touches [2, 8] only
+        // at a point: no time served at once.
+        assert!(!services_meet(span(10, 2, 8), span(10, 0, 1)));
+        assert!(services_meet(span(10, 2, 8), span(15, 0, 1)));
+        assert!(!services_meet(span(10, 2, 8), span(10, 0, 2)));
+        assert!(services_meet(span(10, 2, 8), span(10, 0, 3)));
+        // By a second method: every pair of periods over the hyperperiod, on
+        // small grids.
+        let brute = |a: ServiceSpan, b: ServiceSpan| {
+            let h = lcm(a.period_ns, b.period_ns);
+            (0..h / a.period_ns).any(|j| {
+                (0..=h / b.period_ns).any(|i| {
+                    let (a0, a1) = (j * a.period_ns + a.earliest_ns, j * a.period_ns + a.within_ns);
+                    let (b0, b1) = (i * b.period_ns + b.earliest_ns, i * b.period_ns + b.within_ns);
+                    a0.max(b0) < a1.min(b1)
+                })
+            }) || (0..h / b.period_ns).any(|i| (0..=h / a.period_ns).any(|j| {
+                let (a0, a1) = (j * a.period_ns + a.earliest_ns, j * a.period_ns + a.within_ns);
+                let (b0, b1) = (i * b.period_ns + b.earliest_ns, i * b.period_ns + b.within_ns);
+                a0.max(b0) < a1.min(b1)
+            }))
+        };
+        for (pa, pb) in [(10, 10), (10, 15), (6, 9), (7, 5), (12, 8)] {
+            for ea in 0..pa {
+                for la in ea + 1..=pa {
+                    for eb in 0..pb {
+                        for lb in eb + 1..=pb {
+                            let (a, b) = (span(pa, ea, la), span(pb, eb, lb));
+                            assert_eq!(services_meet(a, b), brute(a, b), "{a:?} {b:?}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
