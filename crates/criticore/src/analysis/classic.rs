@@ -1315,6 +1315,29 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
     // Within how long of each period's start the budget is served (R_s ≤ P_s;
     // P_s where it is not sure: the rest is lost at the period's end, rule 1).
     let mut within: Vec<u64> = system.servers.iter().map(|sv| sv.period_ns).collect();
+    // The fastest its tasks issue requests, and its MRS memory budget where
+    // they can spend it: a budget that nothing in the server can spend within
+    // its CPU budget (at its fastest, + 1 for rounding) never suspends it. A
+    // CBS reservation's memory budget is renewed on the grid of its period
+    // from 0, not at its replenishments: one period of that grid may hold the
+    // ends of two of its budgets.
+    let fastest: Vec<f64> = members.iter().map(|m| mem.map_or(0.0, |mem| m.iter().map(|&i| mem.costs[i].fastest_request_rate).fold(0.0, f64::max))).collect();
+    let spendable: Vec<Option<u64>> = system
+        .servers
+        .iter()
+        .enumerate()
+        .map(|(s, sv)| {
+            let mem = mem.filter(|m| m.mrs)?;
+            let runs_per_grid_period = if sv.kind == ServerKind::Cbs { 2.0 } else { 1.0 };
+            sv.memory_budget.filter(|&m| members[s].iter().any(|&i| mem.costs[i].requests > 0.0) && fastest[s] * runs_per_grid_period * sv.budget_ns as f64 + 1.0 >= m as f64)
+        })
+        .collect();
+    // On the common grid from 0 a periodic server (on a core of periodic
+    // servers) is served in each of its periods no earlier than the budgets
+    // of the servers above it released with it that cannot leave the core
+    // early (no memory budget they can spend: each holds it for all of its
+    // Q, MRS §III rule 6), and within its response.
+    let mut earliest: Vec<Option<u64>> = vec![None; n];
     // What its tasks are sure of: all of it where sure; else part of it per
     // period or per K periods (server_supply.rs), if anything.
     let mut served: Vec<Option<Guarantee>> = vec![None; n];
@@ -1348,6 +1371,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
             let mut ordered = on.clone();
             ordered.sort_by_key(|&s| (std::cmp::Reverse(system.servers[s].priority), s));
             for (k, &s) in ordered.iter().enumerate() {
+                earliest[s] = Some(ordered[..k].iter().filter(|&&h| spendable[h].is_none() && system.servers[s].period_ns % system.servers[h].period_ns == 0).map(|&h| system.servers[h].budget_ns).sum());
                 above[s] = ordered[..k].iter().map(|&h| system.servers[h].period_ns).collect();
                 let task = |s: usize| FpTask { pet_ns: system.servers[s].budget_ns, period_ns: system.servers[s].period_ns };
                 let hp: Vec<FpTask> = ordered[..k].iter().map(|&h| task(h)).collect();
@@ -1400,38 +1424,8 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
         })
         .collect();
     let in_capped: Vec<bool> = (0..system.tasks.len()).map(|i| capped[of[i]].is_some()).collect();
-    // A memory budget that nothing in the server can spend within its CPU
-    // budget (at its fastest, + 1 for rounding) never suspends it. A CBS
-    // reservation's memory budget is renewed on the grid of its period from
-    // 0, not at its replenishments: one period of that grid may hold the ends
-    // of two of its budgets.
-    let spendable: Vec<Option<u64>> = system
-        .servers
-        .iter()
-        .enumerate()
-        .map(|(s, sv)| {
-            let mem = mem.filter(|m| m.mrs)?;
-            let fastest = members[s].iter().map(|&i| mem.costs[i].fastest_request_rate).fold(0.0, f64::max);
-            let runs_per_grid_period = if sv.kind == ServerKind::Cbs { 2.0 } else { 1.0 };
-            sv.memory_budget.filter(|&m| members[s].iter().any(|&i| mem.costs[i].requests > 0.0) && fastest * runs_per_grid_period * sv.budget_ns as f64 + 1.0 >= m as f64)
-        })
-        .collect();
-    // On the common grid from 0 a periodic server is served in each of its
-    // periods no earlier than the budgets of the servers above it released
-    // with it that cannot leave the core early (no memory budget they can
-    // spend: each holds it for all of its Q, MRS §III rule 6), and within its
-    // response. Two servers whose spans never meet never run at once.
-    let span = |s: usize| -> Option<ServiceSpan> {
-        let sv = &system.servers[s];
-        let on: Vec<usize> = (0..n).filter(|&h| system.servers[h].core == sv.core).collect();
-        if on.iter().any(|&h| system.servers[h].kind != ServerKind::Periodic) {
-            return None;
-        }
-        let above = |h: usize| (system.servers[h].priority, std::cmp::Reverse(h)) > (sv.priority, std::cmp::Reverse(s));
-        let earliest_ns = on.iter().filter(|&&h| above(h) && spendable[h].is_none() && sv.period_ns % system.servers[h].period_ns == 0).map(|&h| system.servers[h].budget_ns).sum();
-        Some(ServiceSpan { period_ns: sv.period_ns, earliest_ns, within_ns: within[s] })
-    };
-    let spans: Vec<Option<ServiceSpan>> = (0..n).map(span).collect();
+    // Two servers whose spans on the common grid never meet never run at once.
+    let spans: Vec<Option<ServiceSpan>> = (0..n).map(|s| earliest[s].map(|earliest_ns| ServiceSpan { period_ns: system.servers[s].period_ns, earliest_ns, within_ns: within[s] })).collect();
     let meet = |s: usize, k: usize| match (spans[s], spans[k]) {
         (Some(a), Some(b)) => server_supply::services_meet(a, b),
         _ => true,
@@ -1461,12 +1455,6 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                 let slowed_share = ordered.iter().map(|&x| (1.0 - costs[x].fastest_per_work / full[x].slowest_per_work).clamp(0.0, 1.0)).fold(0.0, f64::max);
                 let unpressed = unpressed.as_deref().unwrap_or(full);
                 let pressed_share = ordered.iter().map(|&x| (1.0 - unpressed[x].fastest_per_work / full[x].slowest_per_work).clamp(0.0, 1.0)).fold(0.0, f64::max);
-                // A budget that nothing in the server can spend within its CPU
-                // budget (at its fastest, + 1 for rounding) never suspends it. A
-                // CBS reservation's memory budget is renewed on the grid of its
-                // period from 0, not at its replenishments: one period of that
-                // grid may hold the ends of two of its budgets.
-                let fastest = ordered.iter().map(|&i| full[i].fastest_request_rate).fold(0.0, f64::max);
                 let cbs = sv.kind == ServerKind::Cbs;
                 let memory_budget = spendable[s];
                 let view = ServerView {
@@ -1474,7 +1462,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                     budget_ns: sv.budget_ns,
                     guarantee,
                     memory_budget,
-                    issue_ns: memory_budget.map_or(0, |m| memory::issue_ns(m, sv.budget_ns, fastest)),
+                    issue_ns: memory_budget.map_or(0, |m| memory::issue_ns(m, sv.budget_ns, fastest[s])),
                     memory_grid_apart: cbs,
                     higher_periods_ns: above[s].clone(),
                     // While a capped co-runner runs a job still progresses at its
