@@ -102,3 +102,21 @@ fn only_pfp_takes_limited_preemption_and_bad_values_are_named() {
     let e = parse_task_system("[platform]\ncores = 1\n[[task]]\nname = \"t\"\ncore = 0\narrival = \"background\"\npreemption = \"cooperative\"\n", Format::Toml, "t.toml").unwrap_err();
     assert!(e.to_string().starts_with("t.toml: task[0].preemption: a background task has no jobs"), "{e}");
 }
+
+#[test]
+fn a_cooperative_job_shorter_than_its_pet_shortens_its_runnables_in_proportion() {
+    // l: runnables of 6 and 4 µs (PET 10), its first job given 5 µs: they
+    // run 3 and 2 (docs/simulator.md, "Execution times"), so its preemption
+    // point falls at 3. h (1 µs) released at 2.5 waits for it: 3-4, and l
+    // ends at 6. At their PETs the point would fall at 6, past the job's
+    // end at 5: h would run 5-6.
+    let s = system(&(task("h", 2, 1, 50, "offset = \"2500ns\"\n") + &task("l", 1, 10, 50, "preemption = \"cooperative\"\nrunnables = [{ name = \"a\", pet = \"6us\" }, { name = \"b\", pet = \"4us\" }]\n")));
+    let config = SimConfig { record_jobs: true, exec: ExecModel::Pet(Level::C), given_exec_ns: vec![vec![], vec![5 * US]], ..SimConfig::new(20 * US) };
+    let r = simulate(&s, SchedulerKind::Pfp, &config).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(jobs(&r, 0), [(2_500, 4 * US)]);
+    assert_eq!(jobs(&r, 1), [(0, 6 * US)]);
+    // The steps the trace names, the same.
+    let l = &s.tasks[1];
+    assert_eq!(criticore::sim::draws::steps(l, None, 1, 1, 5 * US), [("a", 3 * US), ("b", 2 * US)]);
+    assert_eq!(criticore::sim::draws::steps(l, None, 1, 1, 10 * US), [("a", 6 * US), ("b", 4 * US)]);
+}

@@ -186,6 +186,13 @@ fn implicit_communication_copies_the_labels_into_the_nearest_memory() {
     // accesses' latency (copy-in 11, A 90, copy-out 8, and 1 ns each).
     let terms = analyze(&system, SchedulerKind::Pfp).unwrap().tasks[0].terms.unwrap();
     assert_eq!((terms.own_pet_ns, terms.access_ns, terms.port_wait_ns), (1_010, 12 + 91 + 9, 0));
+    // A job shorter than its PET keeps its copies whole and shortens A
+    // (docs/simulator.md): given 505 ns, A runs 495 ns with its 90
+    // accesses, and the copies as above: 13 + 585 + 16. (With the phases at
+    // their PETs the job would end inside A, its copy-out never run: 561.)
+    let given = SimConfig { record_jobs: true, exec: ExecModel::Pet(Level::C), given_exec_ns: vec![vec![505]], ..SimConfig::new(10_000) };
+    let short = simulate(&system, SchedulerKind::Pfp, &given).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(response(&short, 0), 13 + 585 + 16);
     // Explicit: the accesses where A makes them (1,540 ns, as above).
     let explicit = parse(&text.replace("\"a\"\ncore = 0\n", "\"a\"\ncore = 0\ncommunication = \"explicit\"\n")).unwrap();
     assert_eq!(response(&run(&explicit), 0), 1_540);

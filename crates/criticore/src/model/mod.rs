@@ -666,17 +666,19 @@ impl Task {
     /// its runnables (or, with copies and none, its body under the task's
     /// name), its copy-out; empty for a job of one piece.
     pub fn steps(&self) -> Vec<(&str, u64)> {
-        self.steps_with(|_, r| r.pet_ns)
+        self.steps_with(|_, r| r.pet_ns, self.pet_at(Level::C))
     }
 
-    /// `steps` with runnable k's time `runnable_ns(k, runnable)` (a draw).
-    pub fn steps_with(&self, runnable_ns: impl Fn(usize, &Runnable) -> u64) -> Vec<(&str, u64)> {
+    /// `steps` with runnable k's time `runnable_ns(k, runnable)` (a draw, a
+    /// shortened job's share), and a body without runnables `time_ns` less
+    /// the copies.
+    pub fn steps_with(&self, runnable_ns: impl Fn(usize, &Runnable) -> u64, time_ns: u64) -> Vec<(&str, u64)> {
         let copies = self.copy_in_ns + self.copy_out_ns;
         if self.runnables.is_empty() && copies == 0 {
             return Vec::new();
         }
         let body: Vec<(&str, u64)> = if self.runnables.is_empty() {
-            vec![(self.name.as_str(), self.pet_at(Level::C).saturating_sub(copies))]
+            vec![(self.name.as_str(), time_ns.min(self.pet_at(Level::C)).saturating_sub(copies))]
         } else {
             self.runnables.iter().enumerate().map(|(k, r)| (r.name.as_str(), runnable_ns(k, r))).collect()
         };

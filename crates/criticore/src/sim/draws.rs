@@ -23,11 +23,34 @@ pub fn sample(need: Option<Need>, pet_ns: u64, seed: u64, ti: u32, number: u32, 
     need.map_or(pet_ns, |n| n.sample(pet_ns, unit(seed, ti, number, k)))
 }
 
-/// A job's named steps as it ran them (`Task::steps`, runnables drawn with `seed`).
-pub fn steps(task: &Task, seed: Option<u64>, ti: u32, number: u32) -> Vec<(&str, u64)> {
+/// Runnable `k`'s time in a job that runs `time_ns` of its own work
+/// (reloads aside) and draws nothing, its task's runnables' PETs `pets` and
+/// its copies `copies_ns`: its PET; in a job shorter than its PET
+/// (`simulate --best-case`, given times) the copies run whole and the
+/// runnables share the rest in proportion to their PETs (cumulative,
+/// rounded down, so they add up to it exactly). The release, the regions,
+/// the crossbar's phases and the trace all read this one rule.
+pub fn shortened_ns(pets: &[u64], copies_ns: u64, time_ns: u64, k: usize) -> u64 {
+    let total: u64 = pets.iter().sum();
+    let body = time_ns.saturating_sub(copies_ns);
+    if body >= total {
+        return pets[k];
+    }
+    let before: u64 = pets[..k].iter().sum();
+    let at = |x: u64| (x as u128 * body as u128 / total as u128) as u64;
+    at(before + pets[k]) - at(before)
+}
+
+/// A job's named steps as it ran them (`Task::steps`): runnables drawn
+/// with `seed`, else shortened to the job's own time `time_ns`
+/// ([`shortened_ns`]).
+pub fn steps(task: &Task, seed: Option<u64>, ti: u32, number: u32, time_ns: u64) -> Vec<(&str, u64)> {
     match seed {
-        Some(seed) => task.steps_with(|k, r| sample(r.need, r.pet_ns, seed, ti, number, k)),
-        None => task.steps(),
+        Some(seed) => task.steps_with(|k, r| sample(r.need, r.pet_ns, seed, ti, number, k), u64::MAX),
+        None => {
+            let pets: Vec<u64> = task.runnables.iter().map(|r| r.pet_ns).collect();
+            task.steps_with(|k, _| shortened_ns(&pets, task.copy_in_ns + task.copy_out_ns, time_ns, k), time_ns)
+        }
     }
 }
 
@@ -73,5 +96,23 @@ impl Draws {
         let t = self.tasks[ti as usize].as_ref()?;
         let runnables: u64 = t.runnables.iter().enumerate().map(|(k, &(pet_ns, need))| sample(need, pet_ns, self.seed, ti, number, k)).sum();
         Some((t.copies_ns + runnables).max(1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shortened_ns;
+
+    #[test]
+    fn a_shorter_job_shares_what_its_copies_leave_in_proportion() {
+        // Runnables of 3, 5 and 2 with copies of 4, a job of 9: 5 left for
+        // them, at 5/10 of each cumulative PET rounded down: ⌊1.5⌋ = 1,
+        // ⌊4⌋ − 1 = 3, 5 − 4 = 1; they add up to 5.
+        let pets = [3, 5, 2];
+        assert_eq!((0..3).map(|k| shortened_ns(&pets, 4, 9, k)).collect::<Vec<_>>(), [1, 3, 1]);
+        // At or past the PET (14), their PETs; under the copies, nothing.
+        assert_eq!((0..3).map(|k| shortened_ns(&pets, 4, 14, k)).collect::<Vec<_>>(), [3, 5, 2]);
+        assert_eq!((0..3).map(|k| shortened_ns(&pets, 4, 20, k)).collect::<Vec<_>>(), [3, 5, 2]);
+        assert_eq!((0..3).map(|k| shortened_ns(&pets, 4, 3, k)).collect::<Vec<_>>(), [0, 0, 0]);
     }
 }

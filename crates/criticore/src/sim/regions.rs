@@ -11,17 +11,21 @@
 //! Regions are work at rate 1 (as `exec_ns − remaining_ns`); a reload charged
 //! when a job comes back is done inside the region it comes back to, and the
 //! last region is the job's rest (whatever its execution time). A runnable's
-//! region is its time in the job (drawn, under `simulate --drawn`: `sim::draws`),
-//! a preemptive body the job's own work less its copies.
+//! region is its time in the job (drawn, under `simulate --drawn`, or its
+//! share of a job shorter than its PET: `sim::draws`), a body the job's own
+//! work less its copies: a shorter job keeps its copies whole.
 
 use super::draws::Draws;
 use super::job::Job;
 use std::sync::Arc;
-use crate::model::{Level, Region, TaskSystem};
+use crate::model::{Level, Part, Region, TaskSystem};
 
 pub struct Regions {
     /// Per task: its regions, or None if it may be preempted anywhere.
     per_task: Vec<Option<Box<[Region]>>>,
+    /// Per task: its runnables' PETs and its copies (a shortened job's
+    /// runnables: `draws::shortened_ns`).
+    shapes: Vec<(Box<[u64]>, u64)>,
     /// The run's draws, if it draws (`sim::draws`).
     draws: Option<Arc<Draws>>,
     any: bool,
@@ -32,7 +36,8 @@ impl Regions {
     pub fn new(system: &TaskSystem, draws: Option<Arc<Draws>>) -> Self {
         let per_task: Vec<Option<Box<[Region]>>> = system.tasks.iter().map(|t| t.regions(Level::C).map(Vec::into_boxed_slice)).collect();
         let any = per_task.iter().any(Option::is_some);
-        Regions { per_task, draws, any }
+        let shapes = system.tasks.iter().map(|t| (t.runnables.iter().map(|r| r.pet_ns).collect(), t.copy_in_ns + t.copy_out_ns)).collect();
+        Regions { per_task, shapes, draws, any }
     }
 
     /// Whether some task has regions (else the engine skips all of this).
@@ -51,13 +56,14 @@ impl Regions {
             _ => return u64::MAX,
         };
         let region = regions[index as usize];
-        match (region.part, &self.draws) {
-            (crate::model::Part::Runnable(k), Some(draws)) => draws.runnable_ns(job.task, job.number, k).unwrap_or(region.work_ns),
-            // A preemptive body: the job's own work (drawn or given) less its copies (the other regions).
-            _ if region.preemptible => {
-                let copies: u64 = regions.iter().filter(|r| !r.preemptible).map(|r| r.work_ns).sum();
-                (job.exec_ns - job.reload_ns).saturating_sub(copies)
-            }
+        // The job's own work (drawn or given), its reloads aside.
+        let own = job.exec_ns - job.reload_ns;
+        let (pets, copies) = &self.shapes[job.task as usize];
+        match region.part {
+            // Drawn, or its share of a job shorter than its PET.
+            Part::Runnable(k) => self.draws.as_ref().and_then(|d| d.runnable_ns(job.task, job.number, k)).unwrap_or_else(|| super::draws::shortened_ns(pets, *copies, own, k)),
+            // A body: the job's own work less its copies (the other regions).
+            Part::Body => own.saturating_sub(*copies),
             _ => region.work_ns,
         }
     }

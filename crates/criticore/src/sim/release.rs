@@ -25,6 +25,8 @@ struct TaskArrivals {
     period_ns: u64,
     deadline_ns: u64,
     pet_ns: u64,
+    /// Its copies: a job drawn shorter than its PET still runs them whole.
+    copies_ns: u64,
     max_jitter_ns: u64,
     next_number: u32,
     /// The task's next release (on the heap unless parked).
@@ -143,6 +145,7 @@ impl Releases {
                     deadline_ns,
                     // A background job has more work than the run has time: it never finishes.
                     pet_ns: if endless { end.saturating_add(1) } else { t.pet_at(level) },
+                    copies_ns: t.copy_in_ns + t.copy_out_ns,
                     max_jitter_ns,
                     next_number: 1,
                     next_ns: t.offset_ns,
@@ -261,7 +264,7 @@ impl Releases {
         let exec_ns = match (&self.times, a.rng.as_mut()) {
             (Times::Pet, _) | (Times::Uniform { .. }, None) => a.pet_ns,
             (Times::Uniform { best_case_fraction }, Some(rng)) => {
-                let low = ((a.pet_ns as f64 * best_case_fraction).ceil() as u64).clamp(1, a.pet_ns);
+                let low = ((a.pet_ns as f64 * best_case_fraction).ceil() as u64).max(a.copies_ns).clamp(1, a.pet_ns);
                 rng.random_range(low..=a.pet_ns)
             }
             (Times::Drawn(draws), _) => draws.job_ns(task, a.next_number).unwrap_or(a.pet_ns),

@@ -38,14 +38,15 @@ fn instant(tid: u32, ns: u64, name: &str) -> String {
 }
 
 /// The steps a job ran in one segment (`Task::steps`: copies and
-/// runnables, drawn if the run drew), as (name, start, end): step k holds the job's work from the
+/// runnables, drawn if the run drew, shortened in a job shorter than its
+/// PET: `draws::shortened_ns`), as (name, start, end): step k holds the job's work from the
 /// steps' sum before it to the sum with it,
 /// scaled to the job's execution time (a drawn time, its reloads), and the
 /// work maps onto the segment's time at its mean rate (exact at rate 1, as
 /// CPU-only; docs/simulator.md).
 fn runnable_slices<'t>(task: &'t crate::model::Task, span: &WorkSpan, drawn: Option<u64>) -> Vec<(&'t str, u64, u64)> {
     let (s, ws, we) = (&span.segment, span.work_start_ns as u128, span.work_end_ns as u128);
-    let steps = super::draws::steps(task, drawn, s.task, s.number);
+    let steps = super::draws::steps(task, drawn, s.task, s.number, span.exec_ns);
     let base: u128 = steps.iter().map(|&(_, w)| w as u128).sum();
     if we <= ws || base == 0 || s.end_ns <= s.start_ns {
         return Vec::new();

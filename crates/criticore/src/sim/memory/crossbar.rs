@@ -44,6 +44,8 @@ pub struct CrossbarModel {
     phases: Vec<Vec<Phase>>,
     /// Per task: where each phase ends at the PETs (work), for bisection.
     ends: Vec<Vec<u64>>,
+    /// Per task: its runnables' PETs (a shortened job's: `draws::shortened_ns`).
+    pets: Vec<Vec<u64>>,
     draws: Option<Arc<Draws>>,
     memo: HashMap<Vec<u64>, Vec<f64>>,
     key: Vec<u64>,
@@ -87,8 +89,10 @@ impl CrossbarModel {
             }).collect())
             .collect();
         let cores = system.platform.cores;
+        let pets = system.tasks.iter().map(|t| t.runnables.iter().map(|r| r.pet_ns).collect()).collect();
         Some(CrossbarModel {
             ends,
+            pets,
             ns_per_cycle: x.ns_per_cycle(),
             x,
             phases,
@@ -114,15 +118,23 @@ impl CrossbarModel {
         }
         let done = job.exec_ns - job.remaining_ns;
         let draws = self.draws.as_ref().filter(|d| d.draws(job.task));
-        let Some(draws) = draws else {
+        let ends = &self.ends[job.task as usize];
+        // Its own work (reloads aside): a job shorter than its PETs runs its
+        // runnables shortened (`draws::shortened_ns`), as its regions do.
+        let own = job.exec_ns - job.reload_ns;
+        let pets = &self.pets[job.task as usize];
+        let copies = phases.first().map_or(0, |p| p.len_ns) + phases.last().map_or(0, |p| p.len_ns);
+        if draws.is_none() && own >= ends.last().copied().unwrap_or(0) {
             // At the PETs: the first phase ending after `done`, by bisection.
-            let ends = &self.ends[job.task as usize];
             let k = ends.partition_point(|&e| e <= done);
             return Some(phases.get(k).map_or((None, 0, u64::MAX), |p| (Some(k), p.len_ns, ends[k])));
-        };
+        }
         let mut start = 0;
         for (k, p) in phases.iter().enumerate() {
-            let len = p.runnable.and_then(|r| draws.runnable_ns(job.task, job.number, r)).unwrap_or(p.len_ns);
+            let len = match p.runnable {
+                Some(r) => draws.and_then(|d| d.runnable_ns(job.task, job.number, r)).unwrap_or_else(|| crate::sim::draws::shortened_ns(pets, copies, own, r)),
+                None => p.len_ns,
+            };
             let end = start + len;
             if done < end {
                 return Some((Some(k), len, end));
