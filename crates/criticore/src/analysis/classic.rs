@@ -746,10 +746,10 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     let mg_period = memguard.map(|(_, p)| p);
     // Per other core, its presence per MemGuard period and the period.
     let caps: Vec<Option<(f64, u64)>> = others.iter().map(|o| mg_period.map(|p| (brief(o, p), p))).collect();
-    let presence = |w: u64| -> f64 { others.iter().zip(&caps).map(|(o, cap)| cap.map_or(o.running_ns(w), |(b, p)| o.running_ns(w).min(b * (w.div_ceil(p) + 1) as f64))).sum() };
+    let presence = |w: u64| -> f64 { others.iter().zip(&caps).map(|(o, cap)| cap.map_or(o.running_ns(w), |(b, p)| o.running_ns(w).min(b * memory::periods_overlapping(w, p) as f64))).sum() };
     let presence_rate: f64 = others.iter().zip(&caps).map(|(o, cap)| cap.map_or(o.running_share(), |(b, p)| o.running_share().min(b / p as f64))).sum();
     // And at most the core's excess per MemGuard period in each period the window overlaps.
-    let excess_in = |w: u64| -> f64 { mg_period.map_or(f64::INFINITY, |p| *excess_per_period * (w.div_ceil(p) + 1) as f64) };
+    let excess_in = |w: u64| -> f64 { mg_period.map_or(f64::INFINITY, |p| *excess_per_period * memory::periods_overlapping(w, p) as f64) };
     let excess_rate = (excess * presence_rate).min(mg_period.map_or(f64::INFINITY, |p| *excess_per_period / p as f64));
     let requests_beside = |q: u64, w: u64| -> f64 { alone_requests(q, w) + (excess * presence(w)).min(excess_in(w)) };
     // Whether this core's alone requests (no co-runner running) can spend
@@ -787,7 +787,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                 };
                 let running = w.map_or_else(|| o.running_share(), |w| o.running_ns(w));
                 // Periods the window overlaps (per ns in the long run).
-                let every = w.map_or(1.0 / period as f64, |w| (w.div_ceil(period) + 1) as f64);
+                let every = w.map_or(1.0 / period as f64, |w| memory::periods_overlapping(w, period) as f64);
                 // A run of its pressing tasks touches at most its length / P + 2
                 // periods, and a run split by a gap at most what its hull does:
                 // a pressing job's start may begin a run (2); a job ranked above
@@ -823,7 +823,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                 let spans = o
                     .pressing
                     .iter()
-                    .map(|&x| responses[x].map_or(f64::INFINITY, |r| jobs(x) * (r.div_ceil(period) + 1) as f64))
+                    .map(|&x| responses[x].map_or(f64::INFINITY, |r| jobs(x) * memory::periods_overlapping(r, period) as f64))
                     .sum::<f64>();
                 (running / period as f64 + runs + stalls).min(spans).min(every)
             })
@@ -831,7 +831,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     };
     let group_requests = |q: u64, w: u64| -> f64 {
         let Some((_, period)) = group else { return 0.0 };
-        let held_resumes = (w.div_ceil(period) + 1) as f64;
+        let held_resumes = memory::periods_overlapping(w, period) as f64;
         let jobs = |t: u64| (w.div_ceil(t) + 1) as f64;
         let here: f64 = mates_here.iter().map(|&(t, r, reload)| jobs(t) * r + held_resumes * reload).sum();
         // A mate elsewhere: its jobs within its response R of the window,
@@ -862,7 +862,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // reclaim, where a period's budget may be less than Q.
     let fastest = ordered[..=k].iter().map(|&x| mem.costs[x].fastest_request_rate).fold(0.0, f64::max);
     let issue = |budget: u64, period: u64| if reclaim { 0 } else { memory::issue_ns(budget, period, fastest) };
-    let throttle_errors = |w: u64, period: u64| -> u64 { if reclaim { (w.div_ceil(period) + 1).div_ceil(2).saturating_mul(period) } else { 0 } };
+    let throttle_errors = |w: u64, period: u64| -> u64 { if reclaim { memory::periods_overlapping(w, period).div_ceil(2).saturating_mul(period) } else { 0 } };
     let stall = |q: u64, w: u64| -> u64 {
         if let Some((g, period)) = group {
             return memory::memguard_stall_ns(group_requests(q, w), g.budget, period, 0).saturating_add(throttle_errors(w, period));
@@ -931,7 +931,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     let carry_in: u64 = grouped_hp.iter().map(|&h| hp[h].pet_ns).sum();
     let held_reloads = |q: u64, w: u64| -> u64 {
         let Some((_, period)) = &mem.groups else { return 0 };
-        let resumes = w.div_ceil(*period) + 1;
+        let resumes = memory::periods_overlapping(w, *period);
         let own_stalls = if group.is_some() { stall(q, w) / period } else { 0 };
         resumes.saturating_mul(resume_reloads).saturating_add(own_stalls.saturating_mul(mem.costs[i].reload_ns))
     };

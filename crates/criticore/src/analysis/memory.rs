@@ -260,6 +260,13 @@ pub fn jobs_running_share(tasks: &[(u64, u64, Option<u64>)], unit_ns: u64, event
     Some(tasks.iter().map(|&(t, c, _)| c as f64 / t as f64).sum::<f64>() + rounding)
 }
 
+/// The periods of `period_ns` (one grid, at any phase) an interval of
+/// `len_ns` can overlap: ⌈len/P⌉ + 1 (a window's regulation periods, a
+/// job's within its response).
+pub fn periods_overlapping(len_ns: u64, period_ns: u64) -> u64 {
+    len_ns.div_ceil(period_ns).saturating_add(1)
+}
+
 /// Jobs of a task (period T, response bound R where known) that can run in a
 /// window of `w_ns`: those released within R before it or in it, ⌈(w + R)/T⌉;
 /// without R, no bound (u64::MAX).

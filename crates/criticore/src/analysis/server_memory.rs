@@ -88,7 +88,7 @@
 
 use super::server_supply::Guarantee;
 use super::supply::{best_block, Supply};
-use super::memory::{jobs_overlapping, jobs_running_ns, jobs_running_share, memguard_stalls_ns, running_ns, running_share, workload_ns};
+use super::memory::{jobs_overlapping, jobs_running_ns, jobs_running_share, memguard_stalls_ns, periods_overlapping, running_ns, running_share, workload_ns};
 use super::NotDecided;
 
 /// One job's worst case: processor time and requests, every period.
@@ -192,14 +192,14 @@ impl CoRunner {
     /// in at most ⌈R/P⌉ + 1 of them (u64::MAX where a response is unknown).
     /// So does the server's service in each of its periods, within its response.
     fn touched(&self, period_ns: u64, w: u64) -> u64 {
-        let spans = |t: u64, r: u64| jobs_overlapping(t, Some(r), w).saturating_mul(r.div_ceil(period_ns) + 1);
+        let spans = |t: u64, r: u64| jobs_overlapping(t, Some(r), w).saturating_mul(periods_overlapping(r, period_ns));
         let by_jobs = self.tasks.iter().map(|&(t, _, r)| r.map_or(u64::MAX, |r| spans(t, r))).fold(0, u64::saturating_add);
         self.within_ns.map_or(by_jobs, |r| by_jobs.min(spans(self.period_ns, r)))
     }
 
     /// Those periods per ns in the long run (infinite where a response is unknown).
     fn touched_rate(&self, period_ns: u64) -> f64 {
-        let spans = |t: u64, r: u64| (r.div_ceil(period_ns) + 1) as f64 / t as f64;
+        let spans = |t: u64, r: u64| periods_overlapping(r, period_ns) as f64 / t as f64;
         let by_jobs: f64 = self.tasks.iter().map(|&(t, _, r)| r.map_or(f64::INFINITY, |r| spans(t, r))).sum();
         self.within_ns.map_or(by_jobs, |r| by_jobs.min(spans(self.period_ns, r)))
     }
@@ -254,7 +254,7 @@ impl CoreStalls {
     fn stall_ns(&self, w: u64, requests: f64) -> u64 {
         let (rate, issued) = self.others(w);
         let sources = fastest_first((self.own_fastest_request_rate, requests), (rate, issued));
-        let by_periods = w.div_ceil(self.period_ns) + 1;
+        let by_periods = periods_overlapping(w, self.period_ns);
         let by_requests = if self.budget == 0 { u64::MAX } else { (((requests + issued) / self.budget as f64).floor() as u64).saturating_add(1) };
         let most = by_periods.min(by_requests);
         // Concave in the count: its largest at the most periods or where the
@@ -335,12 +335,12 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
     let reload_request_rate = (losses_rate * reload.each_requests).min(rate(|d| d.reload_requests) + losses_rate * reload.unit_requests);
     let alone_request_rate = rate(|d| d.alone_requests) + reload_request_rate;
     let request_rate = rate(|d| d.requests).min(rate(|d| d.alone_requests) + server.excess_per_work * presence_rate) + reload_request_rate;
-    let losses = |w: u64| -> u64 { w.div_ceil(server.period_ns) + 1 + server.higher_periods_ns.iter().map(|&ph| w.div_ceil(ph) + 1).sum::<u64>() };
+    let losses = |w: u64| -> u64 { periods_overlapping(w, server.period_ns) + server.higher_periods_ns.iter().map(|&ph| periods_overlapping(w, ph)).sum::<u64>() };
     // A period whose M no co-runner helped spend spent M of alone requests;
     // any other one is one of its periods a pressing co-runner runs in (per
     // other core, at most every period of the window).
     let touched = |w: u64| -> u64 {
-        let periods = w.div_ceil(server.period_ns) + 1;
+        let periods = periods_overlapping(w, server.period_ns);
         server.corunners.iter().map(|core| core.iter().map(|c| c.touched(server.period_ns, w)).fold(0, u64::saturating_add).min(periods)).fold(0, u64::saturating_add)
     };
     let touched_rate: f64 = server.corunners.iter().map(|core| core.iter().map(|c| c.touched_rate(server.period_ns)).sum::<f64>().min(1.0 / p)).sum();

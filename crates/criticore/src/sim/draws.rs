@@ -23,33 +23,57 @@ pub fn sample(need: Option<Need>, pet_ns: u64, seed: u64, ti: u32, number: u32, 
     need.map_or(pet_ns, |n| n.sample(pet_ns, unit(seed, ti, number, k)))
 }
 
-/// Runnable `k`'s time in a job that runs `time_ns` of its own work
-/// (reloads aside) and draws nothing, its task's runnables' PETs `pets` and
-/// its copies `copies_ns`: its PET; in a job shorter than its PET
-/// (`simulate --best-case`, given times) the copies run whole and the
-/// runnables share the rest in proportion to their PETs (cumulative,
-/// rounded down, so they add up to it exactly). The release, the regions,
-/// the crossbar's phases and the trace all read this one rule.
-pub fn shortened_ns(pets: &[u64], copies_ns: u64, time_ns: u64, k: usize) -> u64 {
-    let total: u64 = pets.iter().sum();
-    let body = time_ns.saturating_sub(copies_ns);
-    if body >= total {
-        return pets[k];
+/// How a job of a task splits its time among its steps: its runnables'
+/// PETs and its copies. The release, the regions, the crossbar's phases and
+/// the trace all read this one rule ([`Shape::runnable_ns`]).
+pub struct Shape {
+    /// Where each runnable starts in the runnables' PETs (their prefix
+    /// sums, one more at the end: their total), so a split is O(1) per
+    /// runnable (a region's length is read at every preemption point).
+    starts: Box<[u64]>,
+    copies_ns: u64,
+}
+
+impl Shape {
+    pub fn of(task: &Task) -> Self {
+        let starts = std::iter::once(0).chain(task.runnables.iter().scan(0u64, |sum, r| {
+            *sum += r.pet_ns;
+            Some(*sum)
+        }));
+        Shape { starts: starts.collect(), copies_ns: task.copy_in_ns + task.copy_out_ns }
     }
-    let before: u64 = pets[..k].iter().sum();
-    let at = |x: u64| (x as u128 * body as u128 / total as u128) as u64;
-    at(before + pets[k]) - at(before)
+
+    /// Its copies, `copy_in` + `copy_out`: a job shorter than its PET still runs them whole.
+    pub fn copies_ns(&self) -> u64 {
+        self.copies_ns
+    }
+
+    /// Runnable `k`'s time in a job that runs `time_ns` of its own work
+    /// (reloads aside) and draws nothing: its PET; in a job shorter than its
+    /// PET (`simulate --best-case`, given times) the copies run whole and
+    /// the runnables share the rest in proportion to their PETs (cumulative,
+    /// rounded down, so they add up to it exactly).
+    pub fn runnable_ns(&self, k: usize, time_ns: u64) -> u64 {
+        let (from, to) = (self.starts[k], self.starts[k + 1]);
+        let total = self.starts[self.starts.len() - 1];
+        let body = time_ns.saturating_sub(self.copies_ns);
+        if body >= total {
+            return to - from;
+        }
+        let at = |x: u64| (x as u128 * body as u128 / total as u128) as u64;
+        at(to) - at(from)
+    }
 }
 
 /// A job's named steps as it ran them (`Task::steps`): runnables drawn
 /// with `seed`, else shortened to the job's own time `time_ns`
-/// ([`shortened_ns`]).
+/// ([`Shape::runnable_ns`]).
 pub fn steps(task: &Task, seed: Option<u64>, ti: u32, number: u32, time_ns: u64) -> Vec<(&str, u64)> {
     match seed {
         Some(seed) => task.steps_with(|k, r| sample(r.need, r.pet_ns, seed, ti, number, k), u64::MAX),
         None => {
-            let pets: Vec<u64> = task.runnables.iter().map(|r| r.pet_ns).collect();
-            task.steps_with(|k, _| shortened_ns(&pets, task.copy_in_ns + task.copy_out_ns, time_ns, k), time_ns)
+            let shape = Shape::of(task);
+            task.steps_with(|k, _| shape.runnable_ns(k, time_ns), time_ns)
         }
     }
 }
@@ -101,18 +125,19 @@ impl Draws {
 
 #[cfg(test)]
 mod tests {
-    use super::shortened_ns;
+    use super::Shape;
 
     #[test]
     fn a_shorter_job_shares_what_its_copies_leave_in_proportion() {
         // Runnables of 3, 5 and 2 with copies of 4, a job of 9: 5 left for
         // them, at 5/10 of each cumulative PET rounded down: ⌊1.5⌋ = 1,
         // ⌊4⌋ − 1 = 3, 5 − 4 = 1; they add up to 5.
-        let pets = [3, 5, 2];
-        assert_eq!((0..3).map(|k| shortened_ns(&pets, 4, 9, k)).collect::<Vec<_>>(), [1, 3, 1]);
+        let shape = Shape { starts: Box::new([0, 3, 8, 10]), copies_ns: 4 };
+        let split = |time_ns: u64| (0..3).map(|k| shape.runnable_ns(k, time_ns)).collect::<Vec<_>>();
+        assert_eq!(split(9), [1, 3, 1]);
         // At or past the PET (14), their PETs; under the copies, nothing.
-        assert_eq!((0..3).map(|k| shortened_ns(&pets, 4, 14, k)).collect::<Vec<_>>(), [3, 5, 2]);
-        assert_eq!((0..3).map(|k| shortened_ns(&pets, 4, 20, k)).collect::<Vec<_>>(), [3, 5, 2]);
-        assert_eq!((0..3).map(|k| shortened_ns(&pets, 4, 3, k)).collect::<Vec<_>>(), [0, 0, 0]);
+        assert_eq!(split(14), [3, 5, 2]);
+        assert_eq!(split(20), [3, 5, 2]);
+        assert_eq!(split(3), [0, 0, 0]);
     }
 }

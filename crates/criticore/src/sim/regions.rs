@@ -15,7 +15,7 @@
 //! share of a job shorter than its PET: `sim::draws`), a body the job's own
 //! work less its copies: a shorter job keeps its copies whole.
 
-use super::draws::Draws;
+use super::draws::{Draws, Shape};
 use super::job::Job;
 use std::sync::Arc;
 use crate::model::{Level, Part, Region, TaskSystem};
@@ -23,9 +23,8 @@ use crate::model::{Level, Part, Region, TaskSystem};
 pub struct Regions {
     /// Per task: its regions, or None if it may be preempted anywhere.
     per_task: Vec<Option<Box<[Region]>>>,
-    /// Per task: its runnables' PETs and its copies (a shortened job's
-    /// runnables: `draws::shortened_ns`).
-    shapes: Vec<(Box<[u64]>, u64)>,
+    /// Per task: how a job shorter than its PET splits its time.
+    shapes: Vec<Shape>,
     /// The run's draws, if it draws (`sim::draws`).
     draws: Option<Arc<Draws>>,
     any: bool,
@@ -36,7 +35,7 @@ impl Regions {
     pub fn new(system: &TaskSystem, draws: Option<Arc<Draws>>) -> Self {
         let per_task: Vec<Option<Box<[Region]>>> = system.tasks.iter().map(|t| t.regions(Level::C).map(Vec::into_boxed_slice)).collect();
         let any = per_task.iter().any(Option::is_some);
-        let shapes = system.tasks.iter().map(|t| (t.runnables.iter().map(|r| r.pet_ns).collect(), t.copy_in_ns + t.copy_out_ns)).collect();
+        let shapes = system.tasks.iter().map(Shape::of).collect();
         Regions { per_task, shapes, draws, any }
     }
 
@@ -58,12 +57,12 @@ impl Regions {
         let region = regions[index as usize];
         // The job's own work (drawn or given), its reloads aside.
         let own = job.exec_ns - job.reload_ns;
-        let (pets, copies) = &self.shapes[job.task as usize];
+        let shape = &self.shapes[job.task as usize];
         match region.part {
             // Drawn, or its share of a job shorter than its PET.
-            Part::Runnable(k) => self.draws.as_ref().and_then(|d| d.runnable_ns(job.task, job.number, k)).unwrap_or_else(|| super::draws::shortened_ns(pets, *copies, own, k)),
+            Part::Runnable(k) => self.draws.as_ref().and_then(|d| d.runnable_ns(job.task, job.number, k)).unwrap_or_else(|| shape.runnable_ns(k, own)),
             // A body: the job's own work less its copies (the other regions).
-            Part::Body => own.saturating_sub(*copies),
+            Part::Body => own.saturating_sub(shape.copies_ns()),
             _ => region.work_ns,
         }
     }

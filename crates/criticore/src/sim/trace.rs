@@ -39,7 +39,7 @@ fn instant(tid: u32, ns: u64, name: &str) -> String {
 
 /// The steps a job ran in one segment (`Task::steps`: copies and
 /// runnables, drawn if the run drew, shortened in a job shorter than its
-/// PET: `draws::shortened_ns`), as (name, start, end): step k holds the job's work from the
+/// PET: `draws::Shape::runnable_ns`), as (name, start, end): step k holds the job's work from the
 /// steps' sum before it to the sum with it,
 /// scaled to the job's execution time (a drawn time, its reloads), and the
 /// work maps onto the segment's time at its mean rate (exact at rate 1, as

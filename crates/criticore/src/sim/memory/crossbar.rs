@@ -22,7 +22,7 @@
 use super::{Flows, MemoryContext, MemoryModel};
 use crate::interference::crossbar::Crossbar;
 use crate::model::{Arbiter, TaskSystem};
-use crate::sim::draws::Draws;
+use crate::sim::draws::{Draws, Shape};
 use crate::sim::job::{Job, JobId, Jobs, NONE_U64};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -44,8 +44,8 @@ pub struct CrossbarModel {
     phases: Vec<Vec<Phase>>,
     /// Per task: where each phase ends at the PETs (work), for bisection.
     ends: Vec<Vec<u64>>,
-    /// Per task: its runnables' PETs (a shortened job's: `draws::shortened_ns`).
-    pets: Vec<Vec<u64>>,
+    /// Per task: how a job shorter than its PETs splits its time.
+    shapes: Vec<Shape>,
     draws: Option<Arc<Draws>>,
     memo: HashMap<Vec<u64>, Vec<f64>>,
     key: Vec<u64>,
@@ -89,10 +89,9 @@ impl CrossbarModel {
             }).collect())
             .collect();
         let cores = system.platform.cores;
-        let pets = system.tasks.iter().map(|t| t.runnables.iter().map(|r| r.pet_ns).collect()).collect();
         Some(CrossbarModel {
             ends,
-            pets,
+            shapes: system.tasks.iter().map(Shape::of).collect(),
             ns_per_cycle: x.ns_per_cycle(),
             x,
             phases,
@@ -120,10 +119,8 @@ impl CrossbarModel {
         let draws = self.draws.as_ref().filter(|d| d.draws(job.task));
         let ends = &self.ends[job.task as usize];
         // Its own work (reloads aside): a job shorter than its PETs runs its
-        // runnables shortened (`draws::shortened_ns`), as its regions do.
+        // runnables shortened (`Shape::runnable_ns`), as its regions do.
         let own = job.exec_ns - job.reload_ns;
-        let pets = &self.pets[job.task as usize];
-        let copies = phases.first().map_or(0, |p| p.len_ns) + phases.last().map_or(0, |p| p.len_ns);
         if draws.is_none() && own >= ends.last().copied().unwrap_or(0) {
             // At the PETs: the first phase ending after `done`, by bisection.
             let k = ends.partition_point(|&e| e <= done);
@@ -132,7 +129,7 @@ impl CrossbarModel {
         let mut start = 0;
         for (k, p) in phases.iter().enumerate() {
             let len = match p.runnable {
-                Some(r) => draws.and_then(|d| d.runnable_ns(job.task, job.number, r)).unwrap_or_else(|| crate::sim::draws::shortened_ns(pets, copies, own, r)),
+                Some(r) => draws.and_then(|d| d.runnable_ns(job.task, job.number, r)).unwrap_or_else(|| self.shapes[job.task as usize].runnable_ns(r, own)),
                 None => p.len_ns,
             };
             let end = start + len;
