@@ -24,8 +24,9 @@ pub fn sample(need: Option<Need>, pet_ns: u64, seed: u64, ti: u32, number: u32, 
 }
 
 /// How a job of a task splits its time among its steps: its runnables'
-/// PETs and its copies. The release, the regions, the crossbar's phases and
-/// the trace all read this one rule ([`Shape::runnable_ns`]).
+/// PETs and its copies. The regions, the crossbar's phases and the trace
+/// all read this one rule ([`Shape::runnable_ns`]); the release draws a
+/// shortened job at least its copies.
 pub struct Shape {
     /// Where each runnable starts in the runnables' PETs (their prefix
     /// sums, one more at the end: their total), so a split is O(1) per
