@@ -27,6 +27,13 @@
 //! CRITICORE_GAP=1 prints each task of a miss-free system the analysis
 //! rejects (its simulated worst, bound, deadline, note and terms; with
 //! CRITICORE_GAP_TEXT=1 the system's file too): the acceptance gap's cases.
+//! CRITICORE_GAP_PHASINGS=N simulates every miss-free system again under N
+//! other phasings (random offsets; with CRITICORE_GAP_ADVERSARY=1 half of
+//! them chosen against one core, with CRITICORE_GAP_SHORT=f every other one
+//! with jobs drawn in [f·PET, PET]): an accepted system must miss under
+//! none, and the rejected ones that miss are counted (rejected rightly).
+//! CRITICORE_GAP_LIST=1 then prints per miss-free system its seed, its
+//! text's hash, whether it misses under no phasing and the verdict.
 
 use criticore::analysis::classic::{analyze, TaskAnalysis};
 use criticore::analysis::memory::{job_costs, job_costs_global};
@@ -104,18 +111,34 @@ fn check_with(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: Sch
     // accepted system must miss under none; a rejected miss-free one that
     // misses under one is rejected rightly (the gap overstates the pessimism).
     let phasings = std::env::var("CRITICORE_GAP_PHASINGS").ok().and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-
+    // CRITICORE_GAP_ADVERSARY=1: every other pair of phasings is chosen
+    // against one core at a time, its tasks released together at 0 and
+    // every other task just before a regulation period's boundary (its runs
+    // straddle one). CRITICORE_GAP_SHORT=f: every other phasing draws each
+    // job's time in [f·PET, PET].
+    let adversary = std::env::var("CRITICORE_GAP_ADVERSARY").is_ok_and(|v| v == "1");
+    let short = std::env::var("CRITICORE_GAP_SHORT").ok().and_then(|v| v.parse::<f64>().ok());
+    let regulation_ns = system.regulation.as_ref().map_or(MS, |r| r.period_ns.max(1));
     let misses_elsewhere = |system: &TaskSystem| -> Option<u64> {
         let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         (1..=phasings).find(|&k| {
             let mut phased = system.clone();
+            let against = (adversary && (k / 2) % 2 == 1).then_some((k % system.platform.cores.max(1) as u64) as usize);
             for t in &mut phased.tasks {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                t.offset_ns = x % t.period_ns;
+                t.offset_ns = match against {
+                    None => x % t.period_ns,
+                    Some(c) if t.core == Some(c) => 0,
+                    Some(_) => ((x % t.period_ns) / regulation_ns * regulation_ns + regulation_ns - (x >> 40) % (regulation_ns / 20).max(1)) % t.period_ns,
+                };
             }
-            let config = SimConfig { seed: seed + k, exec: tally.exec, ..SimConfig::new(HORIZON_NS) };
+            let exec = match short {
+                Some(f) if k % 2 == 0 => shorter(f),
+                _ => tally.exec,
+            };
+            let config = SimConfig { seed: seed + k, exec, ..SimConfig::new(HORIZON_NS) };
             let r = simulate(&phased, kind, &config).unwrap_or_else(|e| panic!("{label} seed {seed}: {e:?}"));
             r.per_task.iter().any(|p| p.misses > 0) || r.unfinished.iter().any(|u| u.deadline_ns < HORIZON_NS)
         })
@@ -125,6 +148,12 @@ fn check_with(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: Sch
         tally.miss_free_accepted += (a.schedulable == Some(true)) as usize;
         if phasings > 0 {
             let elsewhere = misses_elsewhere(system);
+            // One line per system, to set another build's verdicts beside
+            // these (the same seed and the text's FNV-1a hash).
+            if std::env::var("CRITICORE_GAP_LIST").is_ok() {
+                let fnv = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+                eprintln!("LIST {label} {seed} {fnv:016x} {} {}", elsewhere.is_none(), a.schedulable == Some(true));
+            }
             if a.schedulable == Some(true) {
                 assert_eq!(elsewhere, None, "{label} seed {seed}: a system deemed schedulable misses a deadline under phasing {elsewhere:?}\n{text}");
             } else {
