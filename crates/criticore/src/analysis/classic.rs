@@ -770,9 +770,9 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // Periods a co-runner core runs in: its running time's periods, two per
     // release there of a task that can start a run of its tasks with memory
     // (a start, a resumption), and its own stalls (⌊N/Q⌋ + 1 under a
-    // per-core budget, none where it cannot issue Q); at most its jobs'
-    // spans and every period; in a window of w (`Some(w)`), or per ns in
-    // the long run (`None`).
+    // per-core budget, none where it cannot issue Q), or counted job by job;
+    // at most its jobs' spans and every period; in a window of w
+    // (`Some(w)`), or per ns in the long run (`None`).
     let touched = |w: Option<u64>, period: u64| -> f64 {
         others
             .iter()
@@ -825,7 +825,29 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                     .iter()
                     .map(|&x| responses[x].map_or(f64::INFINITY, |r| jobs(x) * memory::periods_overlapping(r, period) as f64))
                     .sum::<f64>();
-                (running / period as f64 + runs + stalls).min(spans).min(every)
+                // Or job by job: a job of time C touches at most ⌈C/P⌉ + 1
+                // periods, and jobs run back to back no more than their sum;
+                // a gap that splits a job (a job ranked above it that raises
+                // no miss here, h long; a stall) adds at most min(2, ⌈h/P⌉)
+                // and 1 (docs/analysis.md, "A co-runner's periods job by job").
+                // A job's time: with all its reloads, and one rounding per
+                // resumption within its span R (a release above it, a period).
+                let time = |x: usize, r: u64| -> u64 {
+                    let resumptions = o.events.iter().map(|&e| r.div_ceil(e) + 1).sum::<u64>() + 1;
+                    let cost = &mem.costs[x];
+                    cost.time_ns.saturating_add(cost.job_reload_ns).saturating_add(cost.reload_unit().0.saturating_mul(resumptions))
+                };
+                let by_job = o.pressing.iter().map(|&x| responses[x].map_or(f64::INFINITY, |r| jobs(x) * memory::periods_overlapping(time(x, r), period) as f64)).sum::<f64>();
+                let gaps = o
+                    .interrupting
+                    .iter()
+                    .filter(|y| !o.pressing.contains(y))
+                    .map(|&y| match responses[y] {
+                        None => f64::INFINITY,
+                        Some(r) => jobs(y) * time(y, r).div_ceil(period).min(2) as f64,
+                    })
+                    .sum::<f64>();
+                (running / period as f64 + runs + stalls).min(by_job + gaps + stalls).min(spans).min(every)
             })
             .sum()
     };
@@ -2019,6 +2041,44 @@ mod tests {
         let short = rows.iter().find(|t| t.task == "a").unwrap();
         assert!(stalls(short).is_some_and(|r| (r as f64) <= (touched + 1.0) * p), "{short:?}, {touched} periods");
     }
+
+    #[test]
+    fn a_co_runner_s_periods_counted_job_by_job() {
+        // a (core 0, budget 17: it stalls only in a period a co-runner runs
+        // in) beside core 1's b1, 1.9 ms of PET every 10 ms ranked above b2,
+        // 20 ms every 100 ms, both pressing a; core 1 never spends its
+        // budget. Job by job, b1's jobs (1.92 ms with contention) touch 3
+        // periods each, not 1.92 + 2, and b2's (20.16 ms) 22, not 28 (its
+        // span R = 26.0 ms): 7·3 + 22 = 43 periods in a's window of 65.7 ms
+        // (of 67), every stall but the first P − d. Counting 2 per release
+        // (before): a's bound 77.3 ms.
+        let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [17, 20]\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\npet = \"20ms\"\n\
+            memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
+            [[task]]\nname = \"b1\"\ncore = 1\nperiod = \"10ms\"\npet = \"1900us\"\npriority = 5\n\
+            memory = { wss = \"16KiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 100 }\n\
+            [[task]]\nname = \"b2\"\ncore = 1\nperiod = \"100ms\"\npet = \"20ms\"\npriority = 4\n\
+            memory = { wss = \"1MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 100 }\n";
+        let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
+        let rows = analyze(&system, SchedulerKind::Pfp).unwrap().tasks;
+        let costs = crate::analysis::memory::job_costs(&system);
+        let at = |name: &str| system.tasks.iter().position(|t| t.name == name).unwrap();
+        let bound = |name: &str| rows.iter().find(|t| t.task == name).and_then(|t| t.bound_ns).unwrap();
+        let (w, p) = (bound("a"), 1_000_000u64);
+        // Per job of b: its ⌈(w + R)/T⌉ jobs in the window, each touching ⌈C/P⌉ + 1 periods.
+        let periods: u64 = ["b1", "b2"]
+            .iter()
+            .map(|&b| (w + bound(b)).div_ceil(system.tasks[at(b)].period_ns) * ((costs[at(b)].time_ns + costs[at(b)].job_reload_ns).div_ceil(p) + 1))
+            .sum();
+        assert_eq!(periods, 7 * 3 + 22);
+        let spans: u64 = ["b1", "b2"].iter().map(|&b| (w + bound(b)).div_ceil(system.tasks[at(b)].period_ns) * (bound(b).div_ceil(p) + 1)).sum();
+        assert!(periods < spans && periods < w.div_ceil(p) + 1, "{periods} periods, spans {spans}");
+        let issue = crate::analysis::memory::issue_ns(17, p, costs[at("a")].fastest_request_rate);
+        let a = rows.iter().find(|t| t.task == "a").unwrap();
+        assert_eq!(a.terms.map(|t| t.regulation_ns), Some(crate::analysis::memory::memguard_stalls_ns(periods, p, issue)), "{a:?}");
+        assert!(w < 70 * p, "{a:?}");
+    }
+
 
     #[test]
     fn pedf_under_memguard_adds_the_stalls_of_the_jobs_due() {
