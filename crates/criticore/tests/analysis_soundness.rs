@@ -33,7 +33,9 @@
 //! with jobs drawn in [f·PET, PET]): an accepted system must miss under
 //! none, and the rejected ones that miss are counted (rejected rightly).
 //! CRITICORE_GAP_LIST=1 then prints per miss-free system its seed, its
-//! text's hash, whether it misses under no phasing and the verdict.
+//! text's hash, whether it misses under no phasing, the verdict and the
+//! largest response / deadline of any task under the phasings run (up to
+//! the first that misses).
 
 use criticore::analysis::classic::{analyze, TaskAnalysis};
 use criticore::analysis::memory::{job_costs, job_costs_global};
@@ -119,6 +121,13 @@ fn check_with(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: Sch
     let adversary = std::env::var("CRITICORE_GAP_ADVERSARY").is_ok_and(|v| v == "1");
     let short = std::env::var("CRITICORE_GAP_SHORT").ok().and_then(|v| v.parse::<f64>().ok());
     let regulation_ns = system.regulation.as_ref().map_or(MS, |r| r.period_ns.max(1));
+    // The largest response / deadline of any task under any phasing run (the
+    // synchronous one included; an unfinished job counts with its age).
+    let worst_share = |r: &criticore::sim::SimResult, system: &TaskSystem| -> f64 {
+        let age = |i: usize| r.unfinished.iter().filter(|u| u.task as usize == i).map(|u| HORIZON_NS - u.release_ns).max().unwrap_or(0);
+        (0..system.tasks.len()).map(|i| r.per_task[i].max_response_ns.max(age(i)) as f64 / system.tasks[i].deadline_ns as f64).fold(0.0, f64::max)
+    };
+    let worst = std::cell::Cell::new(worst_share(&r, system));
     let misses_elsewhere = |system: &TaskSystem| -> Option<u64> {
         let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         (1..=phasings).find(|&k| {
@@ -140,6 +149,7 @@ fn check_with(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: Sch
             };
             let config = SimConfig { seed: seed + k, exec, ..SimConfig::new(HORIZON_NS) };
             let r = simulate(&phased, kind, &config).unwrap_or_else(|e| panic!("{label} seed {seed}: {e:?}"));
+            worst.set(worst.get().max(worst_share(&r, &phased)));
             r.per_task.iter().any(|p| p.misses > 0) || r.unfinished.iter().any(|u| u.deadline_ns < HORIZON_NS)
         })
     };
@@ -152,7 +162,7 @@ fn check_with(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: Sch
             // these (the same seed and the text's FNV-1a hash).
             if std::env::var("CRITICORE_GAP_LIST").is_ok() {
                 let fnv = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
-                eprintln!("LIST {label} {seed} {fnv:016x} {} {}", elsewhere.is_none(), a.schedulable == Some(true));
+                eprintln!("LIST {label} {seed} {fnv:016x} {} {} {:.4}", elsewhere.is_none(), a.schedulable == Some(true), worst.get());
             }
             if a.schedulable == Some(true) {
                 assert_eq!(elsewhere, None, "{label} seed {seed}: a system deemed schedulable misses a deadline under phasing {elsewhere:?}\n{text}");
