@@ -838,16 +838,37 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                     cost.time_ns.saturating_add(cost.job_reload_ns).saturating_add(cost.reload_unit().0.saturating_mul(resumptions))
                 };
                 let by_job = o.pressing.iter().map(|&x| responses[x].map_or(f64::INFINITY, |r| jobs(x) * memory::periods_overlapping(time(x, r), period) as f64)).sum::<f64>();
-                let gaps = o
-                    .interrupting
-                    .iter()
-                    .filter(|y| !o.pressing.contains(y))
-                    .map(|&y| match responses[y] {
-                        None => f64::INFINITY,
-                        Some(r) => jobs(y) * time(y, r).div_ceil(period).min(2) as f64,
-                    })
-                    .sum::<f64>();
-                (running / period as f64 + runs + stalls).min(by_job + gaps + stalls).min(spans).min(every)
+                let requests = |x: usize| mem.costs[x].requests + mem.costs[x].job_reload_requests;
+                // A gap h long adds at most min(2, ⌈h/P⌉); where the stalls are
+                // counted inside the jobs (below), one more if it issues
+                // requests (they may spend Q in a period of the hull).
+                let gaps = |stalls_inside: bool| -> f64 {
+                    o.interrupting
+                        .iter()
+                        .filter(|y| !o.pressing.contains(y))
+                        .map(|&y| match responses[y] {
+                            None => f64::INFINITY,
+                            Some(r) => jobs(y) * (time(y, r).div_ceil(period) + (stalls_inside && requests(y) > 0.0) as u64).min(2) as f64,
+                        })
+                        .sum::<f64>()
+                };
+                // Or with each job's stalls inside it: a run's periods other
+                // than its first and last are run whole or stalled after Q of
+                // its own requests, at least t = Q/ρ of running, so a job of
+                // time C and N requests touches at most 1 + B + ⌈(C − B·t)/P⌉,
+                // B = ⌊N/Q⌋, and jobs back to back no more than their sum
+                // (docs/analysis.md, "A co-runner's stalls inside its jobs").
+                // Where a stall lasts to the period's end: not under MCTI,
+                // spare sharing or reclaim.
+                let stall_aware = match o.budget.filter(|&q| q > 0 && stalls > 0.0 && stalls.is_finite() && !mem.mcti && !mem.spare && !mem.reclaim) {
+                    Some(q) => {
+                        let t = memory::issue_ns(q, period, o.pressing.iter().map(|&x| mem.costs[x].fastest_request_rate).fold(0.0, f64::max));
+                        let stalls_in = |x: usize| (requests(x) / q as f64).floor().min(u64::MAX as f64 / 4.0) as u64;
+                        o.pressing.iter().map(|&x| responses[x].map_or(f64::INFINITY, |r| jobs(x) * memory::periods_with_stalls(time(x, r), stalls_in(x), t, period) as f64)).sum::<f64>() + gaps(true)
+                    }
+                    None => f64::INFINITY,
+                };
+                (running / period as f64 + runs + stalls).min(by_job + gaps(false) + stalls).min(stall_aware).min(spans).min(every)
             })
             .sum()
     };
@@ -2079,6 +2100,47 @@ mod tests {
         assert!(w < 70 * p, "{a:?}");
     }
 
+
+    #[test]
+    fn a_co_runner_s_stalls_counted_inside_its_jobs() {
+        // a (core 0, budget 17: it stalls only in a period a co-runner runs
+        // in) beside core 1's b, an 8 MiB stream that misses every access
+        // alone: 6,000 requests a job and 1,440 more for its reloads, at most
+        // 2,000 per ms, against core 1's budget of 1,000. Above b, h (5 ms
+        // every 20 ms, no memory) is a gap. Each job of b (C = 3.28 + 0.79 ms
+        // with its reloads) stalls at most ⌊7,440/1,000⌋ = 7 times inside it,
+        // each after at least t = 1,000/0.002 ns (less 2) of running, so it
+        // touches at most 1 + 7 + ⌈(C − 7t)/P⌉ = 9 periods; h's jobs, which
+        // issue nothing, 2 each. ⌈(w + R)/T⌉ = 5 jobs of each in a's window:
+        // 55 periods. Before, b's jobs were charged ⌈C/P⌉ + 1 = 6 and the
+        // core's stalls ⌊5·7,440/1,000⌋ + 1 = 38 beside (78), or their
+        // spans, 5·(⌈R/P⌉ + 1) = 70.
+        let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [17, 1000]\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\npet = \"20ms\"\n\
+            memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
+            [[task]]\nname = \"h\"\ncore = 1\nperiod = \"20ms\"\npet = \"5ms\"\npriority = 5\n\
+            [[task]]\nname = \"b\"\ncore = 1\nperiod = \"20ms\"\npet = \"3ms\"\npriority = 4\n\
+            memory = { wss = \"8MiB\", pattern = \"stream\", read_fraction = 1.0, accesses_per_ms = 2000 }\n";
+        let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
+        let rows = analyze(&system, SchedulerKind::Pfp).unwrap().tasks;
+        let costs = crate::analysis::memory::job_costs(&system);
+        let bound = |name: &str| rows.iter().find(|t| t.task == name).and_then(|t| t.bound_ns).unwrap();
+        let (w, p) = (bound("a"), 1_000_000u64);
+        let b = costs[2];
+        assert_eq!((b.requests, b.fastest_request_rate, b.time_ns.div_ceil(100_000), b.job_reload_ns.div_ceil(100_000)), (6_000.0, 0.002, 33, 8));
+        assert!((b.job_reload_requests - 1_440.0).abs() < 0.01, "{b:?}");
+        let (stalls, t) = (7u64, 500_000 - 2);
+        let c = b.time_ns + b.job_reload_ns;
+        assert_eq!((c - stalls * t).div_ceil(p), 1);
+        let jobs = |name: &str| (w + bound(name)).div_ceil(20 * p);
+        assert_eq!((jobs("b"), jobs("h")), (5, 5));
+        let periods = 5 * (1 + stalls + 1) + 5 * 2;
+        let before = (5 * (c.div_ceil(p) + 1) + 5 * 2 + (5 * 7_440) / 1_000 + 1).min(5 * (bound("b").div_ceil(p) + 1));
+        assert_eq!((periods, before), (55, 70));
+        let issue = crate::analysis::memory::issue_ns(17, p, costs[0].fastest_request_rate);
+        let a = rows.iter().find(|t| t.task == "a").unwrap();
+        assert_eq!(a.terms.map(|t| t.regulation_ns), Some(crate::analysis::memory::memguard_stalls_ns(periods, p, issue)), "{a:?}");
+    }
 
     #[test]
     fn pedf_under_memguard_adds_the_stalls_of_the_jobs_due() {

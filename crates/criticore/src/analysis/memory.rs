@@ -309,6 +309,16 @@ pub fn issue_ns(budget: u64, period_ns: u64, fastest: f64) -> u64 {
     ((budget as f64 / fastest).floor() as u64).saturating_sub(2).min(period_ns)
 }
 
+/// The most regulation periods of `period_ns` a run of `time_ns` touches
+/// with at most `stalls` stalls inside it, each after at least `issue_ns`
+/// of running in its period: its periods but the first and last are run
+/// whole or stalled, so it spans at most 1 + B + ⌈(C − B·t)/P⌉ of them
+/// (docs/analysis.md, "A co-runner's stalls inside its jobs").
+pub fn periods_with_stalls(time_ns: u64, stalls: u64, issue_ns: u64, period_ns: u64) -> u64 {
+    let rest = time_ns.saturating_sub(stalls.saturating_mul(issue_ns));
+    1u64.saturating_add(stalls).saturating_add(rest.div_ceil(period_ns.max(1)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -499,5 +509,53 @@ mod tests {
         assert_eq!(memguard_stalls_ns(0, 1_000_000, issue), 0);
         // It issues nothing: no time to take off.
         assert_eq!(issue_ns(1_000, 1_000_000, 0.0), 0);
+    }
+
+    #[test]
+    fn a_job_s_periods_with_its_stalls_inside_against_every_way_to_run_it() {
+        // A second method: run a job of C time units, each issuing 0..=ρ
+        // requests, from every start within a period of P units, under a
+        // budget of Q a period (a stall after the unit that reaches Q, to the
+        // period's end), in every pattern of requests, and count the periods
+        // it runs in. The most, for each C and each N of total requests, is
+        // at most 1 + B + ⌈(C − B·t)/P⌉ with B = ⌊N/Q⌋ and t = ⌈Q/ρ⌉ (the
+        // least running that issues Q), and equal to it for some C and N.
+        for (p, q, rho) in [(3u64, 3u64, 2u64), (4, 2, 2), (4, 5, 3), (2, 1, 1)] {
+            let t = q.div_ceil(rho);
+            let mut most = std::collections::HashMap::<(u64, u64), u64>::new();
+            for c in 1..=7u64 {
+                for pattern in 0..(rho + 1).pow(c as u32) {
+                    let requests: Vec<u64> = (0..c).map(|u| pattern / (rho + 1).pow(u as u32) % (rho + 1)).collect();
+                    for start in 0..p {
+                        let (mut now, mut spent, mut periods, mut last) = (start, 0, 0, u64::MAX);
+                        for &r in &requests {
+                            if now / p != last {
+                                (periods, last, spent) = (periods + 1, now / p, 0);
+                            }
+                            spent += r;
+                            now += 1;
+                            if spent >= q {
+                                now = now.div_ceil(p) * p;
+                            }
+                            if now % p == 0 {
+                                spent = 0;
+                            }
+                        }
+                        let n = requests.iter().sum::<u64>();
+                        let e = most.entry((c, n)).or_insert(0);
+                        *e = (*e).max(periods);
+                    }
+                }
+            }
+            let (mut reached, mut past_stall_free) = (false, false);
+            for (&(c, n), &m) in &most {
+                let bound = periods_with_stalls(c, n / q, t, p);
+                assert!(m <= bound, "P {p}, Q {q}, ρ {rho}: C {c}, N {n}: {m} periods > {bound}");
+                reached |= m == bound && n >= q;
+                // The stalls matter: ⌈C/P⌉ + 1 alone is exceeded.
+                past_stall_free |= m > periods_overlapping(c, p);
+            }
+            assert!(reached && past_stall_free, "P {p}, Q {q}, ρ {rho}: reached {reached}, past the stall-free count {past_stall_free}");
+        }
     }
 }
