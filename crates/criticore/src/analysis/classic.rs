@@ -1016,8 +1016,20 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         // the co-runners' presence and whole only the periods with enough of
         // it to spend Q (at least `presence_needed`).
         let alone_fast = alone_fast(budget, period);
-        let whole = |q: u64, w: u64| -> (f64, f64) { (touched(Some(w), period) + alone_stalls(q, w, budget, period), 0.0) };
-        let whole_share = (touched(None, period) + if alone_fast { alone_rate / budget.max(1) as f64 } else { 0.0 }) * p;
+        // A period charged whole inside the window holds at least min(P, t)
+        // of this core's running (t what its jobs need to issue Q at their
+        // fastest: it stalls only after Q, else it runs all of P), in which
+        // its jobs do at least 1/slowest ns of work per ns, each at least a
+        // ns of their alone time: that much of Σ alone time is done there
+        // (docs/analysis.md, "Work done in the periods charged whole").
+        let slowest = ordered[..=k].iter().map(|&x| mem.costs[x].slowest_per_work).fold(1.0, f64::max);
+        let runs_at_least = if fastest > 0.0 { issue(budget, period) } else { period };
+        let done = (runs_at_least as f64 / slowest).floor();
+        let whole = |q: u64, w: u64| -> (f64, f64) {
+            let n = touched(Some(w), period) + alone_stalls(q, w, budget, period);
+            (n, -done * (n - 2.0).max(0.0))
+        };
+        let whole_share = (touched(None, period) + if alone_fast { alone_rate / budget.max(1) as f64 } else { 0.0 }) * (p - done);
         let needed = presence_needed(budget, period).filter(|_| !alone_fast);
         let by_presence = |_: u64, w: u64| -> (f64, f64) {
             let x = needed.expect("only with a threshold");
@@ -2035,12 +2047,12 @@ mod tests {
         // Each job of b1 and b2 runs between its release and its bound R: a's
         // stalls are at most P per period of those spans, ⌈(w + R)/T⌉ jobs each
         // touching ⌈R/P⌉ + 1 periods (a's core cannot spend its budget alone),
-        // fewer than the window's.
+        // no more than the window's.
         let rows = analyzed(&above_text);
         let bound = |name: &str| rows.iter().find(|t| t.task == name).and_then(|t| t.bound_ns).unwrap();
         let (w, p) = (bound("a"), 1_000_000u64);
         let periods: u64 = ["b1", "b2"].iter().map(|b| (w + bound(b)).div_ceil(100 * p) * (bound(b).div_ceil(p) + 1)).sum();
-        assert!(periods < w.div_ceil(p) + 1, "{periods} periods of spans, the window's {}", w.div_ceil(p) + 1);
+        assert!(periods <= w.div_ceil(p) + 1, "{periods} periods of spans, the window's {}", w.div_ceil(p) + 1);
         assert!(stalls(&above).is_some_and(|r| r <= periods * p), "{above:?}, {periods} periods");
         // A z of 100 µs every 1 ms above them may split their runs in every
         // period, but a hull across its gap touches at most 0.1 period more
@@ -2140,6 +2152,39 @@ mod tests {
         let issue = crate::analysis::memory::issue_ns(17, p, costs[0].fastest_request_rate);
         let a = rows.iter().find(|t| t.task == "a").unwrap();
         assert_eq!(a.terms.map(|t| t.regulation_ns), Some(crate::analysis::memory::memguard_stalls_ns(periods, p, issue)), "{a:?}");
+    }
+
+    #[test]
+    fn work_done_in_the_periods_charged_whole_is_taken_off() {
+        // a (core 0, budget 17, its alone requests never spend it) beside b,
+        // 1.5 ms every 5 ms, pressing a, on core 1 (which never spends its
+        // budget). The classic window leaves a past its 30 ms deadline, so
+        // its jobs' alone time is charged beside every period b runs in,
+        // whole: ⌈(w + R)/T⌉ = 7 jobs of b, ⌈C/P⌉ + 1 = 3 periods each,
+        // 21. In each of them but the first and last a runs at least what
+        // its jobs need to issue its 17 requests at their fastest (36,038 ns;
+        // it stalls only after them), doing at least 1/slowest of it as work
+        // (1/1.083), each ns of work a ns of alone time: 33,278 ns less per
+        // period, w = alone + 21·P − 19·33,278 = 31,667,224 ns (32,299,506
+        // without).
+        let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [17, 20]\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\ndeadline = \"30ms\"\npet = \"10ms\"\n\
+            memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
+            [[task]]\nname = \"b\"\ncore = 1\nperiod = \"5ms\"\npet = \"1500us\"\n\
+            memory = { wss = \"1MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 100 }\n";
+        let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
+        let rows = analyze(&system, SchedulerKind::Pfp).unwrap().tasks;
+        let costs = crate::analysis::memory::job_costs(&system);
+        let (a, p) = (&rows[0], 1_000_000u64);
+        let (w, r_b) = (a.bound_ns.unwrap(), rows[1].bound_ns.unwrap());
+        assert!(a.note.as_deref().is_some_and(|n| n.ends_with("its co-runners' periods whole")), "{a:?}");
+        let periods = (w + r_b).div_ceil(5 * p) * ((costs[1].time_ns + costs[1].job_reload_ns).div_ceil(p) + 1);
+        assert_eq!(periods, 7 * 3);
+        let issue = crate::analysis::memory::issue_ns(17, p, costs[0].fastest_request_rate);
+        let done = (issue as f64 / costs[0].slowest_per_work).floor() as u64;
+        assert_eq!((issue, done), (36_038, 33_278));
+        assert_eq!(w, costs[0].alone_time_ns + periods * p - (periods - 2) * done);
+        assert_eq!(w, 31_667_224);
     }
 
     #[test]
