@@ -42,7 +42,7 @@ use criticore::analysis::memory::{job_costs, job_costs_global};
 use criticore::model::overhead::{parse_overhead_table, OverheadTable};
 use criticore::model::Level;
 use criticore::sim::sched::SchedulerKind;
-use criticore::sim::{simulate, ExecModel, SimConfig};
+use criticore::sim::{simulate, ExecModel, SimConfig, SimResult};
 use criticore::generate::classic;
 use criticore::TaskSystem;
 
@@ -123,10 +123,7 @@ fn check_with(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: Sch
     let regulation_ns = system.regulation.as_ref().map_or(MS, |r| r.period_ns.max(1));
     // The largest response / deadline of any task under any phasing run (the
     // synchronous one included; an unfinished job counts with its age).
-    let worst_share = |r: &criticore::sim::SimResult, system: &TaskSystem| -> f64 {
-        let age = |i: usize| r.unfinished.iter().filter(|u| u.task as usize == i).map(|u| HORIZON_NS - u.release_ns).max().unwrap_or(0);
-        (0..system.tasks.len()).map(|i| r.per_task[i].max_response_ns.max(age(i)) as f64 / system.tasks[i].deadline_ns as f64).fold(0.0, f64::max)
-    };
+    let worst_share = |r: &SimResult, system: &TaskSystem| -> f64 { (0..system.tasks.len()).map(|i| observed_ns(r, i) as f64 / system.tasks[i].deadline_ns as f64).fold(0.0, f64::max) };
     let worst = std::cell::Cell::new(worst_share(&r, system));
     let misses_elsewhere = |system: &TaskSystem| -> Option<u64> {
         let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -188,8 +185,7 @@ fn check_with(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: Sch
         if let (Some(terms), Some(bound)) = (row.terms, row.bound_ns) {
             assert_eq!(terms.window_ns() - terms.earlier_releases_ns, bound, "{label} seed {seed}: {}'s terms {terms:?}\n{text}", t.name);
         }
-        let unfinished = r.unfinished.iter().filter(|u| u.task as usize == i).map(|u| HORIZON_NS - u.release_ns).max().unwrap_or(0);
-        let observed = r.per_task[i].max_response_ns.max(unfinished);
+        let observed = observed_ns(&r, i);
         if a.schedulable == Some(true) {
             assert_eq!(r.per_task[i].misses, 0, "{label} seed {seed}: {} misses a deadline in a system deemed schedulable\n{text}", t.name);
         }
@@ -201,6 +197,13 @@ fn check_with(label: &str, seed: u64, text: &str, system: &TaskSystem, kind: Sch
             }
         }
     }
+}
+
+/// A task's longest simulated response, an unfinished job counted with its
+/// age at the horizon.
+fn observed_ns(r: &SimResult, task: usize) -> u64 {
+    let unfinished = r.unfinished.iter().filter(|u| u.task as usize == task).map(|u| HORIZON_NS - u.release_ns).max().unwrap_or(0);
+    r.per_task[task].max_response_ns.max(unfinished)
 }
 
 /// Seeds per analysis: CRITICORE_SOUNDNESS_SYSTEMS systems (else `default`),

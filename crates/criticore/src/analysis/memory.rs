@@ -312,11 +312,11 @@ pub fn issue_ns(budget: u64, period_ns: u64, fastest: f64) -> u64 {
 /// The most regulation periods of `period_ns` a run of `time_ns` touches
 /// with at most `stalls` stalls inside it, each after at least `issue_ns`
 /// of running in its period: its periods but the first and last are run
-/// whole or stalled, so it spans at most 1 + B + ⌈(C − B·t)/P⌉ of them
+/// whole or stalled, so it spans at most 1 + B + ⌈(C − B·t)/P⌉ of them,
+/// [`periods_overlapping`] of the running left and one per stall
 /// (docs/analysis.md, "A co-runner's stalls inside its jobs").
 pub fn periods_with_stalls(time_ns: u64, stalls: u64, issue_ns: u64, period_ns: u64) -> u64 {
-    let rest = time_ns.saturating_sub(stalls.saturating_mul(issue_ns));
-    1u64.saturating_add(stalls).saturating_add(rest.div_ceil(period_ns.max(1)))
+    periods_overlapping(time_ns.saturating_sub(stalls.saturating_mul(issue_ns)), period_ns.max(1)).saturating_add(stalls)
 }
 
 #[cfg(test)]
