@@ -254,6 +254,22 @@ def test_explain_splits_a_bound_into_terms_that_sum_to_it(tmp_path):
     assert r.returncode == 2 and "--explain" in r.stderr, r.stderr
 
 
+def test_explain_of_a_bound_without_terms_gives_the_bound_not_no_bound():
+    # examples/mrs-memory.toml: Task2 (Server0) has a bound the servers test
+    # with memory stalls does not split; --explain gives that bound and says
+    # so, where it once said "no bound to split". Task4 has no bound.
+    r = cli("analyze", str(ROOT / "examples" / "mrs-memory.toml"), "--json")
+    row = next(t for t in json.loads(r.stdout)["tasks"] if t["task"] == "Task2")
+    assert row["bound_ns"] is not None and row.get("terms") is None, row
+    r = cli("analyze", str(ROOT / "examples" / "mrs-memory.toml"), "--explain", "Task2")
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    assert "no bound to split" not in out and f"bound {row['bound_ns'] / 1e6:.4g} ms, within its deadline 48 ms" in out, out
+    assert "does not split its bounds into terms yet" in out, out
+    r = cli("analyze", str(ROOT / "examples" / "mrs-memory.toml"), "--explain", "Task4")
+    assert r.returncode == 0 and "no bound to split: demand with memory stalls outgrows the server" in " ".join(r.stdout.split()), r.stdout
+
+
 def test_explain_with_memory_stalls_names_every_term_of_the_example():
     # examples/memguard-bombs.toml: the real-time task beside three bombs
     # under MemGuard; its terms sum to its bound and include every memory term.

@@ -49,6 +49,14 @@ def explanation(file: str, report: dict, task: str) -> dict:
 
 def render_explain(console: Console, file: str, report: dict, e: dict) -> None:
     rule(console, f"[bold]{escape(file)}[/] — {report['scheduler']}: {escape(e['task'])} on {escape(e['on'])}")
+    if e["terms"] is None and e["bound_ns"] is not None:
+        # A bound whose test does not split it yet (docs/analysis.md, "What a bound is made of").
+        verdict = "within" if e["schedulable"] else "past"
+        console.print(f"  bound {duration_text(e['bound_ns'])}, {verdict} its deadline {duration_text(e['deadline_ns'])}")
+        console.print(f"  the {report['scheduler']} test does not split its bounds into terms yet")
+        if e["note"]:
+            console.print(f"  note: {escape(e['note'])}")
+        return
     if e["terms"] is None:
         why = e["note"] or f"the {report['scheduler']} test gives a verdict, not a response split into terms"
         console.print(f"  no bound to split: {escape(why)}")
