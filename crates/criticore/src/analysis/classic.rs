@@ -793,12 +793,23 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                 // a pressing job's start may begin a run (2); a job ranked above
                 // one that raises no miss here splits it, or the hull spans the
                 // gap, its job's time h: min(2, h/P).
+                // A job of y (raising no miss here) splits a run only if it is
+                // released while a pressing job ranked below y has started and
+                // not finished: at most ⌈R_x/T_y⌉ of y's releases per job of
+                // such an x (docs/analysis.md, "Gaps only inside a pressing job").
+                let splits = |y: usize| -> f64 {
+                    let at = o.interrupting.iter().position(|&z| z == y).map_or(o.interrupting.len(), |p| p + 1);
+                    let t_y = system.tasks[y].period_ns;
+                    let inside = o.interrupting[at..].iter().filter(|z| o.pressing.contains(z)).map(|&x| responses[x].map_or(f64::INFINITY, |r| jobs(x) * r.div_ceil(t_y) as f64));
+                    jobs(y).min(inside.sum::<f64>())
+                };
                 let runs = o
                     .interrupting
                     .iter()
                     .map(|&x| {
                         let each = if o.pressing.contains(&x) { 2.0 } else { (mem.costs[x].time_ns.saturating_add(mem.costs[x].job_reload_ns) as f64 / period as f64).min(2.0) };
-                        if each > 0.0 { each * jobs(x) } else { 0.0 }
+                        let count = if o.pressing.contains(&x) { jobs(x) } else { splits(x) };
+                        if each > 0.0 { each * count } else { 0.0 }
                     })
                     .sum::<f64>();
                 let reload = o.all.iter().map(|&x| mem.costs[x].reload_requests).fold(0.0, f64::max);
@@ -848,7 +859,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                         .filter(|y| !o.pressing.contains(y))
                         .map(|&y| match responses[y] {
                             None => f64::INFINITY,
-                            Some(r) => jobs(y) * (time(y, r).div_ceil(period) + (stalls_inside && requests(y) > 0.0) as u64).min(2) as f64,
+                            Some(r) => splits(y) * (time(y, r).div_ceil(period) + (stalls_inside && requests(y) > 0.0) as u64).min(2) as f64,
                         })
                         .sum::<f64>()
                 };
@@ -2047,12 +2058,13 @@ mod tests {
         // Each job of b1 and b2 runs between its release and its bound R: a's
         // stalls are at most P per period of those spans, ⌈(w + R)/T⌉ jobs each
         // touching ⌈R/P⌉ + 1 periods (a's core cannot spend its budget alone),
-        // no more than the window's.
+        // and at most the window's (fewer since z's jobs split their runs
+        // only inside one of their jobs: 29 against the spans' 31).
         let rows = analyzed(&above_text);
         let bound = |name: &str| rows.iter().find(|t| t.task == name).and_then(|t| t.bound_ns).unwrap();
         let (w, p) = (bound("a"), 1_000_000u64);
-        let periods: u64 = ["b1", "b2"].iter().map(|b| (w + bound(b)).div_ceil(100 * p) * (bound(b).div_ceil(p) + 1)).sum();
-        assert!(periods <= w.div_ceil(p) + 1, "{periods} periods of spans, the window's {}", w.div_ceil(p) + 1);
+        let spans: u64 = ["b1", "b2"].iter().map(|b| (w + bound(b)).div_ceil(100 * p) * (bound(b).div_ceil(p) + 1)).sum();
+        let periods = spans.min(w.div_ceil(p) + 1);
         assert!(stalls(&above).is_some_and(|r| r <= periods * p), "{above:?}, {periods} periods");
         // A z of 100 µs every 1 ms above them may split their runs in every
         // period, but a hull across its gap touches at most 0.1 period more
@@ -2185,6 +2197,42 @@ mod tests {
         assert_eq!((issue, done), (36_038, 33_278));
         assert_eq!(w, costs[0].alone_time_ns + periods * p - (periods - 2) * done);
         assert_eq!(w, 31_667_224);
+    }
+
+    #[test]
+    fn a_gap_splits_a_co_runner_s_run_only_inside_one_of_its_jobs() {
+        // As above, with b 1 ms every 20 ms below y (no memory, 3 ms every
+        // 8 ms) on core 1, and a's deadline 21.5 ms (the classic window's
+        // 21,804,372 ns past it). A job of y splits a run of b (two periods
+        // more) only if it is released while a job of b has started and not
+        // finished: at most ⌈R_b/T_y⌉ = ⌈4.01/8⌉ = 1 per job of b. In a's
+        // window ⌈(w + R)/T⌉ = 2 jobs of b, 3 periods each (⌈C/P⌉ + 1), and
+        // 4 of y, of which 2 split: 10 periods, w = alone + 10·P − 8·33,278
+        // = 21,033,282 ns. Counting every job of y as a gap, b's spans
+        // (⌈R_b/P⌉ + 1 = 6 each) gave 12 periods and 22,966,726 ns, past the
+        // deadline and above the classic window.
+        let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [17, 20]\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\ndeadline = \"21500us\"\npet = \"10ms\"\n\
+            memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
+            [[task]]\nname = \"b\"\ncore = 1\nperiod = \"20ms\"\npet = \"1ms\"\npriority = 1\n\
+            memory = { wss = \"1MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 100 }\n\
+            [[task]]\nname = \"y\"\ncore = 1\nperiod = \"8ms\"\npet = \"3ms\"\npriority = 2\n";
+        let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
+        let rows = analyze(&system, SchedulerKind::Pfp).unwrap().tasks;
+        let costs = crate::analysis::memory::job_costs(&system);
+        let (a, p) = (&rows[0], 1_000_000u64);
+        let (w, r_b, r_y) = (a.bound_ns.unwrap(), rows[2].bound_ns.unwrap(), rows[1].bound_ns.unwrap());
+        assert_eq!((rows[1].task.as_str(), rows[2].task.as_str()), ("y", "b"));
+        assert!(a.note.as_deref().is_some_and(|n| n.ends_with("its co-runners' periods whole")), "{a:?}");
+        let jobs_b = (w + r_b).div_ceil(20 * p);
+        let splits = (w + r_y).div_ceil(8 * p).min(jobs_b * r_b.div_ceil(8 * p));
+        assert_eq!((jobs_b, splits), (2, 2));
+        let periods = jobs_b * ((costs[1].time_ns + costs[1].job_reload_ns).div_ceil(p) + 1) + 2 * splits;
+        assert_eq!(periods, 10);
+        let issue = crate::analysis::memory::issue_ns(17, p, costs[0].fastest_request_rate);
+        let done = (issue as f64 / costs[0].slowest_per_work).floor() as u64;
+        assert_eq!(w, costs[0].alone_time_ns + periods * p - (periods - 2) * done);
+        assert_eq!((w, a.schedulable), (21_033_282, Some(true)));
     }
 
     #[test]
