@@ -254,20 +254,42 @@ def test_explain_splits_a_bound_into_terms_that_sum_to_it(tmp_path):
     assert r.returncode == 2 and "--explain" in r.stderr, r.stderr
 
 
-def test_explain_of_a_bound_without_terms_gives_the_bound_not_no_bound():
-    # examples/mrs-memory.toml: Task2 (Server0) has a bound the servers test
-    # with memory stalls does not split; --explain gives that bound and says
-    # so, where it once said "no bound to split". Task4 has no bound.
-    r = cli("analyze", str(ROOT / "examples" / "mrs-memory.toml"), "--json")
-    row = next(t for t in json.loads(r.stdout)["tasks"] if t["task"] == "Task2")
-    assert row["bound_ns"] is not None and row.get("terms") is None, row
-    r = cli("analyze", str(ROOT / "examples" / "mrs-memory.toml"), "--explain", "Task2")
+def test_explain_of_a_bound_without_terms_gives_the_bound_not_no_bound(tmp_path):
+    # pedf bounds each task by its deadline where the demand test passes and
+    # splits nothing: --explain gives that bound and says so, where it once
+    # said "no bound to split". A task without a bound still gets that line.
+    f = tmp_path / "edf.toml"
+    f.write_text(
+        "[platform]\ncores = 1\n"
+        '[[task]]\nname = "a"\ncore = 0\nperiod = "4ms"\npet = "1ms"\n'
+        '[[task]]\nname = "b"\ncore = 0\nperiod = "6ms"\npet = "2ms"\n'
+    )
+    r = cli("analyze", str(f), "--scheduler", "pedf", "--explain", "b")
     assert r.returncode == 0, r.stderr
     out = " ".join(r.stdout.split())
-    assert "no bound to split" not in out and f"bound {row['bound_ns'] / 1e6:.4g} ms, within its deadline 48 ms" in out, out
-    assert "does not split its bounds into terms yet" in out, out
+    assert "no bound to split" not in out and "bound 6 ms, within its deadline 6 ms" in out, out
+    assert "the pedf test does not split its bounds into terms yet" in out, out
     r = cli("analyze", str(ROOT / "examples" / "mrs-memory.toml"), "--explain", "Task4")
     assert r.returncode == 0 and "no bound to split: demand with memory stalls outgrows the server" in " ".join(r.stdout.split()), r.stdout
+
+
+def test_explain_splits_a_server_bound_with_memory_stalls():
+    # examples/mrs-memory.toml, Task2 in Server0 (8 ms every 24 ms, first on
+    # core 0, so it serves its 8 ms at each period's start): its window's
+    # demand is Task2's PET (4 ms) and Task1's two jobs (2 x 2 ms), what their
+    # memory costs add and their reloads, 12.45 ms in all; the worst window
+    # opens just after a service, so the demand is served after two
+    # blackouts of 24 - 8 = 16 ms each: 32 ms of waiting, and the memory
+    # budget never suspends it. The terms sum to the bound.
+    r = cli("analyze", str(ROOT / "examples" / "mrs-memory.toml"), "--explain", "Task2", "--json")
+    assert r.returncode == 0, r.stderr
+    e = json.loads(r.stdout)["explain"]
+    t = e["terms"]
+    assert (t["jobs"], t["own_pet_ns"], t["higher_pet_ns"]) == (1, 4 * MS, 2 * 2 * MS)
+    assert (t["supply_wait_ns"], t["regulation_ns"]) == (2 * (24 - 8) * MS, 0)
+    window = sum(v for k, v in t.items() if k.endswith("_ns") and k != "earlier_releases_ns")
+    assert window - t["earlier_releases_ns"] == e["bound_ns"] == 32 * MS + t["own_pet_ns"] + t["own_interference_ns"] + t["higher_pet_ns"] + t["higher_interference_ns"] + t["reload_ns"]
+    assert e["largest_term"] == "supply_wait_ns"
 
 
 def test_explain_with_memory_stalls_names_every_term_of_the_example():

@@ -19,7 +19,7 @@ TERMS = [
     ("own_cold_ns", "cold starts (its lines evicted between its jobs)"),
     ("higher_pet_ns", "higher-priority PETs"),
     ("higher_interference_ns", "higher-priority memory interference and cold starts"),
-    ("contention_ns", "bus waits and row conflicts of all those jobs"),
+    ("contention_ns", "bus waits and row conflicts of all those jobs (in a server: what co-runners add)"),
     ("access_ns", "their label accesses at their paths' latency (crossbar)"),
     ("port_wait_ns", "their waits at the memories' ports (crossbar)"),
     ("reload_ns", "preemption reloads"),

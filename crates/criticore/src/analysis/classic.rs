@@ -1599,8 +1599,9 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                         } else {
                             &view
                         };
-                        match server_memory::response_time(demand(i), &hp, reload, view_k) {
-                            Ok(bound) => {
+                        match server_memory::response_window(demand(i), &hp, reload, view_k) {
+                            Ok(window) => {
+                                let bound = window.map(|w| w.w_ns - (w.jobs - 1) * system.tasks[i].period_ns);
                                 let regulator = if mem.mcti { "MCTI" } else { "MemGuard" };
                                 let note = match (bound.is_some(), stalled) {
                                     (true, true) => format!("with memory stalls (fluid model) and {regulator}'s budget stalls of core {}, paid from the server's budget", sv.core),
@@ -1609,7 +1610,9 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                                     (false, true) => format!("demand with memory stalls and {regulator}'s budget stalls outgrows the server"),
                                     (false, false) => "demand with memory stalls outgrows the server".to_string(),
                                 };
-                                row(system, i, sv.name.clone(), bound, Some(note))
+                                let r = row(system, i, sv.name.clone(), bound, Some(note));
+                                let terms = window.map(|w| server_terms(system, i, &ordered[..k], &w));
+                                TaskBound { terms: terms.filter(|_| !r.background), ..r }
                             }
                             Err(why) => not_decided(system, i, sv.name.clone(), why),
                         }
@@ -1632,6 +1635,30 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
         groups.push(GroupResult { name: sv.name.clone(), utilization: sv.budget_ns as f64 / sv.period_ns as f64, schedulable: ok, note: notes[s].clone() });
     }
     Ok((in_file_order(system, rows), groups))
+}
+
+/// A server task's bound split into its terms (`--explain`): the jobs'
+/// PETs and what their costs add, what co-runners add beyond those, the
+/// reloads, the core's stalls and the memory budget's suspensions beyond the
+/// CPU supply's wait; they sum to the window.
+fn server_terms(system: &TaskSystem, i: usize, higher: &[usize], w: &server_memory::Window) -> BoundTerms {
+    let own_pet_ns = w.jobs * pet(system, i);
+    let higher_pet_ns: u64 = higher.iter().map(|&h| w.w_ns.div_ceil(system.tasks[h].period_ns) * pet(system, h)).sum();
+    let time = w.time_ns();
+    let supplied = w.supply_only_ns.min(w.w_ns).max(time);
+    BoundTerms {
+        jobs: w.jobs,
+        own_pet_ns,
+        own_interference_ns: w.own_ns - own_pet_ns,
+        higher_pet_ns,
+        higher_interference_ns: w.higher_ns - higher_pet_ns,
+        contention_ns: w.corunners_ns,
+        reload_ns: w.reload_ns,
+        regulation_ns: w.core_stall_ns + (w.w_ns - supplied),
+        supply_wait_ns: supplied - time,
+        earlier_releases_ns: (w.jobs - 1) * system.tasks[i].period_ns,
+        ..BoundTerms::default()
+    }
 }
 
 /// Server `s`'s view of its core's MemGuard or MCTI budget, where a task on

@@ -320,7 +320,46 @@ pub const MAX_JOBS: u64 = 1_000_000;
 /// Worst-case response time of `own` below `higher` (same server) with a
 /// reload at every preemption; Ok(None) if the long-run demand on a budget
 /// reaches the server's (no window closes).
+/// The window that ends with a task's worst job, split by what fills it
+/// (`--explain`): the jobs' time as charged, the part of the window the CPU
+/// supply alone leaves it waiting, and what the memory budget's suspensions
+/// add beyond that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Window {
+    /// Its jobs in the window; the worst is the last.
+    pub jobs: u64,
+    /// The task's own jobs and the higher-priority jobs released in the
+    /// window, at the costs charged (at their worst, or beside no pressing
+    /// co-runner).
+    pub own_ns: u64,
+    pub higher_ns: u64,
+    /// What co-runners add beyond those costs: held ones while they run, or
+    /// the pressing ones' presence.
+    pub corunners_ns: u64,
+    pub reload_ns: u64,
+    /// The core's MemGuard or MCTI stalls, paid from the server's budget.
+    pub core_stall_ns: u64,
+    /// The window's end without the memory budget (the CPU supply's
+    /// `time_for` the jobs' time), and with it.
+    pub supply_only_ns: u64,
+    pub w_ns: u64,
+}
+
+impl Window {
+    /// The jobs' time: what the server must supply.
+    pub fn time_ns(&self) -> u64 {
+        self.own_ns + self.higher_ns + self.corunners_ns + self.reload_ns + self.core_stall_ns
+    }
+}
+
+/// The worst response of a task of the server (module doc), None where the
+/// server's long-run rates reach its supply.
 pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &ServerView) -> Result<Option<u64>, NotDecided> {
+    Ok(response_window(own, higher, reload, server)?.map(|w| w.w_ns - (w.jobs - 1) * own.period_ns))
+}
+
+/// [`response_time`] with the window that gives it.
+pub fn response_window(own: Demand, higher: &[Demand], reload: Reload, server: &ServerView) -> Result<Option<Window>, NotDecided> {
     let p = server.period_ns as f64;
     // Per other core, the time its pressing tasks run, at most w.
     let presence = |w: u64| -> f64 { server.corunners.iter().map(|core| core.iter().map(|c| c.running_ns(w)).sum::<f64>().min(w as f64)).sum() };
@@ -373,7 +412,7 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
         return Ok(None);
     }
     let supply = server.guarantee.supply(server.period_ns);
-    let window = |jobs: u64, w: u64| -> Option<u64> {
+    let window = |jobs: u64, w: u64| -> Option<Window> {
         let releases: Vec<u64> = higher.iter().map(|h| w.div_ceil(h.period_ns)).collect();
         let preemptions = losses(w) + releases.iter().sum::<u64>();
         let slowed: u128 = server.interference.iter().map(|&(pk, a)| (w.div_ceil(pk) + 1) as u128 * a as u128).sum();
@@ -383,13 +422,29 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
         // their misses and slowed by those while they run.
         let present = presence(w);
         let pressed = (server.pressed_share * present).ceil() as u128;
-        let time = (time_of(|d| d.time_ns) + slowed).min(time_of(|d| d.unpressed_time_ns) + pressed) + reloads;
+        let own_of = |r: fn(&Demand) -> u64| jobs as u128 * r(&own) as u128;
+        let (at_worst, unpressed): (fn(&Demand) -> u64, fn(&Demand) -> u64) = (|d| d.time_ns, |d| d.unpressed_time_ns);
+        let (jobs_time, corunners) = if time_of(at_worst) + slowed <= time_of(unpressed) + pressed { (at_worst, slowed) } else { (unpressed, pressed) };
+        let time = time_of(jobs_time) + corunners + reloads;
         let requests_of = |r: fn(&Demand) -> f64| jobs as f64 * r(&own) + higher.iter().zip(&releases).map(|(h, &n)| n as f64 * r(h)).sum::<f64>();
         let reload_requests = (preemptions as f64 * reload.each_requests).min(requests_of(|d| d.reload_requests) + preemptions as f64 * reload.unit_requests);
         let requests = requests_of(|d| d.requests).min(requests_of(|d| d.alone_requests) + server.excess_per_work * present) + reload_requests;
         let stalls = server.core_stalls.as_ref().map_or(0, |c| c.stall_ns(w, requests));
         let time = u64::try_from(time + stalls as u128).ok()?;
-        let Some(m) = server.memory_budget else { return Some(supply.time_for(time)) };
+        let own_ns = u64::try_from(own_of(jobs_time)).ok()?;
+        let split = |w_ns: u64| -> Option<Window> {
+            Some(Window {
+                jobs,
+                own_ns,
+                higher_ns: u64::try_from(time_of(jobs_time)).ok()? - own_ns,
+                corunners_ns: u64::try_from(corunners).ok()?,
+                reload_ns: u64::try_from(reloads).ok()?,
+                core_stall_ns: stalls,
+                supply_only_ns: supply.time_for(time),
+                w_ns,
+            })
+        };
+        let Some(m) = server.memory_budget else { return split(supply.time_for(time)) };
         // A CBS reservation's memory period open as the window opens may be
         // spent later in the window, by fewer of its requests.
         let alone = requests_of(|d| d.alone_requests) + reload_requests;
@@ -409,7 +464,7 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
             let last = rest - b * q;
             Some((1 + a + b).checked_mul(server.period_ns)?.checked_add(within_ns + last)? - q - d)
         };
-        match server.guarantee {
+        let end = match server.guarantee {
             Guarantee::PerPeriod { budget_ns, within_ns } => per_period(budget_ns, within_ns),
             Guarantee::Blocks { budgets, per_period: sure } => {
                 // Any K periods serve G_K (the one the window opens in lost
@@ -421,25 +476,28 @@ pub fn response_time(own: Demand, higher: &[Demand], reload: Reload, server: &Se
                 let blocks = Supply::Blocks { period_ns: server.period_ns, budgets, per_period: None }.time_for(time.checked_add(spent.checked_mul(server.budget_ns - d)?)?);
                 Some(sure.and_then(|(q, r)| per_period(q, r)).map_or(blocks, |p| p.min(blocks)))
             }
-        }
+        };
+        split(end?)
     };
     // With every long-run rate below 1 the window closes; these limits only
     // bound the work, and hitting one is "not decided", never a verdict.
     let not_decided = NotDecided { limit: MAX_JOBS, of: "jobs of the server's busy window" };
-    let mut worst = 0u64;
+    let mut worst: Option<Window> = None;
     let mut w = 0u64;
     for jobs in 1..=MAX_JOBS {
-        loop {
-            let next = window(jobs, w).ok_or(not_decided)?;
-            if next <= w {
-                break;
-            }
-            w = next;
+        let mut at = window(jobs, w).ok_or(not_decided)?;
+        while at.w_ns > w {
+            w = at.w_ns;
+            at = window(jobs, w).ok_or(not_decided)?;
         }
+        // The fixed point's own split: the window of w (its end no later).
+        let at = Window { w_ns: w, ..at };
         let release = (jobs - 1) * own.period_ns;
-        worst = worst.max(w - release);
+        if worst.is_none_or(|b| w - release > b.w_ns - (b.jobs - 1) * own.period_ns) {
+            worst = Some(at);
+        }
         if w <= release + own.period_ns {
-            return Ok(Some(worst));
+            return Ok(worst);
         }
     }
     Err(not_decided)
