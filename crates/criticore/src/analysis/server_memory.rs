@@ -422,21 +422,20 @@ pub fn response_window(own: Demand, higher: &[Demand], reload: Reload, server: &
         // their misses and slowed by those while they run.
         let present = presence(w);
         let pressed = (server.pressed_share * present).ceil() as u128;
-        let own_of = |r: fn(&Demand) -> u64| jobs as u128 * r(&own) as u128;
-        let (at_worst, unpressed): (fn(&Demand) -> u64, fn(&Demand) -> u64) = (|d| d.time_ns, |d| d.unpressed_time_ns);
-        let (jobs_time, corunners) = if time_of(at_worst) + slowed <= time_of(unpressed) + pressed { (at_worst, slowed) } else { (unpressed, pressed) };
-        let time = time_of(jobs_time) + corunners + reloads;
+        let (at_worst, unpressed) = (time_of(|d| d.time_ns), time_of(|d| d.unpressed_time_ns));
+        let (jobs_ns, corunners, own_each) = if at_worst + slowed <= unpressed + pressed { (at_worst, slowed, own.time_ns) } else { (unpressed, pressed, own.unpressed_time_ns) };
+        let time = jobs_ns + corunners + reloads;
         let requests_of = |r: fn(&Demand) -> f64| jobs as f64 * r(&own) + higher.iter().zip(&releases).map(|(h, &n)| n as f64 * r(h)).sum::<f64>();
         let reload_requests = (preemptions as f64 * reload.each_requests).min(requests_of(|d| d.reload_requests) + preemptions as f64 * reload.unit_requests);
         let requests = requests_of(|d| d.requests).min(requests_of(|d| d.alone_requests) + server.excess_per_work * present) + reload_requests;
         let stalls = server.core_stalls.as_ref().map_or(0, |c| c.stall_ns(w, requests));
         let time = u64::try_from(time + stalls as u128).ok()?;
-        let own_ns = u64::try_from(own_of(jobs_time)).ok()?;
+        let own_ns = u64::try_from(jobs as u128 * own_each as u128).ok()?;
         let split = |w_ns: u64| -> Option<Window> {
             Some(Window {
                 jobs,
                 own_ns,
-                higher_ns: u64::try_from(time_of(jobs_time)).ok()? - own_ns,
+                higher_ns: u64::try_from(jobs_ns).ok()? - own_ns,
                 corunners_ns: u64::try_from(corunners).ok()?,
                 reload_ns: u64::try_from(reloads).ok()?,
                 core_stall_ns: stalls,
