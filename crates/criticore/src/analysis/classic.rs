@@ -527,6 +527,13 @@ struct OtherCore {
     /// all its reloads, its response bound: None where unknown).
     pressing: Vec<usize>,
     running: Vec<(u64, u64, Option<u64>)>,
+    /// The same with each job at its alone time, and the most share of
+    /// what runs beside a pressing job that it can lose, 1 − 1/slowest: it
+    /// runs no slower than alone but while something runs beside it, and
+    /// then does at least 1/slowest of work per ns (docs/analysis.md,
+    /// "Co-runner jobs at their alone time plus what runs beside them").
+    running_alone: Vec<(u64, u64, Option<u64>)>,
+    slowed_share: f64,
     /// What each resumption of one of them may add by rounding (`reload_unit`),
     /// and the periods of the events that may make one resume (a release
     /// of a task ranked above one of them, a regulation period).
@@ -571,10 +578,25 @@ impl OtherCore {
     fn running_share(&self) -> f64 {
         memory::jobs_running_share(&self.running, self.unit_ns, &self.events).map_or(1.0, |s| s.min(1.0))
     }
+
+    /// As [`OtherCore::running_ns`], with at most `beside` ns of the window
+    /// run beside its jobs on other cores: their alone time and at most
+    /// `slowed_share` of that more.
+    fn running_beside_ns(&self, w: u64, beside: f64) -> f64 {
+        let alone = memory::jobs_running_ns(&self.running_alone, self.unit_ns, &self.events, w) + self.slowed_share * beside;
+        self.running_ns(w).min(alone)
+    }
+
+    /// Its long-run share the same way, `beside` per ns.
+    fn running_beside_share(&self, beside: f64) -> f64 {
+        let alone = memory::jobs_running_share(&self.running_alone, self.unit_ns, &self.events).map_or(1.0, |s| s + self.slowed_share * beside);
+        self.running_share().min(alone)
+    }
 }
 
 impl CoreView {
     fn of(system: &TaskSystem, core: usize, mem: &Memory, responses: &[Option<u64>]) -> CoreView {
+        let alone_time = |x: usize| mem.costs[x].alone_time_ns.max(pet(system, x));
         let on = |d: usize| -> Vec<usize> { (0..system.tasks.len()).filter(|&x| task_core(system, x) == Some(d)).collect() };
         let budgets = mem.memguard.as_ref().filter(|_| !mem.reclaim).map(|(b, _)| b);
         let spare = mem.spare;
@@ -629,6 +651,8 @@ impl CoreView {
                 let lowest = ranked.iter().rposition(|&x| pressing.contains(&x)).map_or(0, |p| p + 1);
                 let interrupting = ranked[..lowest].to_vec();
                 let running = pressing.iter().map(|&x| (system.tasks[x].period_ns, mem.costs[x].time_ns.saturating_add(mem.costs[x].job_reload_ns), responses[x])).collect();
+                let running_alone = pressing.iter().map(|&x| (system.tasks[x].period_ns, alone_time(x).saturating_add(mem.costs[x].job_reload_ns), responses[x])).collect();
+                let slowed_share = pressing.iter().map(|&x| 1.0 - 1.0 / mem.costs[x].slowest_per_work.max(1.0)).fold(0.0, f64::max);
                 let unit_ns = pressing.iter().map(|&x| mem.costs[x].reload_unit().0).max().unwrap_or(0);
                 let events = interrupting.iter().map(|&x| system.tasks[x].period_ns).chain(mem.memguard.as_ref().map(|(_, p)| *p)).collect();
                 let budget = budget_of(d);
@@ -637,7 +661,7 @@ impl CoreView {
                 let alone = all.iter().map(|&x| mem.costs[x].alone_per_work).fold(0.0, f64::max);
                 let excess_per_period = excess_here(d);
                 let may_exhaust = budget.is_none_or(|q| mem.mcti || spare || alone * period + excess_per_period + 1.0 >= q as f64);
-                OtherCore { pressing, running, unit_ns, events, all, interrupting, budget, beside_per_period: beside(d, core), may_exhaust, excess_per_period }
+                OtherCore { pressing, running, running_alone, slowed_share, unit_ns, events, all, interrupting, budget, beside_per_period: beside(d, core), may_exhaust, excess_per_period }
             })
             .collect();
         CoreView { on_core: on(core), others, responses: responses.to_vec(), excess_per_period: excess_here(core) }
@@ -746,8 +770,25 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     let mg_period = memguard.map(|(_, p)| p);
     // Per other core, its presence per MemGuard period and the period.
     let caps: Vec<Option<(f64, u64)>> = others.iter().map(|o| mg_period.map(|p| (brief(o, p), p))).collect();
-    let presence = |w: u64| -> f64 { others.iter().zip(&caps).map(|(o, cap)| cap.map_or(o.running_ns(w), |(b, p)| o.running_ns(w).min(b * memory::periods_overlapping(w, p) as f64))).sum() };
-    let presence_rate: f64 = others.iter().zip(&caps).map(|(o, cap)| cap.map_or(o.running_share(), |(b, p)| o.running_share().min(b / p as f64))).sum();
+    // What runs beside a co-runner's job inside the window: this core runs
+    // only ordered[..=k] there (a level-k busy window), and only those with
+    // a memory profile slow it, their jobs at their worst time with the
+    // reloads their preemptions cost; every other core all of w.
+    let alone_time = |x: usize| mem.costs[x].alone_time_ns.max(pet(system, x));
+    let window_memory: Vec<(u64, u64)> = (0..=k)
+        .map(|h| {
+            let x = ordered[h];
+            let own = if system.tasks[x].memory.is_some() { mem.costs[x].time_ns.saturating_add(mem.costs[x].job_reload_ns) } else { 0 };
+            let reload = if h < k { hp[h].pet_ns - base(x) } else { 0 };
+            (system.tasks[x].period_ns, own.saturating_add(reload))
+        })
+        .collect();
+    let elsewhere = system.platform.cores.saturating_sub(2) as f64;
+    let beside_ns = |w: u64| -> f64 { window_memory.iter().map(|&(t, c)| w.div_ceil(t) as f64 * c as f64).sum::<f64>().min(w as f64) + elsewhere * w as f64 };
+    let beside_share = window_memory.iter().map(|&(t, c)| c as f64 / t as f64).sum::<f64>().min(1.0) + elsewhere;
+    let running_in = |o: &OtherCore, w: u64| o.running_beside_ns(w, beside_ns(w)).min(w as f64);
+    let presence = |w: u64| -> f64 { others.iter().zip(&caps).map(|(o, cap)| cap.map_or(running_in(o, w), |(b, p)| running_in(o, w).min(b * memory::periods_overlapping(w, p) as f64))).sum() };
+    let presence_rate: f64 = others.iter().zip(&caps).map(|(o, cap)| cap.map_or(o.running_beside_share(beside_share), |(b, p)| o.running_beside_share(beside_share).min(b / p as f64))).sum();
     // And at most the core's excess per MemGuard period in each period the window overlaps.
     let excess_in = |w: u64| -> f64 { mg_period.map_or(f64::INFINITY, |p| *excess_per_period * memory::periods_overlapping(w, p) as f64) };
     let excess_rate = (excess * presence_rate).min(mg_period.map_or(f64::INFINITY, |p| *excess_per_period / p as f64));
@@ -774,6 +815,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // at most its jobs' spans and every period; in a window of w
     // (`Some(w)`), or per ns in the long run (`None`).
     let touched = |w: Option<u64>, period: u64| -> f64 {
+        let beside_w = w.map(beside_ns);
         others
             .iter()
             .filter(|o| !o.pressing.is_empty())
@@ -785,7 +827,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                     (Some(w), r) => memory::jobs_overlapping(system.tasks[x].period_ns, r, w) as f64,
                     (None, Some(_)) => 1.0 / system.tasks[x].period_ns as f64,
                 };
-                let running = w.map_or_else(|| o.running_share(), |w| o.running_ns(w));
+                let running = w.zip(beside_w).map_or_else(|| o.running_beside_share(beside_share), |(w, b)| o.running_beside_ns(w, b).min(w as f64));
                 // Periods the window overlaps (per ns in the long run).
                 let every = w.map_or(1.0 / period as f64, |w| memory::periods_overlapping(w, period) as f64);
                 // A run of its pressing tasks touches at most its length / P + 2
@@ -846,7 +888,10 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
                 let time = |x: usize, r: u64| -> u64 {
                     let resumptions = o.events.iter().map(|&e| r.div_ceil(e) + 1).sum::<u64>() + 1;
                     let cost = &mem.costs[x];
-                    cost.time_ns.saturating_add(cost.job_reload_ns).saturating_add(cost.reload_unit().0.saturating_mul(resumptions))
+                    // At most its alone time and its share of what runs beside it in the window.
+                    let slowed = 1.0 - 1.0 / cost.slowest_per_work.max(1.0);
+                    let most = beside_w.map_or(cost.time_ns, |b| cost.time_ns.min(alone_time(x).saturating_add((slowed * b).ceil() as u64)));
+                    most.saturating_add(cost.job_reload_ns).saturating_add(cost.reload_unit().0.saturating_mul(resumptions))
                 };
                 let by_job = o.pressing.iter().map(|&x| responses[x].map_or(f64::INFINITY, |r| jobs(x) * memory::periods_overlapping(time(x, r), period) as f64)).sum::<f64>();
                 let requests = |x: usize| mem.costs[x].requests + mem.costs[x].job_reload_requests;
@@ -1012,7 +1057,6 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // period the jobs run at their alone speed (docs/analysis.md, "The
     // co-runners' periods"). Not under reclaim, spare sharing or MCTI, where
     // a period may stall a core without Q issued or let it run past Q.
-    let alone_time = |x: usize| mem.costs[x].alone_time_ns.max(pet(system, x));
     // Sought only where the classic window leaves the task past its deadline
     // (what it costs: benches/RESULTS.md).
     let by_periods = memguard.filter(|_| window.is_none_or(|w| w.response_ns > system.tasks[i].deadline_ns) && mem.groups.is_none() && !reclaim && !mem.mcti && !mem.spare && suspended.is_none()).and_then(|(budget, period)| {
@@ -1902,6 +1946,8 @@ mod tests {
         let core = |r: Option<u64>| OtherCore {
             pressing: vec![0],
             running: vec![(10, 2, r)],
+            running_alone: vec![(10, 1, r)],
+            slowed_share: 0.5,
             unit_ns: 1,
             events: vec![10, 4],
             all: vec![0],
@@ -1915,6 +1961,11 @@ mod tests {
         assert!((core(Some(10)).running_share() - 0.55).abs() < 1e-12);
         // Its response unknown: it may run all of any window.
         assert_eq!((core(None).running_ns(20), core(None).running_share()), (20.0, 1.0));
+        // At its alone time (C = 1: N = ⌊29/10⌋ = 2, 2 + min(1, 9) = 3, and
+        // the 10 resumptions) and half of 4 ns run beside it: 15; with 8, the
+        // 16 above. Long run: 1/10 + 0.35 + 0.5·0.1 = 0.5.
+        assert_eq!((core(Some(10)).running_beside_ns(20, 4.0), core(Some(10)).running_beside_ns(20, 8.0)), (15.0, 16.0));
+        assert!((core(Some(10)).running_beside_share(0.1) - 0.5).abs() < 1e-12);
     }
 
     #[test]
@@ -2260,6 +2311,39 @@ mod tests {
         let done = (issue as f64 / costs[0].slowest_per_work).floor() as u64;
         assert_eq!(w, costs[0].alone_time_ns + periods * p - (periods - 2) * done);
         assert_eq!((w, a.schedulable), (21_033_282, Some(true)));
+    }
+
+    #[test]
+    fn a_co_runner_job_runs_at_its_alone_time_plus_a_share_of_what_runs_beside_it() {
+        // a (core 0, 1 ms, its budget of 17 spent only beside a co-runner)
+        // beside b (core 1, 8 ms of PET, 4,000 references per ms over 1 MiB:
+        // 15.77 ms at its worst, 13.11 ms alone, its cold start included). In
+        // a's window its core runs only a, whose one job runs 1.21 ms at its
+        // worst; b's job runs at its alone time but while a runs, and then
+        // does at least 1/1.3317 of work per ns: at most 13.11 ms + (1 −
+        // 1/1.3317)·1.21 ms = 13.42 ms inside the window, ⌈13.42⌉ + 1 = 15
+        // periods, not ⌈15.77⌉ + 1 = 17. w = alone + 15·P − 13·33,278 =
+        // 15,697,338 ns, within a's 15.7 ms deadline (17,630,782 with 17;
+        // the classic window, which the same presence shortens, gives
+        // 15,708,341).
+        let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [17, 100000]\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\ndeadline = \"15700us\"\npet = \"1ms\"\n\
+            memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
+            [[task]]\nname = \"b\"\ncore = 1\nperiod = \"100ms\"\npet = \"8ms\"\n\
+            memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 4000 }\n";
+        let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
+        let rows = analyze(&system, SchedulerKind::Pfp).unwrap().tasks;
+        let costs = crate::analysis::memory::job_costs(&system);
+        let (a, p) = (&rows[0], 1_000_000u64);
+        let w = a.bound_ns.unwrap();
+        assert!(a.note.as_deref().is_some_and(|n| n.ends_with("its co-runners' periods whole")), "{a:?}");
+        let (b, beside) = (&costs[1], (costs[0].time_ns + costs[0].job_reload_ns) as f64);
+        let inside = b.time_ns.min(b.alone_time_ns + ((1.0 - 1.0 / b.slowest_per_work) * beside).ceil() as u64);
+        assert_eq!(((b.time_ns + b.job_reload_ns).div_ceil(p) + 1, (inside + b.job_reload_ns).div_ceil(p) + 1), (17, 15));
+        let issue = crate::analysis::memory::issue_ns(17, p, costs[0].fastest_request_rate);
+        let done = (issue as f64 / costs[0].slowest_per_work).floor() as u64;
+        assert_eq!(w, costs[0].alone_time_ns + 15 * p - 13 * done);
+        assert_eq!((w, a.schedulable), (15_697_338, Some(true)));
     }
 
     #[test]
