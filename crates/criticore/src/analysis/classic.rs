@@ -1126,7 +1126,57 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         }
         Some((win, terms))
     });
-    if let Some((win, terms)) = by_periods.filter(|(w2, _)| window.is_none_or(|w1| w2.response_ns < w1.response_ns)) {
+    // Or jobs at their alone time and what the pressing co-runners'
+    // presence costs them: while one runs, a job does at least 1/s of work
+    // per ns, each ns of work a ns or more of its alone time, so each ns of
+    // presence costs at most 1 − 1/s; the stalls as the classic window's
+    // (docs/analysis.md, "Jobs at their alone time plus their co-runners'
+    // presence"). Sought where the classic window leaves the task past its
+    // deadline.
+    let by_presence_time = (window.is_none_or(|w| w.response_ns > system.tasks[i].deadline_ns) && mem.groups.is_none() && !reclaim && !mem.mcti && !mem.spare && suspended.is_none())
+        .then(|| {
+            let own2 = alone_time(i);
+            let hp2: Vec<FpTask> = (0..k).map(|h| FpTask { pet_ns: alone_time(ordered[h]) + (hp[h].pet_ns - base(ordered[h])), period_ns: hp[h].period_ns }).collect();
+            let slowest = ordered[..=k].iter().map(|&x| mem.costs[x].slowest_per_work).fold(1.0, f64::max);
+            let lose = 1.0 - 1.0 / slowest;
+            let share = own2 as f64 / own.period_ns as f64 + hp2.iter().map(|h| h.pet_ns as f64 / h.period_ns as f64).sum::<f64>() + lose * presence_rate + stalled_regulation;
+            if share >= 1.0 {
+                return None;
+            }
+            let beside = |w: u64| (lose * presence(w)).ceil().min(u64::MAX as f64 / 8.0) as u64;
+            let demand = |q: u64, w: u64| (q as u128 + 1) * own2 as u128 + hp2.iter().map(|h| (w as u128).div_ceil(h.period_ns as u128) * h.pet_ns as u128).sum::<u128>() + beside(w) as u128 + stall(q, w) as u128;
+            let win = fp_rta::worst_window_of(own.period_ns, Supply::Dedicated, demand).ok()?;
+            let (q1, pet_i) = (win.q + 1, pet(system, i));
+            let mut terms = BoundTerms {
+                jobs: q1,
+                own_pet_ns: q1 * pet_i,
+                own_interference_ns: q1 * (own2 - pet_i),
+                contention_ns: beside(win.w),
+                regulation_ns: stall(win.q, win.w),
+                earlier_releases_ns: win.q * own.period_ns,
+                ..BoundTerms::default()
+            };
+            for (h, f) in hp2.iter().enumerate() {
+                let (x, jobs) = (ordered[h], win.w.div_ceil(f.period_ns));
+                let pet_x = pet(system, x);
+                terms.higher_pet_ns += jobs * pet_x;
+                terms.higher_interference_ns += jobs * (alone_time(x) - pet_x);
+                terms.reload_ns += jobs * (f.pet_ns - alone_time(x));
+            }
+            Some((win, terms))
+        })
+        .flatten();
+    let by_periods = match (by_periods, by_presence_time) {
+        (Some(a), Some(b)) => Some(if b.0.response_ns < a.0.response_ns { (b.0, b.1, true) } else { (a.0, a.1, false) }),
+        (a, b) => a.map(|a| (a.0, a.1, false)).or(b.map(|b| (b.0, b.1, true))),
+    };
+    if let Some((win, terms, presence_time)) = by_periods.filter(|(w2, _, _)| window.is_none_or(|w1| w2.response_ns < w1.response_ns)) {
+        if presence_time {
+            let regulated = if memguard.is_some() { ") and MemGuard's budget stalls" } else { ", unregulated)" };
+            let note = system.tasks[i].memory.is_some().then(|| format!("with memory stalls (fluid model{regulated}, its jobs at their alone time and their co-runners' presence"));
+            let r = row(system, i, on.to_string(), Some(win.response_ns), note);
+            return TaskBound { terms: Some(terms).filter(|_| !r.background), ..r };
+        }
         let note = if system.tasks[i].memory.is_some() { Some("with memory stalls (fluid model) and MemGuard's budget stalls, its co-runners' periods whole".to_string()) } else { None };
         let r = row(system, i, on.to_string(), Some(win.response_ns), note);
         return TaskBound { terms: Some(terms).filter(|_| !r.background), ..r };
@@ -2344,6 +2394,39 @@ mod tests {
         let done = (issue as f64 / costs[0].slowest_per_work).floor() as u64;
         assert_eq!(w, costs[0].alone_time_ns + 15 * p - 13 * done);
         assert_eq!((w, a.schedulable), (15_697_338, Some(true)));
+    }
+
+    #[test]
+    fn jobs_at_their_alone_time_plus_what_their_co_runners_presence_costs() {
+        // a (10 ms of PET, 12 ms deadline, 1 MiB random) beside b (1.5 ms
+        // every 5 ms, a 1 MiB stream) on core 1, budgets no core can spend.
+        // At its worst a's job runs 12,128,714 ns, past its deadline; alone
+        // (no co-runner running, its cold start included) 11,299,506 ns.
+        // While b runs, a does at least 1/1.08292 of work per ns, each ns of
+        // work a ns of its alone time: each ns of b's presence costs a at
+        // most 1 − 1/1.08292 = 0.0766. b's presence in a's window of w:
+        // Bertogna–Cirinei's N = ⌊(w + R − C)/T⌋ = 2 jobs of C = 1,511,648
+        // and min(C, w + R − C − 2T) = C more, 4,534,944, and a rounding of
+        // 2 ns per resumption (⌈w/5 ms⌉ + 1 + ⌈w/1 ms⌉ + 1 + 1 = 18):
+        // 4,534,980 ns, 347,250 ns lost. w = 11,646,756 ns.
+        let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [100000, 100000]\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\ndeadline = \"12ms\"\npet = \"10ms\"\n\
+            memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
+            [[task]]\nname = \"b\"\ncore = 1\nperiod = \"5ms\"\npet = \"1500us\"\n\
+            memory = { wss = \"1MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 100 }\n";
+        let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
+        let rows = analyze(&system, SchedulerKind::Pfp).unwrap().tasks;
+        let costs = crate::analysis::memory::job_costs(&system);
+        let (a, w) = (&rows[0], rows[0].bound_ns.unwrap());
+        assert_eq!((costs[0].time_ns, costs[0].alone_time_ns), (12_128_714, 11_299_506));
+        assert!(a.note.as_deref().is_some_and(|n| n.ends_with("its jobs at their alone time and their co-runners' presence")), "{a:?}");
+        let (c, r, t) = (costs[1].time_ns + costs[1].job_reload_ns, rows[1].bound_ns.unwrap().max(costs[1].time_ns + costs[1].job_reload_ns), 5_000_000u64);
+        let n = (w + r - c) / t;
+        let presence = n * c + c.min(w + r - c - n * t) + 2 * (w.div_ceil(t) + 1 + w.div_ceil(1_000_000) + 1 + 1);
+        assert_eq!((n, presence), (2, 4_534_980));
+        let lost = ((1.0 - 1.0 / costs[0].slowest_per_work) * presence as f64).ceil() as u64;
+        assert_eq!(a.terms.map(|t| t.contention_ns), Some(lost));
+        assert_eq!((w, lost, a.schedulable), (costs[0].alone_time_ns + lost, 347_250, Some(true)));
     }
 
     #[test]
