@@ -1057,13 +1057,29 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // period the jobs run at their alone speed (docs/analysis.md, "The
     // co-runners' periods"). Not under reclaim, spare sharing or MCTI, where
     // a period may stall a core without Q issued or let it run past Q.
+    // The window's jobs at their alone time (the higher ones with the reload
+    // their release costs), and their split: the other two windows charge
+    // them so, and add what the co-runners cost (`regulation_ns`,
+    // `contention_ns`).
+    let own2 = FpTask { pet_ns: alone_time(i), period_ns: own.period_ns };
+    let hp2: Vec<FpTask> = (0..k).map(|h| FpTask { pet_ns: alone_time(ordered[h]) + (hp[h].pet_ns - base(ordered[h])), period_ns: hp[h].period_ns }).collect();
+    let jobs_share = own2.pet_ns as f64 / own2.period_ns as f64 + hp2.iter().map(|h| h.pet_ns as f64 / h.period_ns as f64).sum::<f64>();
+    let jobs = |q: u64, w: u64| -> u128 { (q as u128 + 1) * own2.pet_ns as u128 + hp2.iter().map(|h| (w as u128).div_ceil(h.period_ns as u128) * h.pet_ns as u128).sum::<u128>() };
+    let alone_terms = |win: &fp_rta::Window| -> BoundTerms {
+        let (q1, pet_i) = (win.q + 1, pet(system, i));
+        let mut terms = BoundTerms { jobs: q1, own_pet_ns: q1 * pet_i, own_interference_ns: q1 * (own2.pet_ns - pet_i), earlier_releases_ns: win.q * own.period_ns, ..BoundTerms::default() };
+        for (h, f) in hp2.iter().enumerate() {
+            let (x, jobs) = (ordered[h], win.w.div_ceil(f.period_ns));
+            let pet_x = pet(system, x);
+            terms.higher_pet_ns += jobs * pet_x;
+            terms.higher_interference_ns += jobs * (alone_time(x) - pet_x);
+            terms.reload_ns += jobs * (f.pet_ns - alone_time(x));
+        }
+        terms
+    };
     // Sought only where the classic window leaves the task past its deadline
     // (what it costs: benches/RESULTS.md).
     let by_periods = memguard.filter(|_| window.is_none_or(|w| w.response_ns > system.tasks[i].deadline_ns) && mem.groups.is_none() && !reclaim && !mem.mcti && !mem.spare && suspended.is_none()).and_then(|(budget, period)| {
-        let own2 = FpTask { pet_ns: alone_time(i), period_ns: own.period_ns };
-        let hp2: Vec<FpTask> = (0..k).map(|h| FpTask { pet_ns: alone_time(ordered[h]) + (hp[h].pet_ns - base(ordered[h])), period_ns: hp[h].period_ns }).collect();
-        let jobs_share = own2.pet_ns as f64 / own2.period_ns as f64 + hp2.iter().map(|h| h.pet_ns as f64 / h.period_ns as f64).sum::<f64>();
-        let jobs = |q: u64, w: u64| -> u128 { (q as u128 + 1) * own2.pet_ns as u128 + hp2.iter().map(|h| (w as u128).div_ceil(h.period_ns as u128) * h.pet_ns as u128).sum::<u128>() };
         let p = period as f64;
         // Two ways to charge the periods, each a bound (docs/analysis.md): every
         // period a co-runner runs in (or this core's alone requests stall it
@@ -1108,23 +1124,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
         };
         let candidates = [Some(window_of(&whole, whole_share)), by_presence_share.map(|share| window_of(&by_presence, share))];
         let (win, lost) = candidates.into_iter().flatten().flatten().min_by_key(|(w, _)| w.response_ns)?;
-        let (q1, pet_i) = (win.q + 1, pet(system, i));
-        let mut terms = BoundTerms {
-            jobs: q1,
-            own_pet_ns: q1 * pet_i,
-            own_interference_ns: q1 * (own2.pet_ns - pet_i),
-            regulation_ns: lost,
-            earlier_releases_ns: win.q * own.period_ns,
-            ..BoundTerms::default()
-        };
-        for (h, f) in hp2.iter().enumerate() {
-            let (x, jobs) = (ordered[h], win.w.div_ceil(f.period_ns));
-            let pet_x = pet(system, x);
-            terms.higher_pet_ns += jobs * pet_x;
-            terms.higher_interference_ns += jobs * (alone_time(x) - pet_x);
-            terms.reload_ns += jobs * (f.pet_ns - alone_time(x));
-        }
-        Some((win, terms))
+        Some((win, BoundTerms { regulation_ns: lost, ..alone_terms(&win) }))
     });
     // Or jobs at their alone time and what the pressing co-runners'
     // presence costs them: while one runs, a job does at least 1/s of work
@@ -1135,35 +1135,14 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // deadline.
     let by_presence_time = (window.is_none_or(|w| w.response_ns > system.tasks[i].deadline_ns) && mem.groups.is_none() && !reclaim && !mem.mcti && !mem.spare && suspended.is_none())
         .then(|| {
-            let own2 = alone_time(i);
-            let hp2: Vec<FpTask> = (0..k).map(|h| FpTask { pet_ns: alone_time(ordered[h]) + (hp[h].pet_ns - base(ordered[h])), period_ns: hp[h].period_ns }).collect();
             let slowest = ordered[..=k].iter().map(|&x| mem.costs[x].slowest_per_work).fold(1.0, f64::max);
             let lose = 1.0 - 1.0 / slowest;
-            let share = own2 as f64 / own.period_ns as f64 + hp2.iter().map(|h| h.pet_ns as f64 / h.period_ns as f64).sum::<f64>() + lose * presence_rate + stalled_regulation;
-            if share >= 1.0 {
+            if jobs_share + lose * presence_rate + stalled_regulation >= 1.0 {
                 return None;
             }
             let beside = |w: u64| (lose * presence(w)).ceil().min(u64::MAX as f64 / 8.0) as u64;
-            let demand = |q: u64, w: u64| (q as u128 + 1) * own2 as u128 + hp2.iter().map(|h| (w as u128).div_ceil(h.period_ns as u128) * h.pet_ns as u128).sum::<u128>() + beside(w) as u128 + stall(q, w) as u128;
-            let win = fp_rta::worst_window_of(own.period_ns, Supply::Dedicated, demand).ok()?;
-            let (q1, pet_i) = (win.q + 1, pet(system, i));
-            let mut terms = BoundTerms {
-                jobs: q1,
-                own_pet_ns: q1 * pet_i,
-                own_interference_ns: q1 * (own2 - pet_i),
-                contention_ns: beside(win.w),
-                regulation_ns: stall(win.q, win.w),
-                earlier_releases_ns: win.q * own.period_ns,
-                ..BoundTerms::default()
-            };
-            for (h, f) in hp2.iter().enumerate() {
-                let (x, jobs) = (ordered[h], win.w.div_ceil(f.period_ns));
-                let pet_x = pet(system, x);
-                terms.higher_pet_ns += jobs * pet_x;
-                terms.higher_interference_ns += jobs * (alone_time(x) - pet_x);
-                terms.reload_ns += jobs * (f.pet_ns - alone_time(x));
-            }
-            Some((win, terms))
+            let win = fp_rta::worst_window_of(own.period_ns, Supply::Dedicated, |q, w| jobs(q, w) + beside(w) as u128 + stall(q, w) as u128).ok()?;
+            Some((win, BoundTerms { contention_ns: beside(win.w), regulation_ns: stall(win.q, win.w), ..alone_terms(&win) }))
         })
         .flatten();
     let by_periods = match (by_periods, by_presence_time) {
