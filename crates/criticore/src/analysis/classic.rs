@@ -505,6 +505,12 @@ fn fp_with_memory(system: &TaskSystem, ordered: &[usize], core: usize, on: &str,
         .collect()
 }
 
+/// A job's time with no co-runner running (its alone miss ratio, cold start
+/// included), at least its PET: what the windows that charge alone time read.
+fn alone_time_of(system: &TaskSystem, mem: &Memory, x: usize) -> u64 {
+    mem.costs[x].alone_time_ns.max(pet(system, x))
+}
+
 /// A core's tasks and the other cores', as the stall terms read them.
 struct CoreView {
     /// Every task of this core, lower ones too: one may spend the budget of
@@ -596,7 +602,7 @@ impl OtherCore {
 
 impl CoreView {
     fn of(system: &TaskSystem, core: usize, mem: &Memory, responses: &[Option<u64>]) -> CoreView {
-        let alone_time = |x: usize| mem.costs[x].alone_time_ns.max(pet(system, x));
+        let alone_time = |x: usize| alone_time_of(system, mem, x);
         let on = |d: usize| -> Vec<usize> { (0..system.tasks.len()).filter(|&x| task_core(system, x) == Some(d)).collect() };
         let budgets = mem.memguard.as_ref().filter(|_| !mem.reclaim).map(|(b, _)| b);
         let spare = mem.spare;
@@ -774,7 +780,7 @@ fn fp_with_memory_one(system: &TaskSystem, ordered: &[usize], core: usize, on: &
     // only ordered[..=k] there (a level-k busy window), and only those with
     // a memory profile slow it, their jobs at their worst time with the
     // reloads their preemptions cost; every other core all of w.
-    let alone_time = |x: usize| mem.costs[x].alone_time_ns.max(pet(system, x));
+    let alone_time = |x: usize| alone_time_of(system, mem, x);
     let window_memory: Vec<(u64, u64)> = (0..=k)
         .map(|h| {
             let x = ordered[h];
