@@ -2244,7 +2244,7 @@ mod tests {
         // in) beside core 1's b, an 8 MiB stream that misses every access
         // alone: 6,000 requests a job and 1,440 more for its reloads, at most
         // 2,000 per ms, against core 1's budget of 1,000. Above b, h (5 ms
-        // every 20 ms, no memory) is a gap. Each job of b (C = 3.28 + 0.79 ms
+        // every 20 ms, no memory) is a gap. Each job of b (C = 3.18 + 0.76 ms
         // with its reloads) stalls at most ⌊7,440/1,000⌋ = 7 times inside it,
         // each after at least t = 1,000/0.002 ns (less 2) of running, so it
         // touches at most 1 + 7 + ⌈(C − 7t)/P⌉ = 9 periods; h's jobs, which
@@ -2264,7 +2264,7 @@ mod tests {
         let bound = |name: &str| rows.iter().find(|t| t.task == name).and_then(|t| t.bound_ns).unwrap();
         let (w, p) = (bound("a"), 1_000_000u64);
         let b = costs[2];
-        assert_eq!((b.requests, b.fastest_request_rate, b.time_ns.div_ceil(100_000), b.job_reload_ns.div_ceil(100_000)), (6_000.0, 0.002, 33, 8));
+        assert_eq!((b.requests, b.fastest_request_rate, b.time_ns.div_ceil(100_000), b.job_reload_ns.div_ceil(100_000)), (6_000.0, 0.002, 32, 8));
         assert!((b.job_reload_requests - 1_440.0).abs() < 0.01, "{b:?}");
         let (stalls, t) = (7u64, 500_000 - 2);
         let c = b.time_ns + b.job_reload_ns;
@@ -2289,9 +2289,9 @@ mod tests {
         // 21. In each of them but the first and last a runs at least what
         // its jobs need to issue its 17 requests at their fastest (36,038 ns;
         // it stalls only after them), doing at least 1/slowest of it as work
-        // (1/1.083), each ns of work a ns of alone time: 33,278 ns less per
-        // period, w = alone + 21·P − 19·33,278 = 31,667,224 ns (32,299,506
-        // without).
+        // (1/1.0750: each miss 150 ns and the wait behind b's bus share, 0.025
+        // ns), each ns of work a ns of alone time: 33,523 ns less per period,
+        // w = alone + 21·P − 19·33,523 = 31,653,080 ns (32,290,017 without).
         let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [17, 20]\n\
             [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\ndeadline = \"30ms\"\npet = \"10ms\"\n\
             memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
@@ -2307,23 +2307,23 @@ mod tests {
         assert_eq!(periods, 7 * 3);
         let issue = crate::analysis::memory::issue_ns(17, p, costs[0].fastest_request_rate);
         let done = (issue as f64 / costs[0].slowest_per_work).floor() as u64;
-        assert_eq!((issue, done), (36_038, 33_278));
+        assert_eq!((issue, done), (36_038, 33_523));
         assert_eq!(w, costs[0].alone_time_ns + periods * p - (periods - 2) * done);
-        assert_eq!(w, 31_667_224);
+        assert_eq!(w, 31_653_080);
     }
 
     #[test]
     fn a_gap_splits_a_co_runner_s_run_only_inside_one_of_its_jobs() {
         // As above, with b 1 ms every 20 ms below y (no memory, 3 ms every
-        // 8 ms) on core 1, and a's deadline 21.5 ms (the classic window's
-        // 21,804,372 ns past it). A job of y splits a run of b (two periods
+        // 8 ms) on core 1, and a's deadline 21.5 ms (the classic window past
+        // it). A job of y splits a run of b (two periods
         // more) only if it is released while a job of b has started and not
         // finished: at most ⌈R_b/T_y⌉ = ⌈4.01/8⌉ = 1 per job of b. In a's
         // window ⌈(w + R)/T⌉ = 2 jobs of b, 3 periods each (⌈C/P⌉ + 1), and
-        // 4 of y, of which 2 split: 10 periods, w = alone + 10·P − 8·33,278
-        // = 21,033,282 ns. Counting every job of y as a gap, b's spans
-        // (⌈R_b/P⌉ + 1 = 6 each) gave 12 periods and 22,966,726 ns, past the
-        // deadline and above the classic window.
+        // 4 of y, of which 2 split: 10 periods, w = alone + 10·P − 8·33,523
+        // = 21,021,833 ns. Counting every job of y as a gap, b's spans
+        // (⌈R_b/P⌉ + 1 = 6 each) gave 12 periods and 22,954,787 ns, past the
+        // deadline.
         let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [17, 20]\n\
             [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\ndeadline = \"21500us\"\npet = \"10ms\"\n\
             memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
@@ -2345,24 +2345,24 @@ mod tests {
         let issue = crate::analysis::memory::issue_ns(17, p, costs[0].fastest_request_rate);
         let done = (issue as f64 / costs[0].slowest_per_work).floor() as u64;
         assert_eq!(w, costs[0].alone_time_ns + periods * p - (periods - 2) * done);
-        assert_eq!((w, a.schedulable), (21_033_282, Some(true)));
+        assert_eq!((w, a.schedulable), (21_021_833, Some(true)));
     }
 
     #[test]
     fn a_co_runner_job_runs_at_its_alone_time_plus_a_share_of_what_runs_beside_it() {
         // a (core 0, 1 ms, its budget of 17 spent only beside a co-runner)
         // beside b (core 1, 8 ms of PET, 4,000 references per ms over 1 MiB:
-        // 15.77 ms at its worst, 13.11 ms alone, its cold start included). In
-        // a's window its core runs only a, whose one job runs 1.21 ms at its
+        // 15.39 ms at its worst, 12.99 ms alone, its cold start included). In
+        // a's window its core runs only a, whose one job runs 1.20 ms at its
         // worst; b's job runs at its alone time but while a runs, and then
-        // does at least 1/1.3317 of work per ns: at most 13.11 ms + (1 −
-        // 1/1.3317)·1.21 ms = 13.42 ms inside the window, ⌈13.42⌉ + 1 = 15
-        // periods, not ⌈15.77⌉ + 1 = 17. w = alone + 15·P − 13·33,278 =
-        // 15,697,338 ns, within a's 15.7 ms deadline (17,630,782 with 17;
+        // does at least 1/1.3002 of work per ns: at most 12.99 ms + (1 −
+        // 1/1.3002)·1.20 ms = 13.27 ms inside the window, ⌈13.27⌉ + 1 = 15
+        // periods, not ⌈15.39⌉ + 1 = 17. w = alone + 15·P − 13·33,517 =
+        // 15,693,305 ns, within a's 15.695 ms deadline (17,626,271 with 17;
         // the classic window, which the same presence shortens, gives
-        // 15,708,341).
+        // 15,699,702).
         let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [17, 100000]\n\
-            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\ndeadline = \"15700us\"\npet = \"1ms\"\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\ndeadline = \"15695us\"\npet = \"1ms\"\n\
             memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
             [[task]]\nname = \"b\"\ncore = 1\nperiod = \"100ms\"\npet = \"8ms\"\n\
             memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 4000 }\n";
@@ -2378,22 +2378,23 @@ mod tests {
         let issue = crate::analysis::memory::issue_ns(17, p, costs[0].fastest_request_rate);
         let done = (issue as f64 / costs[0].slowest_per_work).floor() as u64;
         assert_eq!(w, costs[0].alone_time_ns + 15 * p - 13 * done);
-        assert_eq!((w, a.schedulable), (15_697_338, Some(true)));
+        assert_eq!((w, a.schedulable), (15_693_305, Some(true)));
     }
 
     #[test]
     fn jobs_at_their_alone_time_plus_what_their_co_runners_presence_costs() {
         // a (10 ms of PET, 12 ms deadline, 1 MiB random) beside b (1.5 ms
         // every 5 ms, a 1 MiB stream) on core 1, budgets no core can spend.
-        // At its worst a's job runs 12,128,714 ns, past its deadline; alone
-        // (no co-runner running, its cold start included) 11,299,506 ns.
-        // While b runs, a does at least 1/1.08292 of work per ns, each ns of
+        // At its worst a's job runs 12,040,142 ns, past its deadline; alone
+        // (no co-runner running, its cold start included) 11,290,017 ns.
+        // While b runs, a does at least 1/1.0750125 of work per ns (each miss
+        // 150 ns and the wait behind b's bus share, 0.025 ns), each ns of
         // work a ns of its alone time: each ns of b's presence costs a at
-        // most 1 − 1/1.08292 = 0.0766. b's presence in a's window of w:
-        // Bertogna–Cirinei's N = ⌊(w + R − C)/T⌋ = 2 jobs of C = 1,511,648
-        // and min(C, w + R − C − 2T) = C more, 4,534,944, and a rounding of
+        // most 1 − 1/1.0750125 = 0.0698. b's presence in a's window of w:
+        // Bertogna–Cirinei's N = ⌊(w + R − C)/T⌋ = 2 jobs of C = 1,509,286
+        // and min(C, w + R − C − 2T) = C more, 4,527,858, and a rounding of
         // 2 ns per resumption (⌈w/5 ms⌉ + 1 + ⌈w/1 ms⌉ + 1 + 1 = 18):
-        // 4,534,980 ns, 347,250 ns lost. w = 11,646,756 ns.
+        // 4,527,894 ns, 315,949 ns lost. w = 11,605,966 ns.
         let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [100000, 100000]\n\
             [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\ndeadline = \"12ms\"\npet = \"10ms\"\n\
             memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
@@ -2403,15 +2404,15 @@ mod tests {
         let rows = analyze(&system, SchedulerKind::Pfp).unwrap().tasks;
         let costs = crate::analysis::memory::job_costs(&system);
         let (a, w) = (&rows[0], rows[0].bound_ns.unwrap());
-        assert_eq!((costs[0].time_ns, costs[0].alone_time_ns), (12_128_714, 11_299_506));
+        assert_eq!((costs[0].time_ns, costs[0].alone_time_ns), (12_040_142, 11_290_017));
         assert!(a.note.as_deref().is_some_and(|n| n.ends_with("its jobs at their alone time and their co-runners' presence")), "{a:?}");
         let (c, r, t) = (costs[1].time_ns + costs[1].job_reload_ns, rows[1].bound_ns.unwrap().max(costs[1].time_ns + costs[1].job_reload_ns), 5_000_000u64);
         let n = (w + r - c) / t;
         let presence = n * c + c.min(w + r - c - n * t) + 2 * (w.div_ceil(t) + 1 + w.div_ceil(1_000_000) + 1 + 1);
-        assert_eq!((n, presence), (2, 4_534_980));
+        assert_eq!((n, presence), (2, 4_527_894));
         let lost = ((1.0 - 1.0 / costs[0].slowest_per_work) * presence as f64).ceil() as u64;
         assert_eq!(a.terms.map(|t| t.contention_ns), Some(lost));
-        assert_eq!((w, lost, a.schedulable), (costs[0].alone_time_ns + lost, 347_250, Some(true)));
+        assert_eq!((w, lost, a.schedulable), (costs[0].alone_time_ns + lost, 315_949, Some(true)));
     }
 
     #[test]

@@ -326,19 +326,21 @@ mod tests {
     #[test]
     fn a_jobs_worst_cost_by_hand() {
         // Default i.MX6 platform: 1 MiB LLC shared by all (no allocation), 32 B lines,
-        // S = 32 B / 2.02 GB/s = 15.8416 ns, L = 120 ns, R = 30 ns, round robin.
+        // S = 32 B / 2.02 GB/s = 1600/101 ns, L = 120 ns, R = 30 ns, round robin.
         // Task a: 10 ms of work, 1,000 references per ms, random over 4 MiB, reads only.
         // Alone it misses 1 − 1/4 = 0.75 (compute share 1 − 0.001·0.75·120 = 0.91);
         // beside b's 4 MiB it may keep only 1·4/8 = 0.5 MiB: misses 0.875, each
-        // 120 + W (one other core: 1·S) + R = 165.8416 ns. τ = 0.91 + 0.001·0.875·165.8416
-        // = 1.0551114 → 10 ms take 10,551,114 ns, + 1 ns of rounding = 10,551,115;
-        // 0.001·0.875·10⁷ = 8,750 requests. Reload: min(1 MiB / 32 B = 32,768 lines,
-        // its job's 10,000 references) × 120 ns = 1,200,000 ns of work, × τ =
-        // 1,266,134 ns (32,768 lines, 4,148,867 ns, before a reload was capped by
-        // the job's references). Cold start (b's misses may evict a's lines
-        // between its jobs): as much, 1,266,134 ns, in
-        // every job: 11,200,000 × τ = 11,817,247.5 → 11,817,248 + 1 ns, and
-        // 0.000875 × 11,200,000 = 9,800 requests.
+        // 120 + W + R. W: one round (S) at most, and at most S·ρ/(1 − ρ) for
+        // b's bus share ρ at its fastest, 10⁻⁶ requests per ns (its 4 MiB stream
+        // misses every write, compute share 1 − 10⁻⁶·S): W = S²·10⁻⁶/(1 −
+        // S·10⁻⁶) = 0.000251 ns (S = 15.84 before issue 26's bus-share bound).
+        // τ = 0.91 + 0.001·0.875·150.000251 = 1.0412502 → 10 ms take
+        // 10,412,502.2 ns; 0.001·0.875·10⁷ = 8,750 requests. Reload: min(1 MiB /
+        // 32 B = 32,768 lines, its job's 10,000 references) × 120 ns = 1,200,000
+        // ns of work, × τ = 1,249,501 ns (1,266,134 at W = S). Cold start
+        // (b's misses may evict a's lines between its jobs): as much, in every
+        // job: 11,200,000 × τ = 11,662,002.46 → 11,662,003 + 1 ns, and 0.000875
+        // × 11,200,000 = 9,800 requests.
         let text = "[platform]\ncores = 2\n\
             [[task]]\nname = \"a\"\ncore = 0\nperiod = \"20ms\"\npet = \"10ms\"\n\
             memory = { wss = \"4MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
@@ -346,14 +348,14 @@ mod tests {
             memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 1 }\n";
         let system = crate::model::parse_task_system(text, crate::model::Format::Toml, "t.toml").unwrap();
         let a = job_costs(&system)[0];
-        assert_eq!(a.time_ns, 11_817_249);
+        assert_eq!(a.time_ns, 11_662_004);
         assert!((a.requests - 9_800.0).abs() < 1e-6, "{}", a.requests);
-        assert_eq!(a.reload_ns, 1_266_134);
-        assert_eq!(a.cold_ns, 1_266_134);
+        assert_eq!(a.reload_ns, 1_249_501);
+        assert_eq!(a.cold_ns, 1_249_501);
         // With no co-runner running it misses 0.75 at worst cost per miss:
-        // τ_alone = 0.91 + 0.001·0.75·165.8416 = 1.0343812, its cold start still
-        // at τ: 10⁷·τ_alone + 1,200,000·τ = 11,609,945.5 → 11,609,946 + 1 ns.
-        assert_eq!(a.alone_time_ns, 11_609_947);
+        // τ_alone = 0.91 + 0.001·0.75·150.000251 = 1.0225002, its cold start still
+        // at τ: 10⁷·τ_alone + 1,200,000·τ = 11,474,502.15 → 11,474,503 + 1 ns.
+        assert_eq!(a.alone_time_ns, 11_474_504);
         // Alone in the LLC with a 1 MiB set nothing can evict its lines: no cold start.
         let alone = text.replace("wss = \"4MiB\", pattern = \"random\"", "wss = \"512KiB\", pattern = \"random\"").replace("wss = \"4MiB\", pattern = \"stream\"", "wss = \"512KiB\", pattern = \"stream\"");
         let a = job_costs(&crate::model::parse_task_system(&alone, crate::model::Format::Toml, "t.toml").unwrap())[0];
@@ -363,15 +365,20 @@ mod tests {
     #[test]
     fn a_co_runner_s_least_rate_beside_a_job_by_hand() {
         // Default platform (above): S = 1600/101 ns, L = 120, R = 30, round
-        // robin on 2 cores (W ≤ S). a on core 0 reads randomly over 4 MiB,
+        // robin on 2 cores (W ≤ S, and W ≤ S·ρ/(1 − ρ) for the other's bus
+        // share ρ at its fastest). a on core 0 reads randomly over 4 MiB,
         // b on core 1 writes a 512 KiB stream, 0.001 references per ns each.
         // b beside a: 4.5 MiB press on the 1 MiB LLC, b keeps 1/9 MiB of its
-        // 512 KiB and misses every reference; alone it fits (compute share 1).
-        // Its slowest τ: 1 + 0.001·(S + W + R) = 1 + 0.001·(2S + 30), so it
-        // issues at least 0.001/τ per ns. a beside b keeps 8/9 MiB of 4 MiB:
-        // misses 1 − 2/9 = 7/9, τ = 0.91 + 0.001·(7/9)·(120 + S + 30), at
-        // least 0.001·(7/9)/τ per ns.
+        // 512 KiB and misses every reference; alone it fits (compute share 1),
+        // so at most 0.001/(1 + 0.001·S) requests per ns. a beside b keeps
+        // 8/9 MiB of 4 MiB: misses 1 − 2/9 = 7/9, alone 3/4 (compute share
+        // 0.91), at most 0.001·(7/9)/(0.91 + 0.001·(7/9)·120) per ns.
+        // b's slowest τ: 1 + 0.001·(S + W_b + R), W_b behind a's share, so it
+        // issues at least 0.001/τ per ns; a's τ = 0.91 + 0.001·(7/9)·(120 +
+        // W_a + 30), W_a behind b's, at least 0.001·(7/9)/τ per ns.
         let s = 1600.0 / 101.0;
+        let queue = |rho: f64| (s * rho / (1.0 - rho)).min(s);
+        let (w_a, w_b) = (queue(s * 0.001 / (1.0 + 0.001 * s)), queue(s * 0.001 * (7.0 / 9.0) / (0.91 + 0.001 * (7.0 / 9.0) * 120.0)));
         let text = "[platform]\ncores = 2\n\
             [[task]]\nname = \"a\"\ncore = 0\nperiod = \"20ms\"\npet = \"10ms\"\n\
             memory = { wss = \"4MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
@@ -379,8 +386,8 @@ mod tests {
             memory = { wss = \"512KiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 1000 }\n";
         let rates: Vec<Vec<Option<f64>>> = job_costs_and_rates_beside(&crate::model::parse_task_system(text, crate::model::Format::Toml, "t.toml").unwrap()).1.iter().map(|r| r.iter().map(|b| b.map(|b| b.rate)).collect()).collect();
         let close = |x: Option<f64>, want: f64| x.is_some_and(|x| (x - want).abs() < 1e-12 * want.max(1e-9));
-        assert!(close(rates[0][1], 0.001 / (1.0 + 0.001 * (2.0 * s + 30.0))), "{:?}", rates[0][1]);
-        assert!(close(rates[1][0], 0.001 * (7.0 / 9.0) / (0.91 + 0.001 * (7.0 / 9.0) * (150.0 + s))), "{:?}", rates[1][0]);
+        assert!(close(rates[0][1], 0.001 / (1.0 + 0.001 * (s + w_b + 30.0))), "{:?}", rates[0][1]);
+        assert!(close(rates[1][0], 0.001 * (7.0 / 9.0) / (0.91 + 0.001 * (7.0 / 9.0) * (150.0 + w_a))), "{:?}", rates[1][0]);
         assert_eq!((rates[0][0], rates[1][1]), (None, None));
         // The excess each issues beside the other, above its alone count: a
         // alone keeps 1 MiB of 4 (misses 3/4), beside b 8/9 MiB (7/9): 0.001·(7/9 − 3/4)
@@ -444,6 +451,71 @@ mod tests {
     }
 
     #[test]
+    fn a_fair_wait_is_at_most_the_queue_behind_the_two_busiest_co_runners() {
+        // Three cores, round robin: a wait is at most one round, 2·S, and at
+        // most S·ρ/(1 − ρ) for the bus share ρ the other two cores can use at
+        // most, each running one task at a time. b (core 1), d (core 1) and c
+        // (core 2) write 4 MiB streams, which miss every reference alone
+        // too (compute share 1 − r·S, time per ns of work exactly 1): at most
+        // r requests per ns each, 0.01, 0.005 and 0.002. The two busiest, b
+        // and d, give ρ = 0.015·S (b and d never run at once, but the bound
+        // takes the m − 1 busiest co-runners whatever their cores): W =
+        // S·ρ/(1 − ρ) = 4.94 ns < 2·S. a reads a 4 MiB stream, 0.001 per ns:
+        // compute share 1 − 0.001·120 = 0.88, each miss 120 + W + 30, no cold
+        // start (its stream outgrows the LLC): 10⁷·(0.88 + 0.001·(150 + W)) + 1.
+        let text = "[platform]\ncores = 3\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"20ms\"\npet = \"10ms\"\n\
+            memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
+            [[task]]\nname = \"b\"\ncore = 1\nperiod = \"20ms\"\npet = \"1ms\"\n\
+            memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 10000 }\n\
+            [[task]]\nname = \"c\"\ncore = 2\nperiod = \"20ms\"\npet = \"1ms\"\n\
+            memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 2000 }\n\
+            [[task]]\nname = \"d\"\ncore = 1\nperiod = \"20ms\"\npet = \"1ms\"\n\
+            memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 5000 }\n";
+        let s: f64 = 1600.0 / 101.0;
+        let rho = 0.015 * s;
+        let wait = s * rho / (1.0 - rho);
+        assert!(wait < 2.0 * s && (wait - 4.94).abs() < 0.005, "{wait}");
+        let expected = (1e7 * (0.88 + 0.001 * (150.0 + wait))).ceil() as u64 + 1;
+        let costs = job_costs(&crate::model::parse_task_system(text, crate::model::Format::Toml, "t.toml").unwrap());
+        assert!(costs[0].time_ns.abs_diff(expected) <= 1, "{} vs {expected}", costs[0].time_ns);
+        assert!((costs[1].fastest_request_rate - 0.01).abs() < 1e-15, "{}", costs[1].fastest_request_rate);
+        // b at 0.1 per ns: the queue's wait (ρ = 0.105·S > 1: saturated) is
+        // past the round, which decides: 2·S.
+        let busy = text.replace("accesses_per_ms = 10000", "accesses_per_ms = 100000");
+        let round = (1e7 * (0.88 + 0.001 * (150.0 + 2.0 * s))).ceil() as u64 + 1;
+        let a = job_costs(&crate::model::parse_task_system(&busy, crate::model::Format::Toml, "t.toml").unwrap())[0];
+        assert!(a.time_ns.abs_diff(round) <= 1, "{} vs {round}", a.time_ns);
+    }
+
+    #[test]
+    fn a_cold_start_behind_one_partition_mate_is_at_most_the_mate_s_lines() {
+        // One core, the 1 MiB LLC shared: a reads randomly over 1 MiB (32,768
+        // lines), 1,000 references per ms, 10 ms of work: 10,000 references
+        // a job. Alone it fits (compute share 1, τ = 1). Its one partition
+        // mate j, 256 KiB (8,192 lines), fits too but not with a, so a's lines
+        // may go between its jobs; only j runs there then, missing on nothing
+        // but its reloads, and only its first reload after a job of a sees
+        // a's misses: at most 8,192 lines come in. a's cold start: 8,192 ×
+        // 120 ns = 983,040 ns, not its 10,000 references' 1,200,000.
+        let text = "[platform]\ncores = 2\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"20ms\"\npet = \"10ms\"\n\
+            memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
+            [[task]]\nname = \"j\"\ncore = 0\nperiod = \"20ms\"\npet = \"5ms\"\n\
+            memory = { wss = \"256KiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n";
+        let cold = |t: &str| job_costs(&crate::model::parse_task_system(t, crate::model::Format::Toml, "t.toml").unwrap())[0].cold_ns;
+        assert_eq!(cold(text), 983_040);
+        // j's cold start: a's 32,768 lines, at most its own 8,192 and its 5,000 references.
+        assert_eq!(job_costs(&crate::model::parse_task_system(text, crate::model::Format::Toml, "t.toml").unwrap())[1].cold_ns, 600_000);
+        // A second mate, even a small one: two mates may take turns bringing
+        // lines in, so a's whole 10,000 references.
+        let two = format!("{text}[[task]]\nname = \"k\"\ncore = 0\nperiod = \"20ms\"\npet = \"1ms\"\nmemory = {{ wss = \"32KiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1 }}\n");
+        assert_eq!(cold(&two), 1_200_000);
+        // A mate whose set outgrows the partition misses on its own: no bound.
+        assert_eq!(cold(&text.replace("256KiB", "2MiB")), 1_200_000);
+    }
+
+    #[test]
     fn mcti_fixed_priority_bus_wait_by_hand() {
         // Default platform: S = 32 B / 2.02 GB/s = 1600/101 ns, L = 120, R = 30,
         // round robin on 2 cores: a fair wait of at most S. Task b on core 1
@@ -472,12 +544,14 @@ mod tests {
         let expected = (1e7 * (0.88 + 0.001 * (150.0 + wait))).ceil() as u64 + 1;
         let a = job_costs_mcti(&parse(text(1, 1)))[0];
         assert!(a.time_ns.abs_diff(expected) <= 1, "{} vs {expected}", a.time_ns);
-        // Without MCTI the round-robin wait S: 10⁷·(0.88 + 0.001·(150 + S)) + 1.
+        // Without MCTI the round-robin wait S (b's share ρ = 64/101 queues
+        // S·64/37 > S): 10⁷·(0.88 + 0.001·(150 + S)) + 1.
         let fair = (1e7 * (0.88 + 0.001 * (150.0 + s))).ceil() as u64 + 1;
         assert!(job_costs(&parse(text(1, 1)))[0].time_ns.abs_diff(fair) <= 1);
         // b not critical: its core ranks 0, below a's, so a waits at most half a
         // line behind it, S/2 < S: the fair wait decides. With no critical task
-        // no core ever overloads: b waits S at most too, not behind a's ρ.
+        // no core ever overloads: b waits as under the round robin alone (behind
+        // a's share), not behind a's ρ at fixed priority.
         assert!(job_costs_mcti(&parse(text(1, 0)))[0].time_ns.abs_diff(fair) <= 1);
         let none = job_costs_mcti(&parse(text(0, 0)));
         assert_eq!((none[0].time_ns, none[1].time_ns), (job_costs(&parse(text(0, 0)))[0].time_ns, job_costs(&parse(text(0, 0)))[1].time_ns));

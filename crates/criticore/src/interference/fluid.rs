@@ -322,6 +322,27 @@ impl FluidRules {
         let kernel: f64 = self.tasks.iter().map(|o| o.os_footprint).sum();
         mates + kernel <= tm.capacity && self.tasks.iter().all(|o| o.kernel_lines_per_ns == 0.0)
     }
+
+    /// The most lines a new job of task `i` reloads at its start
+    /// (docs/memory-model.md item 6): none where nothing can evict its
+    /// lines. Where one other task j of its partition has memory, j's set
+    /// fits in the partition and no kernel lines land, between i's jobs only
+    /// j runs there, missing on nothing but its reloads, and only one of
+    /// those sees lines brought in before j last left (i's; j's own come
+    /// before its next mark): at most j's cached lines are brought in.
+    pub(crate) fn cold_lines(&self, i: usize, refs: f64) -> f64 {
+        if self.never_evicted(i) {
+            return 0.0;
+        }
+        let tm = &self.tasks[i];
+        let mut mates = (0..self.tasks.len()).filter(|&j| j != i && self.tasks[j].part == tm.part && !self.tasks[j].phases.is_empty());
+        let kernel = !self.os_isolation && self.tasks.iter().any(|o| o.kernel_lines_per_ns > 0.0);
+        let brought_in = match (mates.next(), mates.next()) {
+            (Some(j), None) if !kernel && self.tasks[j].wss <= self.tasks[j].capacity => self.cached_lines(j),
+            _ => f64::INFINITY,
+        };
+        self.reload_lines(i, brought_in, refs)
+    }
 }
 
 /// One task's worst case under this model, for the analysis
@@ -371,14 +392,36 @@ impl FluidRules {
     /// without OS isolation, its own and the m − 1 largest co-runners' kernel
     /// footprints pressing on it),
     /// the arbiter's longest wait (round robin, FCFS, aging: (n − 1)·S with
-    /// n ≤ m + devices; TDMA m·S/2; fixed priority ρ ≤ 0.999 plus half a line),
+    /// n ≤ m + devices, and at most the queue's S·ρ/(1 − ρ) at the most bus
+    /// share ρ the co-runners can use, [`FluidRules::fair_wait_ns`]; TDMA
+    /// m·S/2; fixed priority ρ ≤ 0.999 plus half a line),
     /// a row conflict on every request (p ≤ 1), and CPU 0's interrupt share
     /// taken from every task. `pet_ns` per task is the work a job does;
     /// `corunner(i, j)`: task j may run while task i does (on another core),
     /// so only those press on i's LLC share.
     pub fn worst_case(&self, pet_ns: &[u64], cores: usize, corunner: impl Fn(usize, usize) -> bool) -> Vec<WorstCase> {
         let wait = self.worst_wait_ns(cores);
-        self.worst_case_waiting(pet_ns, cores, &corunner, |_| wait)
+        if matches!(self.arbiter, Arbiter::FixedPriority | Arbiter::Tdma) {
+            return self.worst_case_waiting(pet_ns, cores, &corunner, |_| wait);
+        }
+        let loads: Vec<f64> = (0..self.tasks.len()).map(|j| self.fastest_request_rate(j, cores, &corunner) * self.service_ns).collect();
+        self.worst_case_waiting(pet_ns, cores, &corunner, |i| self.fair_wait_ns(i, wait, cores, &loads, &corunner))
+    }
+
+    /// A fair arbiter's longest wait for task i's requests: at most one
+    /// round (`round_ns`), and at most the single-server queue's S·ρ/(1 − ρ)
+    /// (item 3 of docs/memory-model.md) at the most bus share ρ the others
+    /// can use, every DMA device at its rate and the m − 1 busiest of i's
+    /// co-runners at their fastest (`loads`: fastest request rate × S; each
+    /// other core runs one of them at a time).
+    fn fair_wait_ns(&self, i: usize, round_ns: f64, cores: usize, loads: &[f64], corunner: &impl Fn(usize, usize) -> bool) -> f64 {
+        let mut beside: Vec<f64> = (0..self.tasks.len()).filter(|&j| j != i && corunner(i, j)).map(|j| loads[j]).collect();
+        beside.sort_by(|a, b| b.total_cmp(a));
+        let rho = self.devices.iter().map(|d| d.requests_per_ns * self.service_ns).sum::<f64>() + beside.iter().take(cores.saturating_sub(1)).sum::<f64>();
+        if rho >= 0.999 {
+            return round_ns;
+        }
+        round_ns.min(self.service_ns * rho / (1.0 - rho))
     }
 
     /// The arbiter's longest wait per request (see [`FluidRules::worst_case`]).
@@ -412,9 +455,11 @@ impl FluidRules {
             (0..cores).map(|k| (0..self.tasks.len()).filter(|&j| core_of[j] == Some(k) && (critical[j] || !only_critical)).map(|j| fastest[j]).fold(0.0, f64::max) * s).collect()
         };
         let (any, critical_only) = (per_core(false), per_core(true));
-        let fair = self.worst_wait_ns(cores);
+        let round = self.worst_wait_ns(cores);
+        let loads: Vec<f64> = fastest.iter().map(|r| r * s).collect();
         let overloads = critical.iter().any(|&c| c);
         self.worst_case_waiting(pet_ns, cores, &corunner, |i| {
+            let fair = if matches!(self.arbiter, Arbiter::FixedPriority | Arbiter::Tdma) { round } else { self.fair_wait_ns(i, round, cores, &loads, &corunner) };
             if !overloads {
                 return fair;
             }
@@ -596,7 +641,7 @@ impl FluidRules {
                 // references (the simulator caps by those left in its PET).
                 let refs = self.refs_between(i, 0, pet_ns[i]);
                 let reload = (self.reload_lines(i, f64::INFINITY, refs) * worst_rf).round() as u64;
-                let cold = if self.never_evicted(i) { 0.0 } else { self.reload_lines(i, f64::INFINITY, refs) };
+                let cold = self.cold_lines(i, refs);
                 let job_reload_work_ns = ((refs - cold).max(0.0) * worst_rf).ceil() as u64;
                 WorstCase { phases, reload_work_ns: reload, cold_work_ns: (cold * worst_rf).ceil() as u64, job_reload_work_ns, fastest_request_rate: self.fastest_at(i, miss, m0) }
             })
