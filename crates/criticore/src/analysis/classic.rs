@@ -2244,14 +2244,14 @@ mod tests {
         // in) beside core 1's b, an 8 MiB stream that misses every access
         // alone: 6,000 requests a job and 1,440 more for its reloads, at most
         // 2,000 per ms, against core 1's budget of 1,000. Above b, h (5 ms
-        // every 20 ms, no memory) is a gap. Each job of b (C = 3.18 + 0.76 ms
+        // every 20 ms, no memory) is a gap. Each job of b (C = 3.00 + 0.72 ms
         // with its reloads) stalls at most ⌊7,440/1,000⌋ = 7 times inside it,
         // each after at least t = 1,000/0.002 ns (less 2) of running, so it
         // touches at most 1 + 7 + ⌈(C − 7t)/P⌉ = 9 periods; h's jobs, which
-        // issue nothing, 2 each. ⌈(w + R)/T⌉ = 5 jobs of each in a's window:
-        // 55 periods. Before, b's jobs were charged ⌈C/P⌉ + 1 = 6 and the
-        // core's stalls ⌊5·7,440/1,000⌋ + 1 = 38 beside (78), or their
-        // spans, 5·(⌈R/P⌉ + 1) = 70.
+        // issue nothing, 2 each. ⌈(w + R)/T⌉ = 4 jobs of each in a's window
+        // (w = 67.9 ms, R_b = 12.0 ms): 44 periods. Before, b's jobs were
+        // charged ⌈C/P⌉ + 1 = 5 and the core's stalls ⌊4·7,440/1,000⌋ + 1 =
+        // 30 beside (58), or their spans, 4·(⌈R/P⌉ + 1) = 56.
         let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [17, 1000]\n\
             [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\npet = \"20ms\"\n\
             memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
@@ -2264,16 +2264,16 @@ mod tests {
         let bound = |name: &str| rows.iter().find(|t| t.task == name).and_then(|t| t.bound_ns).unwrap();
         let (w, p) = (bound("a"), 1_000_000u64);
         let b = costs[2];
-        assert_eq!((b.requests, b.fastest_request_rate, b.time_ns.div_ceil(100_000), b.job_reload_ns.div_ceil(100_000)), (6_000.0, 0.002, 32, 8));
+        assert_eq!((b.requests, b.fastest_request_rate, b.time_ns.div_ceil(100_000), b.job_reload_ns.div_ceil(100_000)), (6_000.0, 0.002, 31, 8));
         assert!((b.job_reload_requests - 1_440.0).abs() < 0.01, "{b:?}");
         let (stalls, t) = (7u64, 500_000 - 2);
         let c = b.time_ns + b.job_reload_ns;
         assert_eq!((c - stalls * t).div_ceil(p), 1);
         let jobs = |name: &str| (w + bound(name)).div_ceil(20 * p);
-        assert_eq!((jobs("b"), jobs("h")), (5, 5));
-        let periods = 5 * (1 + stalls + 1) + 5 * 2;
-        let before = (5 * (c.div_ceil(p) + 1) + 5 * 2 + (5 * 7_440) / 1_000 + 1).min(5 * (bound("b").div_ceil(p) + 1));
-        assert_eq!((periods, before), (55, 70));
+        assert_eq!((jobs("b"), jobs("h")), (4, 4));
+        let periods = 4 * (1 + stalls + 1) + 4 * 2;
+        let before = (4 * (c.div_ceil(p) + 1) + 4 * 2 + (4 * 7_440) / 1_000 + 1).min(4 * (bound("b").div_ceil(p) + 1));
+        assert_eq!((periods, before), (44, 56));
         let issue = crate::analysis::memory::issue_ns(17, p, costs[0].fastest_request_rate);
         let a = rows.iter().find(|t| t.task == "a").unwrap();
         assert_eq!(a.terms.map(|t| t.regulation_ns), Some(crate::analysis::memory::memguard_stalls_ns(periods, p, issue)), "{a:?}");
@@ -2289,9 +2289,10 @@ mod tests {
         // 21. In each of them but the first and last a runs at least what
         // its jobs need to issue its 17 requests at their fastest (36,038 ns;
         // it stalls only after them), doing at least 1/slowest of it as work
-        // (1/1.0750: each miss 150 ns and the wait behind b's bus share, 0.025
-        // ns), each ns of work a ns of alone time: 33,523 ns less per period,
-        // w = alone + 21·P − 19·33,523 = 31,653,080 ns (32,290,017 without).
+        // (1/1.0600: each miss 120 ns, the wait behind b's bus share, 0.025
+        // ns, and the row conflicts b can cause, 0.011 ns), each ns of work a
+        // ns of alone time: 33,997 ns less per period, w = alone + 21·P −
+        // 19·33,997 = 31,626,080 ns (32,272,023 without).
         let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [17, 20]\n\
             [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\ndeadline = \"30ms\"\npet = \"10ms\"\n\
             memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
@@ -2307,9 +2308,9 @@ mod tests {
         assert_eq!(periods, 7 * 3);
         let issue = crate::analysis::memory::issue_ns(17, p, costs[0].fastest_request_rate);
         let done = (issue as f64 / costs[0].slowest_per_work).floor() as u64;
-        assert_eq!((issue, done), (36_038, 33_523));
+        assert_eq!((issue, done), (36_038, 33_997));
         assert_eq!(w, costs[0].alone_time_ns + periods * p - (periods - 2) * done);
-        assert_eq!(w, 31_653_080);
+        assert_eq!(w, 31_626_080);
     }
 
     #[test]
@@ -2320,9 +2321,9 @@ mod tests {
         // more) only if it is released while a job of b has started and not
         // finished: at most ⌈R_b/T_y⌉ = ⌈4.01/8⌉ = 1 per job of b. In a's
         // window ⌈(w + R)/T⌉ = 2 jobs of b, 3 periods each (⌈C/P⌉ + 1), and
-        // 4 of y, of which 2 split: 10 periods, w = alone + 10·P − 8·33,523
-        // = 21,021,833 ns. Counting every job of y as a gap, b's spans
-        // (⌈R_b/P⌉ + 1 = 6 each) gave 12 periods and 22,954,787 ns, past the
+        // 4 of y, of which 2 split: 10 periods, w = alone + 10·P − 8·33,997
+        // = 21,000,047 ns. Counting every job of y as a gap, b's spans
+        // (⌈R_b/P⌉ + 1 = 6 each) gave 12 periods and 22,932,053 ns, past the
         // deadline.
         let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [17, 20]\n\
             [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\ndeadline = \"21500us\"\npet = \"10ms\"\n\
@@ -2345,27 +2346,26 @@ mod tests {
         let issue = crate::analysis::memory::issue_ns(17, p, costs[0].fastest_request_rate);
         let done = (issue as f64 / costs[0].slowest_per_work).floor() as u64;
         assert_eq!(w, costs[0].alone_time_ns + periods * p - (periods - 2) * done);
-        assert_eq!((w, a.schedulable), (21_021_833, Some(true)));
+        assert_eq!((w, a.schedulable), (21_000_047, Some(true)));
     }
 
     #[test]
     fn a_co_runner_job_runs_at_its_alone_time_plus_a_share_of_what_runs_beside_it() {
         // a (core 0, 1 ms, its budget of 17 spent only beside a co-runner)
-        // beside b (core 1, 8 ms of PET, 4,000 references per ms over 1 MiB:
-        // 15.39 ms at its worst, 12.99 ms alone, its cold start included). In
-        // a's window its core runs only a, whose one job runs 1.20 ms at its
+        // beside b (core 1, 8 ms of PET, 3,000 references per ms over 1 MiB:
+        // 12.84 ms at its worst, 11.40 ms alone, its cold start included). In
+        // a's window its core runs only a, whose one job runs 1.19 ms at its
         // worst; b's job runs at its alone time but while a runs, and then
-        // does at least 1/1.3002 of work per ns: at most 12.99 ms + (1 −
-        // 1/1.3002)·1.20 ms = 13.27 ms inside the window, ⌈13.27⌉ + 1 = 15
-        // periods, not ⌈15.39⌉ + 1 = 17. w = alone + 15·P − 13·33,517 =
-        // 15,693,305 ns, within a's 15.695 ms deadline (17,626,271 with 17;
-        // the classic window, which the same presence shortens, gives
-        // 15,699,702).
+        // does at least 1/1.1803 of work per ns: at most 11.40 ms + (1 −
+        // 1/1.1803)·1.19 ms = 11.58 ms inside the window, ⌈11.58⌉ + 1 = 13
+        // periods, not ⌈12.84⌉ + 1 = 14. w = alone + 13·P − 11·33,990 =
+        // 13,753,340 ns, within a's 13.754 ms deadline (14,719,350 with 14;
+        // the classic window, which the same presence shortens, is past it).
         let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [17, 100000]\n\
-            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\ndeadline = \"15695us\"\npet = \"1ms\"\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\ndeadline = \"13754us\"\npet = \"1ms\"\n\
             memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
             [[task]]\nname = \"b\"\ncore = 1\nperiod = \"100ms\"\npet = \"8ms\"\n\
-            memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 4000 }\n";
+            memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 3000 }\n";
         let system = parse_task_system(text, Format::Toml, "t.toml").unwrap();
         let rows = analyze(&system, SchedulerKind::Pfp).unwrap().tasks;
         let costs = crate::analysis::memory::job_costs(&system);
@@ -2374,29 +2374,30 @@ mod tests {
         assert!(a.note.as_deref().is_some_and(|n| n.ends_with("its co-runners' periods whole")), "{a:?}");
         let (b, beside) = (&costs[1], (costs[0].time_ns + costs[0].job_reload_ns) as f64);
         let inside = b.time_ns.min(b.alone_time_ns + ((1.0 - 1.0 / b.slowest_per_work) * beside).ceil() as u64);
-        assert_eq!(((b.time_ns + b.job_reload_ns).div_ceil(p) + 1, (inside + b.job_reload_ns).div_ceil(p) + 1), (17, 15));
+        assert_eq!(((b.time_ns + b.job_reload_ns).div_ceil(p) + 1, (inside + b.job_reload_ns).div_ceil(p) + 1), (14, 13));
         let issue = crate::analysis::memory::issue_ns(17, p, costs[0].fastest_request_rate);
         let done = (issue as f64 / costs[0].slowest_per_work).floor() as u64;
-        assert_eq!(w, costs[0].alone_time_ns + 15 * p - 13 * done);
-        assert_eq!((w, a.schedulable), (15_693_305, Some(true)));
+        assert_eq!(w, costs[0].alone_time_ns + 13 * p - 11 * done);
+        assert_eq!((w, a.schedulable), (13_753_340, Some(true)));
     }
 
     #[test]
     fn jobs_at_their_alone_time_plus_what_their_co_runners_presence_costs() {
         // a (10 ms of PET, 12 ms deadline, 1 MiB random) beside b (1.5 ms
         // every 5 ms, a 1 MiB stream) on core 1, budgets no core can spend.
-        // At its worst a's job runs 12,040,142 ns, past its deadline; alone
-        // (no co-runner running, its cold start included) 11,290,017 ns.
-        // While b runs, a does at least 1/1.0750125 of work per ns (each miss
-        // 150 ns and the wait behind b's bus share, 0.025 ns), each ns of
-        // work a ns of its alone time: each ns of b's presence costs a at
-        // most 1 − 1/1.0750125 = 0.0698. b's presence in a's window of w:
-        // Bertogna–Cirinei's N = ⌊(w + R − C)/T⌋ = 2 jobs of C = 1,509,286
-        // and min(C, w + R − C − 2T) = C more, 4,527,858, and a rounding of
-        // 2 ns per resumption (⌈w/5 ms⌉ + 1 + ⌈w/1 ms⌉ + 1 + 1 = 18):
-        // 4,527,894 ns, 315,949 ns lost. w = 11,605,966 ns.
+        // At its worst a's job runs 11,872,205 ns, past its 11.6 ms deadline;
+        // alone (no co-runner running, its cold start included) 11,272,023 ns.
+        // While b runs, a does at least 1/1.0600182 of work per ns (each miss
+        // 120 ns, the wait behind b's bus share, 0.025 ns, and the row
+        // conflicts b can cause, 0.011 ns), each ns of work a ns of its alone
+        // time: each ns of b's presence costs a at most 1 − 1/1.0600182 =
+        // 0.0566. b's presence in a's window of w: Bertogna–Cirinei's N =
+        // ⌊(w + R − C)/T⌋ = 2 jobs of C = 1,504,786 and min(C, w + R − C −
+        // 2T) = C more, 4,514,358, and a rounding of 2 ns per resumption
+        // (⌈w/5 ms⌉ + 1 + ⌈w/1 ms⌉ + 1 + 1 = 18): 4,514,394 ns, 255,605 ns
+        // lost. w = 11,527,628 ns.
         let text = "[platform]\ncores = 2\n[regulation]\nkind = \"memguard\"\nperiod = \"1ms\"\nbudgets = [100000, 100000]\n\
-            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\ndeadline = \"12ms\"\npet = \"10ms\"\n\
+            [[task]]\nname = \"a\"\ncore = 0\nperiod = \"100ms\"\ndeadline = \"11600us\"\npet = \"10ms\"\n\
             memory = { wss = \"1MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
             [[task]]\nname = \"b\"\ncore = 1\nperiod = \"5ms\"\npet = \"1500us\"\n\
             memory = { wss = \"1MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 100 }\n";
@@ -2404,15 +2405,15 @@ mod tests {
         let rows = analyze(&system, SchedulerKind::Pfp).unwrap().tasks;
         let costs = crate::analysis::memory::job_costs(&system);
         let (a, w) = (&rows[0], rows[0].bound_ns.unwrap());
-        assert_eq!((costs[0].time_ns, costs[0].alone_time_ns), (12_040_142, 11_290_017));
+        assert_eq!((costs[0].time_ns, costs[0].alone_time_ns), (11_872_205, 11_272_023));
         assert!(a.note.as_deref().is_some_and(|n| n.ends_with("its jobs at their alone time and their co-runners' presence")), "{a:?}");
         let (c, r, t) = (costs[1].time_ns + costs[1].job_reload_ns, rows[1].bound_ns.unwrap().max(costs[1].time_ns + costs[1].job_reload_ns), 5_000_000u64);
         let n = (w + r - c) / t;
         let presence = n * c + c.min(w + r - c - n * t) + 2 * (w.div_ceil(t) + 1 + w.div_ceil(1_000_000) + 1 + 1);
-        assert_eq!((n, presence), (2, 4_527_894));
+        assert_eq!((n, presence), (2, 4_514_394));
         let lost = ((1.0 - 1.0 / costs[0].slowest_per_work) * presence as f64).ceil() as u64;
         assert_eq!(a.terms.map(|t| t.contention_ns), Some(lost));
-        assert_eq!((w, lost, a.schedulable), (costs[0].alone_time_ns + lost, 315_949, Some(true)));
+        assert_eq!((w, lost, a.schedulable), (costs[0].alone_time_ns + lost, 255_605, Some(true)));
     }
 
     #[test]

@@ -80,13 +80,14 @@ pub fn job_costs(system: &TaskSystem) -> Vec<JobCost> {
 /// As [`job_costs`], with only the tasks j that `also(i, j)` admits as co-runners of i.
 pub fn job_costs_beside(system: &TaskSystem, also: impl Fn(usize, usize) -> bool) -> Vec<JobCost> {
     let cores: Vec<Option<usize>> = (0..system.tasks.len()).map(|i| task_core(system, i)).collect();
-    costs_with(system, |i, j| (cores[i].is_none() || cores[j].is_none() || cores[i] != cores[j]) && also(i, j))
+    let apart = |i: usize, j: usize| cores[i].is_none() || cores[j].is_none() || cores[i] != cores[j];
+    costs_with(system, |i, j| apart(i, j) && also(i, j), apart)
 }
 
 /// As [`job_costs`] under a global scheduler: any other task may run beside
 /// a job, whatever core the file names (a task's own jobs run one at a time).
 pub fn job_costs_global(system: &TaskSystem) -> Vec<JobCost> {
-    costs_with(system, |i, j| i != j)
+    costs_with(system, |i, j| i != j, |i, j| i != j)
 }
 
 impl JobCost {
@@ -127,7 +128,7 @@ pub fn job_costs_and_rates_beside(system: &TaskSystem) -> (Vec<JobCost>, Vec<Vec
     let cores: Vec<Option<usize>> = (0..system.tasks.len()).map(|i| task_core(system, i)).collect();
     let apart = |i: usize, j: usize| cores[i].is_none() || cores[j].is_none() || cores[i] != cores[j];
     let pets: Vec<u64> = system.tasks.iter().map(|t| t.pet_at(Level::C)).collect();
-    let worst = rules.worst_case(&pets, system.platform.cores, apart);
+    let worst = rules.worst_case(&pets, system.platform.cores, apart, apart);
     let pairs = (0..system.tasks.len())
         .map(|i| {
             (0..system.tasks.len())
@@ -171,9 +172,10 @@ pub fn job_costs_mcti(system: &TaskSystem) -> Vec<JobCost> {
     costs_of(&FluidRules::new(system).worst_case_mcti(&pets, system.platform.cores, corunner, &cores, &critical))
 }
 
-fn costs_with(system: &TaskSystem, corunner: impl Fn(usize, usize) -> bool) -> Vec<JobCost> {
+/// Costs beside `corunner`, the co-runners' speeds beside every task of `apart` (`FluidRules::worst_case`).
+fn costs_with(system: &TaskSystem, corunner: impl Fn(usize, usize) -> bool, apart: impl Fn(usize, usize) -> bool) -> Vec<JobCost> {
     let pets: Vec<u64> = system.tasks.iter().map(|t| t.pet_at(Level::C)).collect();
-    costs_of(&FluidRules::new(system).worst_case(&pets, system.platform.cores, corunner))
+    costs_of(&FluidRules::new(system).worst_case(&pets, system.platform.cores, corunner, apart))
 }
 
 fn costs_of(worst: &[crate::interference::fluid::WorstCase]) -> Vec<JobCost> {
@@ -326,21 +328,24 @@ mod tests {
     #[test]
     fn a_jobs_worst_cost_by_hand() {
         // Default i.MX6 platform: 1 MiB LLC shared by all (no allocation), 32 B lines,
-        // S = 32 B / 2.02 GB/s = 1600/101 ns, L = 120 ns, R = 30 ns, round robin.
-        // Task a: 10 ms of work, 1,000 references per ms, random over 4 MiB, reads only.
-        // Alone it misses 1 − 1/4 = 0.75 (compute share 1 − 0.001·0.75·120 = 0.91);
-        // beside b's 4 MiB it may keep only 1·4/8 = 0.5 MiB: misses 0.875, each
-        // 120 + W + R. W: one round (S) at most, and at most S·ρ/(1 − ρ) for
-        // b's bus share ρ at its fastest, 10⁻⁶ requests per ns (its 4 MiB stream
-        // misses every write, compute share 1 − 10⁻⁶·S): W = S²·10⁻⁶/(1 −
-        // S·10⁻⁶) = 0.000251 ns (S = 15.84 before issue 26's bus-share bound).
-        // τ = 0.91 + 0.001·0.875·150.000251 = 1.0412502 → 10 ms take
-        // 10,412,502.2 ns; 0.001·0.875·10⁷ = 8,750 requests. Reload: min(1 MiB /
-        // 32 B = 32,768 lines, its job's 10,000 references) × 120 ns = 1,200,000
-        // ns of work, × τ = 1,249,501 ns (1,266,134 at W = S). Cold start
-        // (b's misses may evict a's lines between its jobs): as much, in every
-        // job: 11,200,000 × τ = 11,662,002.46 → 11,662,003 + 1 ns, and 0.000875
-        // × 11,200,000 = 9,800 requests.
+        // S = 32 B / 2.02 GB/s = 1600/101 ns, L = 120 ns, R = 30 ns, 8 banks
+        // shared by all, round robin. Task a: 10 ms of work, 1,000 references
+        // per ms, random over 4 MiB, reads only. Alone it misses 1 − 1/4 =
+        // 0.75 (compute share 1 − 0.001·0.75·120 = 0.91); beside b's 4 MiB it
+        // may keep only 1·4/8 = 0.5 MiB: misses 0.875, each 120 + W + p·R.
+        // b's 4 MiB stream misses every write (compute share 1 − 10⁻⁶·S): at
+        // most 10⁻⁶ requests per ns. W: one round (S) at most, and at most
+        // S·ρ/(1 − ρ) for b's bus share ρ = 10⁻⁶·S: S²·10⁻⁶/(1 − S·10⁻⁶) =
+        // 0.000251 ns. p: at most 1, and at most b's rate × R·8/(8·8) =
+        // 10⁻⁶·3.75: p·R = 0.0001125 ns (before issue 26's bounds by what b
+        // can issue, W = S and p = 1: 165.84 ns a miss). τ = 0.91 +
+        // 0.001·0.875·120.000363 = 1.0150003 → 10 ms take 10,150,003.2 ns;
+        // 0.001·0.875·10⁷ = 8,750 requests. Reload: min(1 MiB / 32 B = 32,768
+        // lines, its job's 10,000 references) × 120 ns = 1,200,000 ns of work,
+        // × τ = 1,218,001 ns (1,266,134 at W = S, p = 1). Cold start (b's
+        // misses may evict a's lines between its jobs): as much, in every job:
+        // 11,200,000 × τ = 11,368,003.56 → 11,368,004 + 1 ns, and 0.000875 ×
+        // 11,200,000 = 9,800 requests.
         let text = "[platform]\ncores = 2\n\
             [[task]]\nname = \"a\"\ncore = 0\nperiod = \"20ms\"\npet = \"10ms\"\n\
             memory = { wss = \"4MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
@@ -348,14 +353,14 @@ mod tests {
             memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 1 }\n";
         let system = crate::model::parse_task_system(text, crate::model::Format::Toml, "t.toml").unwrap();
         let a = job_costs(&system)[0];
-        assert_eq!(a.time_ns, 11_662_004);
+        assert_eq!(a.time_ns, 11_368_005);
         assert!((a.requests - 9_800.0).abs() < 1e-6, "{}", a.requests);
-        assert_eq!(a.reload_ns, 1_249_501);
-        assert_eq!(a.cold_ns, 1_249_501);
+        assert_eq!(a.reload_ns, 1_218_001);
+        assert_eq!(a.cold_ns, 1_218_001);
         // With no co-runner running it misses 0.75 at worst cost per miss:
-        // τ_alone = 0.91 + 0.001·0.75·150.000251 = 1.0225002, its cold start still
-        // at τ: 10⁷·τ_alone + 1,200,000·τ = 11,474,502.15 → 11,474,503 + 1 ns.
-        assert_eq!(a.alone_time_ns, 11_474_504);
+        // τ_alone = 0.91 + 0.001·0.75·120.000363 = 1.0000003, its cold start still
+        // at τ: 10⁷·τ_alone + 1,200,000·τ = 11,218,003.11 → 11,218,004 + 1 ns.
+        assert_eq!(a.alone_time_ns, 11_218_005);
         // Alone in the LLC with a 1 MiB set nothing can evict its lines: no cold start.
         let alone = text.replace("wss = \"4MiB\", pattern = \"random\"", "wss = \"512KiB\", pattern = \"random\"").replace("wss = \"4MiB\", pattern = \"stream\"", "wss = \"512KiB\", pattern = \"stream\"");
         let a = job_costs(&crate::model::parse_task_system(&alone, crate::model::Format::Toml, "t.toml").unwrap())[0];
@@ -373,12 +378,16 @@ mod tests {
         // so at most 0.001/(1 + 0.001·S) requests per ns. a beside b keeps
         // 8/9 MiB of 4 MiB: misses 1 − 2/9 = 7/9, alone 3/4 (compute share
         // 0.91), at most 0.001·(7/9)/(0.91 + 0.001·(7/9)·120) per ns.
-        // b's slowest τ: 1 + 0.001·(S + W_b + R), W_b behind a's share, so it
+        // b's slowest τ: 1 + 0.001·(S + W_b + p_b·R), W_b behind a's bus
+        // share and p_b at most a's rate × R·8/(8·8) (8 banks shared), so it
         // issues at least 0.001/τ per ns; a's τ = 0.91 + 0.001·(7/9)·(120 +
-        // W_a + 30), W_a behind b's, at least 0.001·(7/9)/τ per ns.
+        // W_a + p_a·R), behind b's, at least 0.001·(7/9)/τ per ns.
         let s = 1600.0 / 101.0;
-        let queue = |rho: f64| (s * rho / (1.0 - rho)).min(s);
-        let (w_a, w_b) = (queue(s * 0.001 / (1.0 + 0.001 * s)), queue(s * 0.001 * (7.0 / 9.0) / (0.91 + 0.001 * (7.0 / 9.0) * 120.0)));
+        let (fastest_a, fastest_b) = (0.001 * (7.0 / 9.0) / (0.91 + 0.001 * (7.0 / 9.0) * 120.0), 0.001 / (1.0 + 0.001 * s));
+        let queue = |rate: f64| (s * rate * s / (1.0 - rate * s)).min(s);
+        let conflict = |rate: f64| (rate * 30.0 / 8.0).min(1.0) * 30.0;
+        // Each one's wait and conflict per miss, behind the other.
+        let (w_a, w_b) = (queue(fastest_b) + conflict(fastest_b), queue(fastest_a) + conflict(fastest_a));
         let text = "[platform]\ncores = 2\n\
             [[task]]\nname = \"a\"\ncore = 0\nperiod = \"20ms\"\npet = \"10ms\"\n\
             memory = { wss = \"4MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
@@ -386,8 +395,8 @@ mod tests {
             memory = { wss = \"512KiB\", pattern = \"stream\", read_fraction = 0.0, accesses_per_ms = 1000 }\n";
         let rates: Vec<Vec<Option<f64>>> = job_costs_and_rates_beside(&crate::model::parse_task_system(text, crate::model::Format::Toml, "t.toml").unwrap()).1.iter().map(|r| r.iter().map(|b| b.map(|b| b.rate)).collect()).collect();
         let close = |x: Option<f64>, want: f64| x.is_some_and(|x| (x - want).abs() < 1e-12 * want.max(1e-9));
-        assert!(close(rates[0][1], 0.001 / (1.0 + 0.001 * (s + w_b + 30.0))), "{:?}", rates[0][1]);
-        assert!(close(rates[1][0], 0.001 * (7.0 / 9.0) / (0.91 + 0.001 * (7.0 / 9.0) * (150.0 + w_a))), "{:?}", rates[1][0]);
+        assert!(close(rates[0][1], 0.001 / (1.0 + 0.001 * (s + w_b))), "{:?}", rates[0][1]);
+        assert!(close(rates[1][0], 0.001 * (7.0 / 9.0) / (0.91 + 0.001 * (7.0 / 9.0) * (120.0 + w_a))), "{:?}", rates[1][0]);
         assert_eq!((rates[0][0], rates[1][1]), (None, None));
         // The excess each issues beside the other, above its alone count: a
         // alone keeps 1 MiB of 4 (misses 3/4), beside b 8/9 MiB (7/9): 0.001·(7/9 − 3/4)
@@ -451,18 +460,21 @@ mod tests {
     }
 
     #[test]
-    fn a_fair_wait_is_at_most_the_queue_behind_the_two_busiest_co_runners() {
-        // Three cores, round robin: a wait is at most one round, 2·S, and at
-        // most S·ρ/(1 − ρ) for the bus share ρ the other two cores can use at
-        // most, each running one task at a time. b (core 1), d (core 1) and c
-        // (core 2) write 4 MiB streams, which miss every reference alone
-        // too (compute share 1 − r·S, time per ns of work exactly 1): at most
-        // r requests per ns each, 0.01, 0.005 and 0.002. The two busiest, b
+    fn a_fair_wait_and_row_conflicts_are_at_most_what_the_two_busiest_co_runners_cause() {
+        // Three cores, round robin, 8 banks shared by all: a wait is at most
+        // one round, 2·S, and at most S·ρ/(1 − ρ) for the bus share ρ the
+        // other two cores can use at most, each running one task at a time;
+        // a row conflict (R = 30 ns) comes with probability at most 1 and at
+        // most Σ rate × R·8/(8·8) over them. b (core 1), d (core 1) and c
+        // (core 2) write 4 MiB streams, which miss every reference alone too
+        // (compute share 1 − r·S, time per ns of work exactly 1): at most r
+        // requests per ns each, 0.01, 0.005 and 0.002. The two busiest, b
         // and d, give ρ = 0.015·S (b and d never run at once, but the bound
         // takes the m − 1 busiest co-runners whatever their cores): W =
-        // S·ρ/(1 − ρ) = 4.94 ns < 2·S. a reads a 4 MiB stream, 0.001 per ns:
-        // compute share 1 − 0.001·120 = 0.88, each miss 120 + W + 30, no cold
-        // start (its stream outgrows the LLC): 10⁷·(0.88 + 0.001·(150 + W)) + 1.
+        // S·ρ/(1 − ρ) = 4.94 ns < 2·S, and p = 0.015·3.75 = 0.05625, p·R =
+        // 1.6875 ns. a reads a 4 MiB stream, 0.001 per ns: compute share 1 −
+        // 0.001·120 = 0.88, each miss 120 + W + p·R, no cold start (its
+        // stream outgrows the LLC): 10⁷·(0.88 + 0.001·(121.6875 + W)) + 1.
         let text = "[platform]\ncores = 3\n\
             [[task]]\nname = \"a\"\ncore = 0\nperiod = \"20ms\"\npet = \"10ms\"\n\
             memory = { wss = \"4MiB\", pattern = \"stream\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
@@ -476,14 +488,18 @@ mod tests {
         let rho = 0.015 * s;
         let wait = s * rho / (1.0 - rho);
         assert!(wait < 2.0 * s && (wait - 4.94).abs() < 0.005, "{wait}");
-        let expected = (1e7 * (0.88 + 0.001 * (150.0 + wait))).ceil() as u64 + 1;
+        let expected = (1e7 * (0.88 + 0.001 * (121.6875 + wait))).ceil() as u64 + 1;
         let costs = job_costs(&crate::model::parse_task_system(text, crate::model::Format::Toml, "t.toml").unwrap());
         assert!(costs[0].time_ns.abs_diff(expected) <= 1, "{} vs {expected}", costs[0].time_ns);
         assert!((costs[1].fastest_request_rate - 0.01).abs() < 1e-15, "{}", costs[1].fastest_request_rate);
-        // b at 0.1 per ns: the queue's wait (ρ = 0.105·S > 1: saturated) is
-        // past the round, which decides: 2·S.
+        // b at 0.1 references per ns asks more than its PET allows (0.1·S >
+        // 1: a memory bomb, docs/memory-model.md item 1): it runs at
+        // 1/(0.1·S), 1/S requests per ns. The queue's wait (ρ = 1 + 0.005·S:
+        // saturated) is past the round, which decides: 2·S; p = (1/S +
+        // 0.005)·3.75.
         let busy = text.replace("accesses_per_ms = 10000", "accesses_per_ms = 100000");
-        let round = (1e7 * (0.88 + 0.001 * (150.0 + 2.0 * s))).ceil() as u64 + 1;
+        let conflict = (1.0 / s + 0.005) * 3.75 * 30.0;
+        let round = (1e7 * (0.88 + 0.001 * (120.0 + conflict + 2.0 * s))).ceil() as u64 + 1;
         let a = job_costs(&crate::model::parse_task_system(&busy, crate::model::Format::Toml, "t.toml").unwrap())[0];
         assert!(a.time_ns.abs_diff(round) <= 1, "{} vs {round}", a.time_ns);
     }
@@ -525,8 +541,9 @@ mod tests {
         // core overloads the bus is fixed priority and a's requests may wait
         // S·ρ/(1 − ρ) + S/2 = S·(64/37 + 1/2) = S·165/74 ≈ 35.32 ns > S. Task a
         // on core 0 streams 4 MiB reading, 0.001 references per ns: compute
-        // share 1 − 0.001·120 = 0.88, each miss at worst 120 + W + 30, so
-        // 10 ms of work take 10⁷·(0.88 + 0.001·(150 + W)) ns, + 1 ns of
+        // share 1 − 0.001·120 = 0.88, each miss at worst 120 + W + p·R, p at
+        // most b's rate × R·8/(8·8) (8 banks shared) = 0.15, p·R = 4.5 ns, so
+        // 10 ms of work take 10⁷·(0.88 + 0.001·(124.5 + W)) ns, + 1 ns of
         // rounding. No cold start: its stream outgrows the LLC. Both critical:
         // b's core may rank above a's (Property 1: level, then deadline).
         let text = |a_level: u32, b_level: u32| {
@@ -541,12 +558,12 @@ mod tests {
         let parse = |t: String| crate::model::parse_task_system(&t, crate::model::Format::Toml, "t.toml").unwrap();
         let s: f64 = 1600.0 / 101.0;
         let wait = s * 165.0 / 74.0;
-        let expected = (1e7 * (0.88 + 0.001 * (150.0 + wait))).ceil() as u64 + 1;
+        let expected = (1e7 * (0.88 + 0.001 * (124.5 + wait))).ceil() as u64 + 1;
         let a = job_costs_mcti(&parse(text(1, 1)))[0];
         assert!(a.time_ns.abs_diff(expected) <= 1, "{} vs {expected}", a.time_ns);
         // Without MCTI the round-robin wait S (b's share ρ = 64/101 queues
-        // S·64/37 > S): 10⁷·(0.88 + 0.001·(150 + S)) + 1.
-        let fair = (1e7 * (0.88 + 0.001 * (150.0 + s))).ceil() as u64 + 1;
+        // S·64/37 > S): 10⁷·(0.88 + 0.001·(124.5 + S)) + 1.
+        let fair = (1e7 * (0.88 + 0.001 * (124.5 + s))).ceil() as u64 + 1;
         assert!(job_costs(&parse(text(1, 1)))[0].time_ns.abs_diff(fair) <= 1);
         // b not critical: its core ranks 0, below a's, so a waits at most half a
         // line behind it, S/2 < S: the fair wait decides. With no critical task

@@ -395,17 +395,41 @@ impl FluidRules {
     /// n ≤ m + devices, and at most the queue's S·ρ/(1 − ρ) at the most bus
     /// share ρ the co-runners can use, [`FluidRules::fair_wait_ns`]; TDMA
     /// m·S/2; fixed priority ρ ≤ 0.999 plus half a line),
-    /// a row conflict on every request (p ≤ 1), and CPU 0's interrupt share
+    /// a row conflict with probability p ≤ 1 and at most what the
+    /// co-runners can open rows with ([`FluidRules::row_conflicts_ns`]), and CPU 0's interrupt share
     /// taken from every task. `pet_ns` per task is the work a job does;
     /// `corunner(i, j)`: task j may run while task i does (on another core),
-    /// so only those press on i's LLC share.
-    pub fn worst_case(&self, pet_ns: &[u64], cores: usize, corunner: impl Fn(usize, usize) -> bool) -> Vec<WorstCase> {
+    /// so only those press on i's LLC share, queue before it and open rows
+    /// in its banks; `apart(i, j)` the same for every task that may ever
+    /// run beside i (a superset: a view may leave co-runners out and charge
+    /// them otherwise), which bounds how fast each co-runner issues.
+    pub fn worst_case(&self, pet_ns: &[u64], cores: usize, corunner: impl Fn(usize, usize) -> bool, apart: impl Fn(usize, usize) -> bool) -> Vec<WorstCase> {
         let wait = self.worst_wait_ns(cores);
+        let fastest: Vec<f64> = (0..self.tasks.len()).map(|j| self.fastest_request_rate(j, cores, &apart)).collect();
         if matches!(self.arbiter, Arbiter::FixedPriority | Arbiter::Tdma) {
-            return self.worst_case_waiting(pet_ns, cores, &corunner, |_| wait);
+            return self.worst_case_waiting(pet_ns, cores, &corunner, &fastest, |_| wait);
         }
-        let loads: Vec<f64> = (0..self.tasks.len()).map(|j| self.fastest_request_rate(j, cores, &corunner) * self.service_ns).collect();
-        self.worst_case_waiting(pet_ns, cores, &corunner, |i| self.fair_wait_ns(i, wait, cores, &loads, &corunner))
+        let loads: Vec<f64> = fastest.iter().map(|r| r * self.service_ns).collect();
+        self.worst_case_waiting(pet_ns, cores, &corunner, &fastest, |i| self.fair_wait_ns(i, wait, cores, &loads, &corunner))
+    }
+
+    /// Task i's row-conflict time per request, for its requests to its own
+    /// banks and its uncacheable ones (Level C's): R·p, p at most 1 and at
+    /// most what the DMA devices and the m − 1 busiest of its co-runners can
+    /// open rows with, each at its fastest request rate (`fastest`) times
+    /// the largest of its streams' coefficients R·|B ∩ B'|/(|B|·|B'|) (item
+    /// 4 of docs/memory-model.md).
+    fn row_conflicts_ns(&self, i: usize, cores: usize, fastest: &[f64], corunner: &impl Fn(usize, usize) -> bool) -> (f64, f64) {
+        let nb = self.bank_sets.len();
+        let coeff = |a: usize, b: usize| self.coeff[a * nb + b];
+        let lc = self.level_c_banks;
+        let p = |own: usize| -> f64 {
+            let mut beside: Vec<f64> = (0..self.tasks.len()).filter(|&j| j != i && corunner(i, j)).map(|j| fastest[j] * coeff(own, self.tasks[j].banks).max(coeff(own, lc))).collect();
+            beside.sort_by(|a, b| b.total_cmp(a));
+            let dma: f64 = self.devices.iter().map(|d| d.requests_per_ns * coeff(own, d.banks)).sum();
+            (dma + beside.iter().take(cores.saturating_sub(1)).sum::<f64>()).min(1.0)
+        };
+        (p(self.tasks[i].banks) * self.row_conflict_ns, p(lc) * self.row_conflict_ns)
     }
 
     /// A fair arbiter's longest wait for task i's requests: at most one
@@ -458,7 +482,7 @@ impl FluidRules {
         let round = self.worst_wait_ns(cores);
         let loads: Vec<f64> = fastest.iter().map(|r| r * s).collect();
         let overloads = critical.iter().any(|&c| c);
-        self.worst_case_waiting(pet_ns, cores, &corunner, |i| {
+        self.worst_case_waiting(pet_ns, cores, &corunner, &fastest, |i| {
             let fair = if matches!(self.arbiter, Arbiter::FixedPriority | Arbiter::Tdma) { round } else { self.fair_wait_ns(i, round, cores, &loads, &corunner) };
             if !overloads {
                 return fair;
@@ -596,7 +620,7 @@ impl FluidRules {
             .unwrap_or(0.0)
     }
 
-    fn worst_case_waiting(&self, pet_ns: &[u64], cores: usize, corunner: &impl Fn(usize, usize) -> bool, wait_of: impl Fn(usize) -> f64) -> Vec<WorstCase> {
+    fn worst_case_waiting(&self, pet_ns: &[u64], cores: usize, corunner: &impl Fn(usize, usize) -> bool, fastest: &[f64], wait_of: impl Fn(usize) -> f64) -> Vec<WorstCase> {
         let s = self.service_ns;
         let irq = (1.0 - self.devices.iter().map(|d| d.irq_share).sum::<f64>()).max(1e-9);
         self.tasks
@@ -614,6 +638,7 @@ impl FluidRules {
                 }
                 let (miss, m0, alone) = self.worst_and_alone_miss(i, cores, corunner);
                 let wait = wait_of(i);
+                let (conflict, conflict_extra) = self.row_conflicts_ns(i, cores, fastest, corunner);
                 let mut start = 0u64;
                 let phases = tm
                     .phases
@@ -624,13 +649,13 @@ impl FluidRules {
                         start = start.max(end);
                         let rf = ph.read_fraction;
                         let compute = (1.0 - ph.refs_per_ns * m0 * self.isolated_miss_ns(rf) - tm.extra_refs_per_ns * self.read_latency_ns).max(0.0);
-                        let per_miss = rf * (self.read_latency_ns + wait) + (1.0 - rf) * (s + wait) + self.row_conflict_ns;
-                        let per_extra = self.read_latency_ns + wait + self.row_conflict_ns;
+                        let per_miss = rf * (self.read_latency_ns + wait) + (1.0 - rf) * (s + wait) + conflict;
+                        let per_extra = self.read_latency_ns + wait + conflict_extra;
                         let time = compute + ph.refs_per_ns * miss * per_miss + tm.extra_refs_per_ns * per_extra;
                         let time_per_work = time.max(1e-12) / irq;
                         let min_request_rate = (ph.refs_per_ns * m0 + tm.extra_refs_per_ns) / time_per_work;
                         let requests_per_work = ph.refs_per_ns * miss + tm.extra_refs_per_ns;
-                        let contention_per_work = requests_per_work * (wait + self.row_conflict_ns) / irq;
+                        let contention_per_work = (ph.refs_per_ns * miss * (wait + conflict) + tm.extra_refs_per_ns * (wait + conflict_extra)) / irq;
                         let alone_requests_per_work = (ph.refs_per_ns * alone.min(miss) + tm.extra_refs_per_ns).min(requests_per_work);
                         let alone_time_per_work = ((compute + ph.refs_per_ns * alone.min(miss) * per_miss + tm.extra_refs_per_ns * per_extra).max(1e-12) / irq).min(time_per_work);
                         WorstPhase { work_ns, time_per_work, requests_per_work, min_request_rate, contention_per_work, alone_requests_per_work, alone_time_per_work }
