@@ -424,10 +424,8 @@ impl FluidRules {
         let coeff = |a: usize, b: usize| self.coeff[a * nb + b];
         let lc = self.level_c_banks;
         let p = |own: usize| -> f64 {
-            let mut beside: Vec<f64> = (0..self.tasks.len()).filter(|&j| j != i && corunner(i, j)).map(|j| fastest[j] * coeff(own, self.tasks[j].banks).max(coeff(own, lc))).collect();
-            beside.sort_by(|a, b| b.total_cmp(a));
             let dma: f64 = self.devices.iter().map(|d| d.requests_per_ns * coeff(own, d.banks)).sum();
-            (dma + beside.iter().take(cores.saturating_sub(1)).sum::<f64>()).min(1.0)
+            (dma + self.busiest(i, cores, corunner, |j| fastest[j] * coeff(own, self.tasks[j].banks).max(coeff(own, lc)))).min(1.0)
         };
         (p(self.tasks[i].banks) * self.row_conflict_ns, p(lc) * self.row_conflict_ns)
     }
@@ -439,13 +437,19 @@ impl FluidRules {
     /// co-runners at their fastest (`loads`: fastest request rate × S; each
     /// other core runs one of them at a time).
     fn fair_wait_ns(&self, i: usize, round_ns: f64, cores: usize, loads: &[f64], corunner: &impl Fn(usize, usize) -> bool) -> f64 {
-        let mut beside: Vec<f64> = (0..self.tasks.len()).filter(|&j| j != i && corunner(i, j)).map(|j| loads[j]).collect();
-        beside.sort_by(|a, b| b.total_cmp(a));
-        let rho = self.devices.iter().map(|d| d.requests_per_ns * self.service_ns).sum::<f64>() + beside.iter().take(cores.saturating_sub(1)).sum::<f64>();
+        let rho = self.devices.iter().map(|d| d.requests_per_ns * self.service_ns).sum::<f64>() + self.busiest(i, cores, corunner, |j| loads[j]);
         if rho >= 0.999 {
             return round_ns;
         }
         round_ns.min(self.service_ns * rho / (1.0 - rho))
+    }
+
+    /// The sum of the m − 1 largest `value(j)` over task i's co-runners j:
+    /// each other core runs one of them at a time.
+    fn busiest(&self, i: usize, cores: usize, corunner: &impl Fn(usize, usize) -> bool, value: impl Fn(usize) -> f64) -> f64 {
+        let mut values: Vec<f64> = (0..self.tasks.len()).filter(|&j| j != i && corunner(i, j)).map(value).collect();
+        values.sort_by(|a, b| b.total_cmp(a));
+        values.iter().take(cores.saturating_sub(1)).sum()
     }
 
     /// The arbiter's longest wait per request (see [`FluidRules::worst_case`]).
