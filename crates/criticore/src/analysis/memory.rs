@@ -71,6 +71,17 @@ pub fn task_core(system: &TaskSystem, i: usize) -> Option<usize> {
     t.core.or(t.server.map(|s| system.servers[s].core))
 }
 
+/// Per task, its core ([`task_core`]).
+fn cores_of(system: &TaskSystem) -> Vec<Option<usize>> {
+    (0..system.tasks.len()).map(|i| task_core(system, i)).collect()
+}
+
+/// Whether tasks i and j may run at once, by their `cores`: on different
+/// ones, or either on any.
+fn apart(cores: &[Option<usize>]) -> impl Fn(usize, usize) -> bool + Copy + '_ {
+    |i, j| cores[i].is_none() || cores[j].is_none() || cores[i] != cores[j]
+}
+
 /// Per task of `system`, the worst-case job cost under the fluid model, with
 /// every task that may run on another core as a co-runner.
 pub fn job_costs(system: &TaskSystem) -> Vec<JobCost> {
@@ -79,8 +90,8 @@ pub fn job_costs(system: &TaskSystem) -> Vec<JobCost> {
 
 /// As [`job_costs`], with only the tasks j that `also(i, j)` admits as co-runners of i.
 pub fn job_costs_beside(system: &TaskSystem, also: impl Fn(usize, usize) -> bool) -> Vec<JobCost> {
-    let cores: Vec<Option<usize>> = (0..system.tasks.len()).map(|i| task_core(system, i)).collect();
-    let apart = |i: usize, j: usize| cores[i].is_none() || cores[j].is_none() || cores[i] != cores[j];
+    let cores = cores_of(system);
+    let apart = apart(&cores);
     costs_with(system, |i, j| apart(i, j) && also(i, j), apart)
 }
 
@@ -125,8 +136,8 @@ pub struct Beside {
 /// else what each does beside the other ([`Beside`]).
 pub fn job_costs_and_rates_beside(system: &TaskSystem) -> (Vec<JobCost>, Vec<Vec<Option<Beside>>>) {
     let rules = FluidRules::new(system);
-    let cores: Vec<Option<usize>> = (0..system.tasks.len()).map(|i| task_core(system, i)).collect();
-    let apart = |i: usize, j: usize| cores[i].is_none() || cores[j].is_none() || cores[i] != cores[j];
+    let cores = cores_of(system);
+    let apart = apart(&cores);
     let pets: Vec<u64> = system.tasks.iter().map(|t| t.pet_at(Level::C)).collect();
     let worst = rules.worst_case(&pets, system.platform.cores, apart, apart);
     let pairs = (0..system.tasks.len())
@@ -165,8 +176,8 @@ pub fn excess_per_period(pairs: &[(f64, f64)], budget: Option<f64>, period_ns: f
 /// As [`job_costs`] under MCTI: the bus may switch to fixed priority while
 /// a core overloads (`FluidRules::worst_case_mcti`).
 pub fn job_costs_mcti(system: &TaskSystem) -> Vec<JobCost> {
-    let cores: Vec<Option<usize>> = (0..system.tasks.len()).map(|i| task_core(system, i)).collect();
-    let corunner = |i: usize, j: usize| cores[i].is_none() || cores[j].is_none() || cores[i] != cores[j];
+    let cores = cores_of(system);
+    let corunner = apart(&cores);
     let pets: Vec<u64> = system.tasks.iter().map(|t| t.pet_at(Level::C)).collect();
     let critical: Vec<bool> = system.tasks.iter().map(|t| t.criticality > 0).collect();
     costs_of(&FluidRules::new(system).worst_case_mcti(&pets, system.platform.cores, corunner, &cores, &critical))
