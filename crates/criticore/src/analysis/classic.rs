@@ -34,7 +34,7 @@ use super::level_c::{restricted_supply_gedf, CoreSupply};
 use super::supply::Supply;
 use super::{Charged, NotDecided, Sporadic};
 use crate::error::{quote, FieldError};
-use crate::model::{Region, BudgetGroup, Level, Preemption, RegulationKind, ServerKind, TaskSystem};
+use crate::model::{Arrival, Region, BudgetGroup, Level, Preemption, RegulationKind, ServerKind, Task, TaskSystem};
 use crate::policy::{fixed_priority_ranks, server_of_tasks, SchedulerKind};
 use crate::policy::activation::jobs_active_at_most;
 use super::chains::{self, ChainBound};
@@ -243,7 +243,7 @@ fn by_rank(system: &TaskSystem, tasks: &[usize]) -> Vec<usize> {
 
 /// Fixed priority over one supply: every task of `ordered` below the ones before it.
 /// `waits`: a scratchpad platform's port waits, charged per window (pfp on a dedicated core).
-fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str, waits: Option<&PortWaits>) -> Vec<TaskBound> {
+fn fp_over(system: &TaskSystem, ordered: &[usize], supply_of: impl Fn(usize) -> Supply, on: &str, waits: Option<&PortWaits>) -> Vec<TaskBound> {
     let fp = |i: usize| FpTask { pet_ns: pet(system, i), period_ns: system.tasks[i].period_ns };
     // Cooperative and non-preemptive tasks, and copies (pfp only, so a dedicated core): their regions.
     let regions: Vec<Option<Vec<Region>>> = ordered.iter().map(|&i| system.tasks[i].regions(Level::C)).collect();
@@ -251,6 +251,7 @@ fn fp_over(system: &TaskSystem, ordered: &[usize], supply: Supply, on: &str, wai
         .map(|k| {
             let hp: Vec<FpTask> = ordered[..k].iter().map(|&i| fp(i)).collect();
             let own = fp(ordered[k]);
+            let supply = supply_of(k);
             // Blocking: a lower-priority job may have entered its longest
             // non-preemptive region 1 ns before the release (a release at the
             // same instant goes first).
@@ -1366,7 +1367,7 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>, waits: O
         } else if memory.is_some() {
             fp_rows.next().expect("a round's rows per pfp core")
         } else {
-            fp_over(system, &by_rank(system, &on), Supply::Dedicated, &name, waits)
+            fp_over(system, &by_rank(system, &on), |_| Supply::Dedicated, &name, waits)
         };
         let ok = all_of(core_rows.iter().map(|r: &TaskBound| r.schedulable));
         rows.extend(core_rows);
@@ -1589,6 +1590,9 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
             if !pending[s] {
                 return Vec::new();
             }
+            // A window of a task whose releases and those above it fall on the
+            // server's period starts opens at one (server_memory.rs).
+            let opens_at_period_start = |k: usize| sv.kind == ServerKind::Periodic && ordered[..=k].iter().all(|&j| on_grid_of(&system.tasks[j], sv.period_ns));
             if let (Some(guarantee), Some(mem)) = (served[s], mem) {
                 let costs = beside.as_deref().unwrap_or(&mem.costs);
                 // Time beside the uncapped co-runners (the capped ones add their running
@@ -1609,6 +1613,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                     memory_budget,
                     issue_ns: memory_budget.map_or(0, |m| memory::issue_ns(m, sv.budget_ns, fastest[s])),
                     memory_grid_apart: cbs,
+                    opens_at_period_start: false,
                     higher_periods_ns: above[s].clone(),
                     // While a capped co-runner runs a job still progresses at its
                     // worst (full-cost) rate instead of its beside one: it loses at
@@ -1671,10 +1676,12 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                         // MCTI rule 5: a critical task is never stalled.
                         let never_stalled = mem.mcti && ordered[..=k].iter().all(|&h| system.tasks[h].criticality > 0);
                         let stalled = view.core_stalls.is_some() && !never_stalled;
-                        let unstalled;
-                        let view_k = if view.core_stalls.is_some() && never_stalled {
-                            unstalled = ServerView { core_stalls: None, ..view.clone() };
-                            &unstalled
+                        // Every job of the window released at a start of the server's period.
+                        let opens_at_period_start = opens_at_period_start(k);
+                        let own_view;
+                        let view_k = if (view.core_stalls.is_some() && never_stalled) || opens_at_period_start {
+                            own_view = ServerView { core_stalls: view.core_stalls.clone().filter(|_| !never_stalled), opens_at_period_start, ..view.clone() };
+                            &own_view
                         } else {
                             &view
                         };
@@ -1689,6 +1696,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                                     (false, true) => format!("demand with memory stalls and {regulator}'s budget stalls outgrows the server"),
                                     (false, false) => "demand with memory stalls outgrows the server".to_string(),
                                 };
+                                let note = if opens_at_period_start && bound.is_some() { format!("{note}; its windows open at its server's period starts (its releases and those above it fall on them)") } else { note };
                                 let r = row(system, i, sv.name.clone(), bound, Some(note));
                                 let terms = window.map(|w| server_terms(system, i, &ordered[..k], &w));
                                 TaskBound { terms: terms.filter(|_| !r.background), ..r }
@@ -1698,7 +1706,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                     })
                     .collect()
             } else if let Some(guarantee) = served[s] {
-                fp_over(system, ordered, guarantee.supply(sv.period_ns), &sv.name, None)
+                fp_over(system, ordered, |k| guarantee.supply(sv.period_ns, opens_at_period_start(k)), &sv.name, None)
             } else {
                 ordered.iter().map(|&i| row(system, i, sv.name.clone(), None, Some(format!("server {}: {}", sv.name, notes[s].clone().unwrap_or_default())))).collect()
             }
@@ -1714,6 +1722,12 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
         groups.push(GroupResult { name: sv.name.clone(), utilization: sv.budget_ns as f64 / sv.period_ns as f64, schedulable: ok, note: notes[s].clone() });
     }
     Ok((in_file_order(system, rows), groups))
+}
+
+/// Every job of `task` is released at a start of a period of `period_ns`
+/// (on the grid from 0): periodic, its period and offset multiples of it.
+fn on_grid_of(task: &Task, period_ns: u64) -> bool {
+    task.arrival == Arrival::Periodic && task.period_ns % period_ns == 0 && task.offset_ns % period_ns == 0
 }
 
 /// A server task's bound split into its terms (`--explain`): the jobs'
@@ -2653,14 +2667,16 @@ memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = 
     }
 
     /// Server b below a on one core (a first by priority), each with a task
-    /// of 1 ms every 100 ms (x in a, y in b); (period, budget) each.
-    fn b_below_a(a: (&str, &str), b: (&str, &str)) -> TaskAnalysis {
+    /// of 1 ms every 100 ms (x in a, y in b); (period, budget) each. y is
+    /// released at 0 and every 100 ms (at starts of b's period), or sporadic.
+    fn b_below_a(a: (&str, &str), b: (&str, &str), y_sporadic: bool) -> TaskAnalysis {
+        let arrival = if y_sporadic { "arrival = \"sporadic\"\n" } else { "" };
         let text = format!(
             "[platform]\ncores = 1\n\
             [[server]]\nname = \"a\"\ncore = 0\npriority = 2\nperiod = \"{}\"\nbudget = \"{}\"\n\
             [[server]]\nname = \"b\"\ncore = 0\npriority = 1\nperiod = \"{}\"\nbudget = \"{}\"\n\
             [[task]]\nname = \"x\"\nserver = \"a\"\nperiod = \"100ms\"\npet = \"1ms\"\n\
-            [[task]]\nname = \"y\"\nserver = \"b\"\nperiod = \"100ms\"\npet = \"1ms\"\n",
+            [[task]]\nname = \"y\"\nserver = \"b\"\nperiod = \"100ms\"\npet = \"1ms\"\n{arrival}",
             a.0, a.1, b.0, b.1
         );
         analyze(&parse_task_system(&text, Format::Toml, "t.toml").unwrap(), SchedulerKind::Servers).unwrap()
@@ -2672,11 +2688,16 @@ memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = 
         // b's first period serves nothing (R_b = 2 + 6 = 8 ms > 5 ms): before, no
         // bound. a, on top, serves its 6 ms within 6 ms of each period's start, so
         // any 10 ms hold at most 6 of it: b is sure of 2 ms in any 2 of its periods
-        // (server_supply.rs; with a anywhere in its period, 4 in 5), and a job of
-        // 1 ms waits at most (2·⌈1/2⌉ + 1)·5 = 15 ms (simulated: 7 ms, served 6-7 ms).
-        let a = b_below_a(("10ms", "6ms"), ("5ms", "2ms"));
-        let y = &a.tasks[1];
+        // (server_supply.rs; with a anywhere in its period, 4 in 5), and a sporadic
+        // job of 1 ms waits at most (2·⌈1/2⌉ + 1)·5 = 15 ms (simulated: 7 ms,
+        // served 6-7 ms). Released at b's period starts, its window holds whole
+        // periods from its release: 2·⌈1/2⌉·5 = 10 ms.
+        let sporadic = b_below_a(("10ms", "6ms"), ("5ms", "2ms"), true);
+        let y = &sporadic.tasks[1];
         assert_eq!((y.bound_ns, y.schedulable), (Some(15_000_000), Some(true)));
+        let a = b_below_a(("10ms", "6ms"), ("5ms", "2ms"), false);
+        let y = &a.tasks[1];
+        assert_eq!((y.bound_ns, y.schedulable), (Some(10_000_000), Some(true)));
         let note = a.groups[1].note.as_deref().unwrap();
         assert!(note.contains("(server response 8 ms)") && note.ends_with("sure of 2 ms in every 2 of its periods"), "{note}");
         assert_eq!(a.schedulable, Some(true));
@@ -2689,9 +2710,13 @@ memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = 
         // period's start (share 0.2), and of 6 ms in any 2 of its periods (0.3:
         // 20 ms hold at most 8 of a's). A job of 1 ms: the blocks alone take
         // min_K (K·⌈1/G_K⌉ + 1)·10 = 20 ms (K = 1, G_1 = 2); the per-period bound
-        // beside them (10 − 2) + (10 − 2) + 1 = 17 ms (simulated: 9 ms, served 8-9 ms).
-        let a = b_below_a(("20ms", "8ms"), ("10ms", "4ms"));
-        assert_eq!((a.tasks[1].task.as_str(), a.tasks[1].bound_ns), ("y", Some(17_000_000)));
+        // beside them (10 − 2) + (10 − 2) + 1 = 17 ms for a sporadic job. Released at
+        // b's period starts: the blocks 1·10 ms, the per-period bound (10 − 2) + 1 =
+        // 9 ms, as simulated (served 8-9 ms).
+        let sporadic = b_below_a(("20ms", "8ms"), ("10ms", "4ms"), true);
+        assert_eq!((sporadic.tasks[1].task.as_str(), sporadic.tasks[1].bound_ns), ("y", Some(17_000_000)));
+        let a = b_below_a(("20ms", "8ms"), ("10ms", "4ms"), false);
+        assert_eq!((a.tasks[1].task.as_str(), a.tasks[1].bound_ns), ("y", Some(9_000_000)));
         let note = a.groups[1].note.as_deref().unwrap();
         assert!(note.ends_with("sure of 6 ms in every 2 of its periods, and of 2 ms within 10 ms of each period's start"), "{note}");
     }
@@ -2746,5 +2771,27 @@ memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = 
         assert!(never < bound(text("15ms", true)));
         let swapped = |reader| bound(text("10ms", reader).replace("priority = 9", "priority = 0"));
         assert!(never - bound(text("10ms", false)) < swapped(true) - swapped(false));
+    }
+
+    #[test]
+    fn a_server_task_released_on_its_periods_starts_waits_no_blackout() {
+        // s: 4 ms every 10 ms, alone on its core (served [0, 4] of each
+        // period). t: 3 ms every 20 ms, released at 0 and every 20 ms, each
+        // at a start of s's period: its window opens with the budget whole,
+        // 3 ms. Released at 5 ms, or sporadic, it may open just after a
+        // service: the blackout 10 − 4 first, 6 + 3 = 9 ms. Below h (1 ms
+        // every 15 ms, off the grid): 6 + 4 = 10 ms (one job of h), or with h
+        // on it (every 30 ms from 0) 4 ms.
+        let bound = |t: &str, h: &str| {
+            let text = format!("[platform]\ncores = 1\n[[server]]\nname = \"s\"\ncore = 0\nperiod = \"10ms\"\nbudget = \"4ms\"\n[[task]]\nname = \"t\"\nserver = \"s\"\nperiod = \"20ms\"\npet = \"3ms\"\npriority = 1\n{t}{h}");
+            let system = parse_task_system(&text, Format::Toml, "t.toml").unwrap();
+            analyze(&system, SchedulerKind::Servers).unwrap().tasks.into_iter().find(|r| r.task == "t").unwrap().bound_ns.unwrap()
+        };
+        assert_eq!(bound("", ""), 3 * 1_000_000);
+        assert_eq!(bound("offset = \"5ms\"\n", ""), 9 * 1_000_000);
+        assert_eq!(bound("arrival = \"sporadic\"\n", ""), 9 * 1_000_000);
+        let h = |period: &str| format!("[[task]]\nname = \"h\"\nserver = \"s\"\nperiod = \"{period}\"\npet = \"1ms\"\npriority = 2\n");
+        assert_eq!(bound("", &h("15ms")), 10 * 1_000_000);
+        assert_eq!(bound("", &h("30ms")), 4 * 1_000_000);
     }
 }

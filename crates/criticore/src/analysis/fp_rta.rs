@@ -10,7 +10,8 @@
 //! is the classic recurrence; on a periodic resource, the hierarchical form of
 //! Shin & Lee (RTSS 2003). Offsets are ignored, and sporadic releases are at
 //! least a period apart: either can only shorten the response, so the bound
-//! holds for them too.
+//! holds for them too. (A caller whose windows can only open at a server's
+//! period start passes the supply from one: `Supply::PeriodStarts`.)
 
 use super::exact::{cmp_sum, utilizations, Frac};
 use super::supply::Supply;
@@ -40,8 +41,8 @@ pub fn cmp_rate(task: FpTask, higher: &[FpTask], supply: Supply) -> Ordering {
     let u = utilizations(std::iter::once(&task).chain(higher).map(|t| (t.pet_ns, t.period_ns)));
     cmp_sum(&u, match supply {
         Supply::Dedicated => Frac::new(1, 1),
-        Supply::Periodic { period_ns, budget_ns, .. } => Frac::new(budget_ns as u128, period_ns as u128),
-        Supply::Blocks { period_ns, budgets, per_period } => {
+        Supply::Periodic { period_ns, budget_ns, .. } | Supply::PeriodStarts { period_ns, budget_ns, .. } => Frac::new(budget_ns as u128, period_ns as u128),
+        Supply::Blocks { period_ns, budgets, per_period, .. } => {
             let blocks = super::supply::best_block(&budgets).map_or(Frac::new(0, 1), |(k, g)| Frac::new(g as u128, k as u128 * period_ns as u128));
             let per = Frac::new(per_period.map_or(0, |(c, _)| c) as u128, period_ns as u128);
             if per > blocks { per } else { blocks }

@@ -20,6 +20,14 @@
 //! A budget the server cannot spend within Q never suspends it: the supply
 //! bound's `time_for(W)`, as without a memory budget.
 //!
+//! Where every job of the window's tasks is released at a start of the
+//! server's period (periodic tasks, their periods and offsets multiples of
+//! it, the servers' periods all from 0), a window opens at a release, so at
+//! a period's start, with Q and M whole: no period is lost before it, and
+//! its first period is one of the a or b (or the last). The window is then
+//! at most (a + b)·P + R_s − Q + w, and without a memory budget at most
+//! ⌊(W − 1)/Q⌋·P + R_s − Q + w (each period serves Q within R_s of its start).
+//!
 //! A CBS reservation under MRS: its memory budget is renewed on the grid of
 //! its period from 0 (as the simulator does), while its CPU
 //! budget is replenished at its scheduling deadlines; a spent M throttles it
@@ -133,6 +141,10 @@ pub struct ServerView {
     /// A CBS reservation: M is renewed on its period's grid from 0, not at
     /// its replenishments, so a spend is credited no least running (module doc).
     pub memory_grid_apart: bool,
+    /// Every job of the window's tasks is released at a start of the
+    /// server's period (periodic tasks whose periods and offsets are
+    /// multiples of it): a window opens with Q and M whole (module doc).
+    pub opens_at_period_start: bool,
     /// Periods of the higher-priority servers on its core.
     pub higher_periods_ns: Vec<u64>,
     /// Co-runners taken out of the jobs' costs: per server on another core,
@@ -314,6 +326,22 @@ fn running_for(requests: f64, sources: &[(f64, f64); 2]) -> f64 {
     time
 }
 
+/// The end of a window of `time` of work with at most `spent` services
+/// that spend M, its tasks sure of `q` within `within_ns` of each period's
+/// start (module doc): a services that spend M (each running d at least), b
+/// that serve q, and the last, w ≤ q, done by within − q + w into its period;
+/// before them the period the window opens in, lost (its M spent d after its
+/// start at least), or none where the window opens at a period's start.
+fn per_period_end(server: &ServerView, time: u64, spent: u64, q: u64, within_ns: u64) -> Option<u64> {
+    let d = server.spend_credit_ns().min(q);
+    let time = time.max(1);
+    let a = (time - 1).checked_div(d).map_or(spent, |most| spent.min(most));
+    // The b services of q and the last: the rest from a period's start.
+    let rest = Supply::per_period(server.period_ns, q, within_ns, true).time_for(time - a * d);
+    let (lost, credit) = if server.opens_at_period_start { (0, 0) } else { (1, d) };
+    (lost + a).checked_mul(server.period_ns)?.checked_add(rest)?.checked_sub(credit)
+}
+
 /// Most jobs of one busy window examined before saying "not decided".
 pub const MAX_JOBS: u64 = 1_000_000;
 
@@ -411,7 +439,7 @@ pub fn response_window(own: Demand, higher: &[Demand], reload: Reload, server: &
     if (time_rate.max(spending * d) + spending * (cap as f64 - d)) * (k as f64 * p) >= g as f64 {
         return Ok(None);
     }
-    let supply = server.guarantee.supply(server.period_ns);
+    let supply = server.guarantee.supply(server.period_ns, server.opens_at_period_start);
     let window = |jobs: u64, w: u64| -> Option<Window> {
         let releases: Vec<u64> = higher.iter().map(|h| w.div_ceil(h.period_ns)).collect();
         let preemptions = losses(w) + releases.iter().sum::<u64>();
@@ -431,6 +459,8 @@ pub fn response_window(own: Demand, higher: &[Demand], reload: Reload, server: &
         let stalls = server.core_stalls.as_ref().map_or(0, |c| c.stall_ns(w, requests));
         let time = u64::try_from(time + stalls as u128).ok()?;
         let own_ns = u64::try_from(jobs as u128 * own_each as u128).ok()?;
+        // Without the memory budget: the supply's wait.
+        let supply_only = supply.time_for(time);
         let split = |w_ns: u64| -> Option<Window> {
             Some(Window {
                 jobs,
@@ -439,11 +469,11 @@ pub fn response_window(own: Demand, higher: &[Demand], reload: Reload, server: &
                 corunners_ns: u64::try_from(corunners).ok()?,
                 reload_ns: u64::try_from(reloads).ok()?,
                 core_stall_ns: stalls,
-                supply_only_ns: supply.time_for(time),
+                supply_only_ns: supply_only,
                 w_ns,
             })
         };
-        let Some(m) = server.memory_budget else { return split(supply.time_for(time)) };
+        let Some(m) = server.memory_budget else { return split(supply_only) };
         // A CBS reservation's memory period open as the window opens may be
         // spent later in the window, by fewer of its requests.
         let alone = requests_of(|d| d.alone_requests) + reload_requests;
@@ -454,25 +484,17 @@ pub fn response_window(own: Demand, higher: &[Demand], reload: Reload, server: &
         // before at least), a that spend M, b that serve Q' (what is sure of
         // each period, within R'), and the last, w ≤ Q' of work, done
         // R' − Q' + w into its period.
-        let per_period = |q: u64, within_ns: u64| -> Option<u64> {
-            let d = server.spend_credit_ns().min(q);
-            let time = time.max(1);
-            let a = (time - 1).checked_div(d).map_or(spent, |most| spent.min(most));
-            let rest = time - a * d;
-            let b = rest.div_ceil(q) - 1;
-            let last = rest - b * q;
-            Some((1 + a + b).checked_mul(server.period_ns)?.checked_add(within_ns + last)? - q - d)
-        };
+        let per_period = |q: u64, within_ns: u64| per_period_end(server, time, spent, q, within_ns);
         let end = match server.guarantee {
             Guarantee::PerPeriod { budget_ns, within_ns } => per_period(budget_ns, within_ns),
             Guarantee::Blocks { budgets, per_period: sure } => {
                 // Any K periods serve G_K (the one the window opens in lost
-                // whole), less Q − d per service that spends M (it runs d at
+                // whole, but at a period's start), less Q − d per service that spends M (it runs d at
                 // least, and Q at most); or, where some is sure of each
                 // period, the bound above with it (not the supply's own: the
                 // period the window opens in may have spent M).
                 let d = server.spend_credit_ns().min(server.budget_ns);
-                let blocks = Supply::Blocks { period_ns: server.period_ns, budgets, per_period: None }.time_for(time.checked_add(spent.checked_mul(server.budget_ns - d)?)?);
+                let blocks = Supply::Blocks { period_ns: server.period_ns, budgets, per_period: None, from_start: server.opens_at_period_start }.time_for(time.checked_add(spent.checked_mul(server.budget_ns - d)?)?);
                 Some(sure.and_then(|(q, r)| per_period(q, r)).map_or(blocks, |p| p.min(blocks)))
             }
         };
@@ -517,7 +539,7 @@ mod tests {
     }
 
     fn server(memory_budget: Option<u64>) -> ServerView {
-        ServerView { period_ns: 10, budget_ns: 4, guarantee: Guarantee::PerPeriod { budget_ns: 4, within_ns: 4 }, memory_budget, issue_ns: 0, memory_grid_apart: false, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0, alone_per_work: f64::INFINITY, pressed_share: 0.0, core_stalls: None }
+        ServerView { period_ns: 10, budget_ns: 4, guarantee: Guarantee::PerPeriod { budget_ns: 4, within_ns: 4 }, memory_budget, issue_ns: 0, memory_grid_apart: false, opens_at_period_start: false, higher_periods_ns: vec![], interference: vec![], corunners: vec![], excess_per_work: 0.0, alone_per_work: f64::INFINITY, pressed_share: 0.0, core_stalls: None }
     }
 
     #[test]
@@ -625,6 +647,31 @@ mod tests {
         // of work besides: 6 > 4, no bound.
         let heavy = demand(2, 100.0, 10);
         assert_eq!(response_time(heavy, &[], reload(0), &cbs), Ok(None));
+    }
+
+    #[test]
+    fn a_window_that_opens_at_a_period_start_loses_no_period_before_it() {
+        // As in `a_spent_memory_budget_costs_whole_periods` (3 of time, 250
+        // requests, M = 100, Q = 4 within 4), every release at a start of the
+        // server's period: the window opens with Q and M whole, the first
+        // two periods spend M (100 each), the third serves the 3 by 3: 2·10
+        // + 3 = 23 (33 where it may open anywhere).
+        let d = demand(3, 250.0, 1_000);
+        let aligned = |v: ServerView| ServerView { opens_at_period_start: true, ..v };
+        assert_eq!(response_time(d, &[], reload(0), &aligned(server(Some(100)))), Ok(Some(23)));
+        // With M = 1,000 nothing is spent: the 3 within the first period's
+        // Q, served first: 3 (13 where it may open anywhere). Without a memory
+        // budget too (the supply alone: 9).
+        assert_eq!(response_time(d, &[], reload(0), &aligned(server(Some(1_000)))), Ok(Some(3)));
+        assert_eq!(response_time(d, &[], reload(0), &aligned(server(None))), Ok(Some(3)));
+        assert_eq!(response_time(d, &[], reload(0), &server(None)), Ok(Some(9)));
+        // A spend runs d = 2 of work at least: one period spends M with 2,
+        // the next serves the last 1 by 1: 11 (19 where it may open anywhere).
+        assert_eq!(response_time(d, &[], reload(0), &aligned(ServerView { issue_ns: 2, ..server(Some(100)) })), Ok(Some(11)));
+        // Served within R_s = 7: the last 3 by 7 − 4 + 3 = 6 into the third
+        // period: 26.
+        let later = ServerView { guarantee: Guarantee::PerPeriod { budget_ns: 4, within_ns: 7 }, ..server(Some(100)) };
+        assert_eq!(response_time(d, &[], reload(0), &aligned(later)), Ok(Some(26)));
     }
 
     /// Another core with one server (P = 10, running up to 8 or 10 of it)

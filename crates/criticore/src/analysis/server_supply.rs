@@ -38,11 +38,12 @@ pub enum Guarantee {
 }
 
 impl Guarantee {
-    /// The supply it makes for a server of period `period_ns`.
-    pub fn supply(&self, period_ns: u64) -> Supply {
+    /// The supply it makes for a server of period `period_ns`, in any
+    /// window, or in one that opens at one of its periods' starts (`from_start`).
+    pub fn supply(&self, period_ns: u64, from_start: bool) -> Supply {
         match *self {
-            Guarantee::PerPeriod { budget_ns, within_ns } => Supply::Periodic { period_ns, budget_ns, within_ns },
-            Guarantee::Blocks { budgets, per_period } => Supply::Blocks { period_ns, budgets, per_period },
+            Guarantee::PerPeriod { budget_ns, within_ns } => Supply::per_period(period_ns, budget_ns, within_ns, from_start),
+            Guarantee::Blocks { budgets, per_period } => Supply::Blocks { period_ns, budgets, per_period, from_start },
         }
     }
 }
@@ -290,9 +291,9 @@ mod tests {
         assert_eq!(best_block(&budgets), Some((2, 6)));
         // 1 within its first period's blackout (10 − 2) + (10 − 2) + 1 = 17;
         // the blocks alone would take (1 + 1)·10 = 20.
-        let supply = Guarantee::Blocks { budgets, per_period: Some((2, 10)) }.supply(10);
+        let supply = Guarantee::Blocks { budgets, per_period: Some((2, 10)) }.supply(10, false);
         assert_eq!(supply.time_for(1), 17);
-        assert_eq!(Guarantee::Blocks { budgets, per_period: None }.supply(10).time_for(1), 20);
+        assert_eq!(Guarantee::Blocks { budgets, per_period: None }.supply(10, false).time_for(1), 20);
     }
 
     #[test]

@@ -14,6 +14,11 @@
 //!   worst case serves it at the start of one period and as late as R in the
 //!   next: the blackout shrinks to (P − Q) + (R − Q), then again Q every P.
 //!   R = P is Shin & Lee's case; R = Q (the highest-priority server) is exact.
+//! - A window that opens at a period's start (every release of its tasks
+//!   falls on one: server_memory.rs) has no blackout before the first
+//!   service: Q within R of each period's start from the window's, so
+//!     sbf(t) = ⌊t/P⌋·Q + min(Q, (t mod P) − (R − Q), 0 at least),
+//!   and x takes (⌈x/Q⌉ − 1)·P + R − Q + the last chunk.
 //! - A server sure of G_K only in every K consecutive periods of its own
 //!   (`server_supply.rs`, K = 1..=BLOCKS): a window of t holds at least
 //!   n = ⌊t/P⌋ − 1 whole periods, so ⌊n/K⌋ disjoint blocks of K, each with
@@ -21,7 +26,9 @@
 //!     sbf(t) = max_K G_K·⌊n/K⌋,   and x takes (min_K K·⌈x/G_K⌉ + 1)·P at most;
 //!   where it is also sure of C within R of each period's start (a smaller
 //!   share than the blocks' best), the larger of that periodic supply and
-//!   the blocks' at each length (both hold in every window).
+//!   the blocks' at each length (both hold in every window). From a
+//!   period's start the window holds ⌊t/P⌋ whole periods, and the periodic
+//!   part is the one from a period's start above.
 
 /// Where a task's processor time comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,10 +37,13 @@ pub enum Supply {
     /// Budget `budget_ns` in every `period_ns`, served within `within_ns` of
     /// each period's start (0 < Q ≤ R ≤ P).
     Periodic { period_ns: u64, budget_ns: u64, within_ns: u64 },
+    /// As `Periodic`, in a window that opens at one of its periods' starts.
+    PeriodStarts { period_ns: u64, budget_ns: u64, within_ns: u64 },
     /// `budgets[K − 1]` in every K consecutive periods of `period_ns` (each
     /// block from one of the periods' starts; 0 where none is known, one at
     /// least not), and, where known, C within R of each period's start.
-    Blocks { period_ns: u64, budgets: [u64; BLOCKS], per_period: Option<(u64, u64)> },
+    /// `from_start`: in a window that opens at one of its periods' starts.
+    Blocks { period_ns: u64, budgets: [u64; BLOCKS], per_period: Option<(u64, u64)>, from_start: bool },
 }
 
 /// The longest block of [`Supply::Blocks`], in periods.
@@ -53,6 +63,12 @@ pub fn best_block(budgets: &[u64; BLOCKS]) -> Option<(u64, u64)> {
 }
 
 impl Supply {
+    /// Q within R of each period's start, in any window or in one that
+    /// opens at a period's start.
+    pub fn per_period(period_ns: u64, budget_ns: u64, within_ns: u64, from_start: bool) -> Supply {
+        if from_start { Supply::PeriodStarts { period_ns, budget_ns, within_ns } } else { Supply::Periodic { period_ns, budget_ns, within_ns } }
+    }
+
     /// sbf(t): the least supply in any window of length `t`.
     pub fn sbf(&self, t: u64) -> u64 {
         match *self {
@@ -66,10 +82,11 @@ impl Supply {
                 let into = t - blackout;
                 (into / p) * q + (into % p).min(q)
             }
-            Supply::Blocks { period_ns: p, budgets, per_period } => {
-                let n = (t / p).saturating_sub(1);
+            Supply::PeriodStarts { period_ns: p, budget_ns: q, within_ns: r } => (t / p) * q + ((t % p).saturating_sub(r - q)).min(q),
+            Supply::Blocks { period_ns: p, budgets, per_period, from_start } => {
+                let n = (t / p).saturating_sub(!from_start as u64);
                 let by_blocks = blocks(&budgets).map(|(k, g)| g.saturating_mul(n / k)).max().unwrap_or(0);
-                by_blocks.max(per_period.map_or(0, |(c, r)| Supply::Periodic { period_ns: p, budget_ns: c, within_ns: r }.sbf(t)))
+                by_blocks.max(per_period.map_or(0, |(c, r)| Supply::per_period(p, c, r, from_start).sbf(t)))
             }
         }
     }
@@ -87,14 +104,21 @@ impl Supply {
                 let rest = x - (chunks - 1) * q;
                 (p - q) + (r - q) + (chunks - 1) * p + rest
             }
-            Supply::Blocks { period_ns: p, budgets, per_period } => {
+            Supply::PeriodStarts { period_ns: p, budget_ns: q, within_ns: r } => {
+                if x == 0 {
+                    return 0;
+                }
+                let chunks = x.div_ceil(q);
+                (chunks - 1) * p + (r - q) + (x - (chunks - 1) * q)
+            }
+            Supply::Blocks { period_ns: p, budgets, per_period, from_start } => {
                 if x == 0 {
                     return 0;
                 }
                 let n = blocks(&budgets).map(|(k, g)| k.saturating_mul(x.div_ceil(g))).min().unwrap_or(u64::MAX);
                 // Each sbf grows with t, so the larger reaches x at the lesser of the two.
-                let by_blocks = n.saturating_add(1).saturating_mul(p);
-                by_blocks.min(per_period.map_or(u64::MAX, |(c, r)| Supply::Periodic { period_ns: p, budget_ns: c, within_ns: r }.time_for(x)))
+                let by_blocks = n.saturating_add(!from_start as u64).saturating_mul(p);
+                by_blocks.min(per_period.map_or(u64::MAX, |(c, r)| Supply::per_period(p, c, r, from_start).time_for(x)))
             }
         }
     }
@@ -103,8 +127,8 @@ impl Supply {
     pub fn rate(&self) -> f64 {
         match *self {
             Supply::Dedicated => 1.0,
-            Supply::Periodic { period_ns, budget_ns, .. } => budget_ns as f64 / period_ns as f64,
-            Supply::Blocks { period_ns, budgets, per_period } => best_block(&budgets).map_or(0.0, |(k, g)| g as f64 / (k * period_ns) as f64).max(per_period.map_or(0.0, |(c, _)| c as f64 / period_ns as f64)),
+            Supply::Periodic { period_ns, budget_ns, .. } | Supply::PeriodStarts { period_ns, budget_ns, .. } => budget_ns as f64 / period_ns as f64,
+            Supply::Blocks { period_ns, budgets, per_period, .. } => best_block(&budgets).map_or(0.0, |(k, g)| g as f64 / (k * period_ns) as f64).max(per_period.map_or(0.0, |(c, _)| c as f64 / period_ns as f64)),
         }
     }
 }
@@ -158,6 +182,8 @@ mod tests {
             Supply::Periodic { period_ns: 10, budget_ns: 4, within_ns: 10 },
             Supply::Periodic { period_ns: 10, budget_ns: 4, within_ns: 5 },
             Supply::Periodic { period_ns: 9, budget_ns: 9, within_ns: 9 },
+            Supply::PeriodStarts { period_ns: 10, budget_ns: 4, within_ns: 10 },
+            Supply::PeriodStarts { period_ns: 10, budget_ns: 4, within_ns: 4 },
         ] {
             for x in 0..40 {
                 let t = s.time_for(x);
@@ -168,19 +194,40 @@ mod tests {
     }
 
     #[test]
+    fn from_a_period_start_the_first_budget_comes_within_r() {
+        // P = 10, Q = 4 within 7, from a period's start: the budget at its
+        // latest, [3, 7] of each period: 0 until 3, 4 at 7, flat to 13, 8 at 17.
+        let s = Supply::PeriodStarts { period_ns: 10, budget_ns: 4, within_ns: 7 };
+        let got: Vec<u64> = [0, 3, 5, 7, 10, 13, 15, 17, 20].iter().map(|&t| s.sbf(t)).collect();
+        assert_eq!(got, vec![0, 0, 2, 4, 4, 4, 6, 8, 8]);
+        // 1 by 4, 4 by 7, 5 by 14 (anywhere: the blackout 6 + 3 first, 10, 13, 20).
+        assert_eq!([1, 4, 5].map(|x| s.time_for(x)), [4, 7, 14]);
+        let anywhere = Supply::Periodic { period_ns: 10, budget_ns: 4, within_ns: 7 };
+        assert_eq!([1, 4, 5].map(|x| anywhere.time_for(x)), [10, 13, 20]);
+        // Never less than anywhere's, at every length.
+        for t in 0..60 {
+            assert!(s.sbf(t) >= anywhere.sbf(t), "t = {t}");
+        }
+    }
+
+    #[test]
     fn blocks_by_hand_and_time_for_inverts_sbf() {
         // G = 4 in every 5 periods of 5: a window of 29 holds 4 whole periods (none
         // of 5), of 30 five: 4; of 55 ten: 8.
         let mut budgets = [0; BLOCKS];
         budgets[4] = 4;
-        let s = Supply::Blocks { period_ns: 5, budgets, per_period: None };
+        let s = Supply::Blocks { period_ns: 5, budgets, per_period: None, from_start: false };
         let got: Vec<u64> = [0, 29, 30, 54, 55].iter().map(|&t| s.sbf(t)).collect();
         assert_eq!(got, vec![0, 0, 4, 4, 8]);
         assert_eq!((s.time_for(1), s.time_for(4), s.time_for(5)), (30, 30, 55));
+        // From a period's start a window of 25 holds 5 whole periods: 4.
+        let from_start = Supply::Blocks { period_ns: 5, budgets, per_period: None, from_start: true };
+        assert_eq!((from_start.sbf(24), from_start.sbf(25), from_start.sbf(50)), (0, 4, 8));
+        assert_eq!((from_start.time_for(1), from_start.time_for(5)), (25, 50));
         // And 2 in every 3: 2 from 20 (3 whole periods), 4 from 30 (5: a block of
         // 5), 6 at 50 (9: three of 3), 8 at 55 (10: two of 5).
         budgets[2] = 2;
-        let s = Supply::Blocks { period_ns: 5, budgets, per_period: None };
+        let s = Supply::Blocks { period_ns: 5, budgets, per_period: None, from_start: false };
         let got: Vec<u64> = [19, 20, 29, 30, 50, 55].iter().map(|&t| s.sbf(t)).collect();
         assert_eq!(got, vec![0, 2, 2, 4, 6, 8]);
         assert_eq!(best_block(&budgets), Some((5, 4)));
@@ -200,15 +247,21 @@ mod tests {
         // blocks' 9, at 70 the blocks' 18 (two blocks) passes its 12.
         let mut budgets = [0; BLOCKS];
         budgets[2] = 9;
-        let s = Supply::Blocks { period_ns: 10, budgets, per_period: Some((2, 6)) };
+        let s = Supply::Blocks { period_ns: 10, budgets, per_period: Some((2, 6)), from_start: false };
         let got: Vec<u64> = [12, 13, 14, 24, 34, 39, 40, 53, 54, 70].iter().map(|&t| s.sbf(t)).collect();
         assert_eq!(got, vec![0, 1, 2, 4, 6, 6, 9, 9, 10, 18]);
         // 1 by 13 and 5 by 33 (the periodic one), 9 at 40 (the blocks), 10 at 54.
         assert_eq!([1, 5, 9, 10].map(|x| s.time_for(x)), [13, 33, 40, 54]);
-        assert_eq!(Supply::Blocks { period_ns: 10, budgets, per_period: None }.time_for(5), 40);
-        for x in 1..40 {
-            let t = s.time_for(x);
-            assert!(s.sbf(t) >= x && s.sbf(t - 1) < x, "x = {x}");
+        assert_eq!(Supply::Blocks { period_ns: 10, budgets, per_period: None, from_start: false }.time_for(5), 40);
+        // From a period's start: 2 within 6 of each start, 1 by 5, 5 by 25 and
+        // 10 by 46 (8 in four periods, the last 2 by 6 into the fifth); the blocks 9 at 30.
+        let from_start = Supply::Blocks { period_ns: 10, budgets, per_period: Some((2, 6)), from_start: true };
+        assert_eq!([1, 5, 9, 10].map(|x| from_start.time_for(x)), [5, 25, 30, 46]);
+        for s in [s, from_start] {
+            for x in 1..40 {
+                let t = s.time_for(x);
+                assert!(s.sbf(t) >= x && s.sbf(t - 1) < x, "{s:?} x = {x}");
+            }
         }
         assert_eq!(s.rate(), 0.3);
     }

@@ -430,6 +430,31 @@ pub fn servers_with_memory(mrs: bool, seed: u64) -> (String, TaskSystem) {
     generated(seed, 0x5e5 ^ mrs as u64, |rng| servers_memory(rng, mrs))
 }
 
+/// As [`servers_with_memory`] under MRS, each task first released at a
+/// random start of its server's period within its own period (on the
+/// server's grid, so a window may open only at a period's start where its
+/// period is a multiple too), or, one task in four, at any offset.
+pub fn servers_with_memory_offsets(seed: u64) -> (String, TaskSystem) {
+    generated(seed, 0x0ff5, |rng| {
+        let text = servers_memory(rng, true);
+        let system = parse_task_system(&text, Format::Toml, "generated.toml").expect("a generated system parses");
+        let mut offsets = system.tasks.iter().map(|t| {
+            let grid = t.server.map_or(1, |s| system.servers[s].period_ns);
+            let x = rng.next() % t.period_ns;
+            if rng.next() % 4 == 0 { x } else { x / grid * grid }
+        });
+        let mut out = String::new();
+        for line in text.lines() {
+            out.push_str(line);
+            out.push('\n');
+            if line == "[[task]]" {
+                let _ = writeln!(out, "offset = \"{}ns\"", offsets.next().expect("an offset per task"));
+            }
+        }
+        out
+    })
+}
+
 /// A pfp system with cooperative and non-preemptive tasks ([`partitioned_limited`]).
 pub fn system_limited(seed: u64) -> (String, TaskSystem) {
     generated(seed, 0x11b, partitioned_limited)
