@@ -4,7 +4,7 @@ the equality test in test_analyze_classic.py and as the peer of
 benches/classic_analysis.py.
 
 Systems are dicts: {"cores": m, "tasks": [{"name", "pet", "period", "deadline",
-"core" | None, "server" | None, "priority" | None}], "servers": [{"name",
+"core" | None, "server" | None, "priority" | None, "offset" (optional, 0)}], "servers": [{"name",
 "core", "kind", "period", "budget", "priority"}]}, all times in ns.
 """
 
@@ -20,29 +20,33 @@ def rank_order(tasks: list[dict], idx: list[int]) -> list[int]:
     return sorted(idx, key=lambda i: (-(tasks[i]["priority"]) if tasks[i]["priority"] is not None else math.inf, tasks[i]["period"], i))
 
 
-def sbf_inverse(x: int, supply: tuple | None) -> int:
+def sbf_inverse(x: int, supply: tuple | None, from_start: bool = False) -> int:
     """Least window length that surely supplies x; None = a dedicated core;
     (P, Q, R): Q within R of each period's start; ("blocks", P, {K: G_K},
     (C, R) or None): G_K in any K consecutive periods, and C within R of each
-    period's start where known (whichever serves x sooner)."""
+    period's start where known (whichever serves x sooner). `from_start`:
+    the window opens at a start of the server's period."""
     if supply is None or x == 0:
         return x
     if supply[0] == "blocks":
         _, p, blocks, per_period = supply
-        # A window holds n whole periods once it is (n + 1)·P long, at worst.
-        by_blocks = (min(k * -(-x // g) for k, g in blocks.items()) + 1) * p
-        return by_blocks if per_period is None else min(by_blocks, sbf_inverse(x, (p, *per_period)))
+        # A window holds n whole periods once it is (n + 1)·P long, at worst;
+        # n·P from a period's start.
+        by_blocks = (min(k * -(-x // g) for k, g in blocks.items()) + (0 if from_start else 1)) * p
+        return by_blocks if per_period is None else min(by_blocks, sbf_inverse(x, (p, *per_period), from_start))
     p, q, r = supply
-    # Walk the worst-case pattern: blackout, then Q every P.
-    t = (p - q) + (r - q)
+    # Walk the worst-case pattern: blackout (none from a period's start: the
+    # first Q ends by R), then Q every P.
+    t = (r - q) if from_start else (p - q) + (r - q)
     while x > q:
         t += p
         x -= q
     return t + x
 
 
-def fp_response(c: int, t: int, hp: list[tuple[int, int]], supply=None) -> int | None:
-    """Busy-period response time of (c, t) below hp (Lehoczky 1990), over a supply."""
+def fp_response(c: int, t: int, hp: list[tuple[int, int]], supply=None, from_start: bool = False) -> int | None:
+    """Busy-period response time of (c, t) below hp (Lehoczky 1990), over a
+    supply (from one of its periods' starts where every release is on one)."""
     if supply is None:
         rate = Fraction(1)
     elif supply[0] == "blocks":
@@ -53,9 +57,9 @@ def fp_response(c: int, t: int, hp: list[tuple[int, int]], supply=None) -> int |
         return None
     worst, q = 0, 0
     while q < 10_000_000:
-        w = sbf_inverse((q + 1) * c + sum(hc for hc, _ in hp), supply)
+        w = sbf_inverse((q + 1) * c + sum(hc for hc, _ in hp), supply, from_start)
         while True:
-            nxt = sbf_inverse((q + 1) * c + sum(-(-w // ht) * hc for hc, ht in hp), supply)
+            nxt = sbf_inverse((q + 1) * c + sum(-(-w // ht) * hc for hc, ht in hp), supply, from_start)
             if nxt == w:
                 break
             w = nxt
@@ -248,7 +252,10 @@ def analyze(system: dict, scheduler: str) -> dict[str, int | None]:
                     bounds[tasks[i]["name"]] = None
                     continue
                 hp = [(tasks[j]["pet"], tasks[j]["period"]) for j in order[:k]]
-                bounds[tasks[i]["name"]] = fp_response(tasks[i]["pet"], tasks[i]["period"], hp, supplies[s])
+                # Every release of it and of the tasks above it at a start of
+                # the server's period (all start at 0): its windows open at one.
+                on_starts = all(tasks[j]["period"] % sv["period"] == 0 and tasks[j].get("offset", 0) % sv["period"] == 0 for j in order[: k + 1])
+                bounds[tasks[i]["name"]] = fp_response(tasks[i]["pet"], tasks[i]["period"], hp, supplies[s], on_starts)
     else:
         raise ValueError(scheduler)
     return bounds
@@ -293,7 +300,11 @@ def random_system(rng: random.Random, scheduler: str) -> dict:
             name = f"s{len(servers)}"
             servers.append({"name": name, "core": core, "kind": "periodic", "period": period, "budget": budget, "priority": rng.randint(1, 5)})
             for j, tu in enumerate(uunifast(rng, rng.randint(1, 3), budget / period * (0.1 + 0.8 * rng.random()))):
-                tasks.append(task(f"{name}t{j}", tu, rng.choice([40, 50, 100, 200]) * MS, server=name))
+                t = task(f"{name}t{j}", tu, rng.choice([40, 50, 100, 200]) * MS, server=name)
+                # One in four first released later: at a start of its server's period, or anywhere.
+                if rng.random() < 0.25:
+                    t["offset"] = rng.randrange(t["period"] // period) * period if rng.random() < 0.5 else rng.randrange(t["period"])
+                tasks.append(t)
     return {"cores": 2, "tasks": tasks, "servers": servers}
 
 
@@ -312,5 +323,7 @@ def to_toml(system: dict) -> str:
             text += f'\nserver = "{t["server"]}"'
         if t["priority"] is not None:
             text += f"\npriority = {t['priority']}"
+        if t.get("offset"):
+            text += f'\noffset = "{t["offset"]}ns"'
         lines.append(text)
     return "\n".join(lines) + "\n"
