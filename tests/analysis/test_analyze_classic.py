@@ -273,6 +273,29 @@ def test_explain_of_a_bound_without_terms_gives_the_bound_not_no_bound(tmp_path)
     assert r.returncode == 0 and "no bound to split: demand with memory stalls outgrows the server" in " ".join(r.stdout.split()), r.stdout
 
 
+def test_explain_splits_a_global_fp_bound_into_its_cost_and_the_higher_share(tmp_path):
+    # gfp on 2 cores, (1, 4), (1, 4), (3, 10) ms: c's Bertogna-Cirinei bound is
+    # 4 ms (at R = 4 each task above may run min(W, R - C + 1) = 1 ms, and
+    # 3 + floor(2/2) = 4): its PET 3 ms and 1 ms of the higher tasks' work
+    # shared among the cores.
+    f = tmp_path / "gfp.toml"
+    f.write_text(
+        "[platform]\ncores = 2\n"
+        '[[task]]\nname = "a"\nperiod = "4ms"\npet = "1ms"\n'
+        '[[task]]\nname = "b"\nperiod = "4ms"\npet = "1ms"\n'
+        '[[task]]\nname = "c"\nperiod = "10ms"\npet = "3ms"\n'
+    )
+    r = cli("analyze", str(f), "--scheduler", "gfp", "--explain", "c", "--json")
+    assert r.returncode == 0, r.stderr
+    e = json.loads(r.stdout)["explain"]
+    assert (e["bound_ns"], e["terms"]["own_pet_ns"], e["terms"]["higher_share_ns"]) == (4 * MS, 3 * MS, MS)
+    assert e["largest_term"] == "higher_share_ns"
+    r = cli("analyze", str(f), "--scheduler", "gfp", "--explain", "c")
+    out = " ".join(r.stdout.split())
+    assert "higher-priority work shared among the cores (global FP) 1 ms" in out, out
+    assert "higher-priority PETs" not in out, out
+
+
 def test_explain_splits_a_server_bound_with_memory_stalls():
     # examples/mrs-memory.toml, Task2 in Server0 (8 ms every 24 ms, first on
     # core 0, so it serves its 8 ms at each period's start): its window's

@@ -19,6 +19,7 @@ TERMS = [
     ("own_cold_ns", "cold starts (its lines evicted between its jobs)"),
     ("higher_pet_ns", "higher-priority PETs"),
     ("higher_interference_ns", "higher-priority memory interference and cold starts"),
+    ("higher_share_ns", "higher-priority work shared among the cores (global FP)"),
     ("contention_ns", "bus waits and row conflicts of all those jobs (in a server: what co-runners add)"),
     ("access_ns", "their label accesses at their paths' latency (crossbar)"),
     ("port_wait_ns", "their waits at the memories' ports (crossbar)"),
@@ -68,7 +69,9 @@ def render_explain(console: Console, file: str, report: dict, e: dict) -> None:
     tab.add_column("time", justify="right")
     tab.add_column("share", justify="right")
     for key, label in TERMS:
-        if t[key] or key in ("own_pet_ns", "higher_pet_ns"):
+        # Higher-priority PETs shown even when 0, but not under global FP
+        # (its share of their work stands in their place).
+        if t[key] or key == "own_pet_ns" or (key == "higher_pet_ns" and not t["higher_share_ns"]):
             tab.add_row(Text(label), duration_text(t[key]), f"{t[key] / window:.1%}" if window else "—")
     tab.add_row(Text("window"), duration_text(window), "")
     if t["earlier_releases_ns"]:

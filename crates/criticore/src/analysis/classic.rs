@@ -87,6 +87,10 @@ pub struct BoundTerms {
     pub higher_pet_ns: u64,
     /// Their memory interference and cold starts.
     pub higher_interference_ns: u64,
+    /// Under global fixed priority: the higher-priority tasks' work in the
+    /// window (at their charged costs, each capped at R − C + 1) shared
+    /// among the m cores (Bertogna and Cirinei), in place of the two above.
+    pub higher_share_ns: u64,
     /// Bus waits and row conflicts of all those jobs: at most their own
     /// worst, and at most what the other cores' requests can cause.
     pub contention_ns: u64,
@@ -115,6 +119,7 @@ impl BoundTerms {
             + self.own_cold_ns
             + self.higher_pet_ns
             + self.higher_interference_ns
+            + self.higher_share_ns
             + self.contention_ns
             + self.access_ns
             + self.port_wait_ns
@@ -1443,12 +1448,33 @@ fn global_fp(system: &TaskSystem, mem: Option<&Memory>) -> (Vec<TaskBound>, Vec<
         .zip(bounds)
         .map(|(&i, b)| {
             let note = if b.is_none() { Some("no fixed point within the deadline (here or above)".to_string()) } else { memory_note(system, i, mem) };
-            row(system, i, "global".into(), b, note)
+            let r = row(system, i, "global".into(), b, note);
+            let terms = b.filter(|_| !r.background).map(|bound| global_fp_terms(system, mem, i, cost[i], bound));
+            TaskBound { terms, ..r }
         })
         .collect();
     let rows = in_file_order(system, rows);
     let ok = all_of(rows.iter().map(|r| r.schedulable));
     (rows, vec![GroupResult { name: format!("{m} cores"), utilization: utilization(system, &all), schedulable: ok, note: None }])
+}
+
+/// A global fixed-priority bound R split into its terms (`--explain`): one
+/// job, its cost C (PET, cold start, LLC interference and contention, the
+/// reload a preemption costs it) and R − C, the higher-priority work shared
+/// among the cores (`gfp_rta`: R = C + ⌊Σ min(W, R − C + 1)/m⌋ at most).
+fn global_fp_terms(system: &TaskSystem, mem: Option<&Memory>, i: usize, cost_ns: u64, bound_ns: u64) -> BoundTerms {
+    let pet_i = pet(system, i);
+    let (time, cold) = mem.map_or((pet_i, 0), |m| (m.costs[i].time_ns, m.costs[i].cold_ns));
+    let own_cold_ns = cold.min(time - pet_i);
+    BoundTerms {
+        jobs: 1,
+        own_pet_ns: pet_i,
+        own_cold_ns,
+        own_interference_ns: time - pet_i - own_cold_ns,
+        reload_ns: cost_ns - time,
+        higher_share_ns: bound_ns - cost_ns,
+        ..BoundTerms::default()
+    }
 }
 
 fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>, Vec<GroupResult>), FieldError> {
@@ -2664,6 +2690,22 @@ memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = 
         let a = analyzed(SchedulerKind::Gedf, 2, &[(8_000_000, 10_000_000), (8_000_000, 10_000_000), (1_000_000, 10_000_000)]);
         let bounds: Vec<Option<u64>> = a.tasks.iter().map(|t| t.bound_ns).collect();
         assert_eq!(bounds, vec![Some(38_000_000), Some(38_000_000), Some(31_000_000)]);
+    }
+
+    #[test]
+    fn a_global_fp_bound_splits_into_its_cost_and_the_higher_share() {
+        // Two cores, (1, 4), (1, 4), (3, 10) ms by rate-monotonic order. The
+        // two above respond within 1 ms (a alone; b with ⌊min(1, 1)/2⌋ = 0).
+        // c: at R = 3 each above may run min(W(3), 3 − 3 + 1) = 1, so
+        // 3 + ⌊2/2⌋ = 4 > 3; at R = 4, W(4) = 1 + min(1, 4 + 1 − 1 − 4) = 1
+        // each, 3 + ⌊2/2⌋ = 4: R = 4 ms, its PET 3 and 1 ms of the higher
+        // tasks' work shared among the cores.
+        let ms = 1_000_000;
+        let a = analyzed(SchedulerKind::Gfp, 2, &[(ms, 4 * ms), (ms, 4 * ms), (3 * ms, 10 * ms)]);
+        let c = &a.tasks[2];
+        assert_eq!(c.bound_ns, Some(4 * ms));
+        assert_eq!(c.terms, Some(BoundTerms { jobs: 1, own_pet_ns: 3 * ms, higher_share_ns: ms, ..BoundTerms::default() }));
+        assert_eq!(a.tasks[0].terms.map(|t| (t.own_pet_ns, t.window_ns())), Some((ms, ms)));
     }
 
     /// Server b below a on one core (a first by priority), each with a task
