@@ -1639,7 +1639,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                     memory_budget,
                     issue_ns: memory_budget.map_or(0, |m| memory::issue_ns(m, sv.budget_ns, fastest[s])),
                     memory_grid_apart: cbs,
-                    opens_at_period_start: false,
+                    opens_at_period_start: false, // per task, below
                     higher_periods_ns: above[s].clone(),
                     // While a capped co-runner runs a job still progresses at its
                     // worst (full-cost) rate instead of its beside one: it loses at
@@ -1722,7 +1722,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                                     (false, true) => format!("demand with memory stalls and {regulator}'s budget stalls outgrows the server"),
                                     (false, false) => "demand with memory stalls outgrows the server".to_string(),
                                 };
-                                let note = if opens_at_period_start && bound.is_some() { format!("{note}; its windows open at its server's period starts (its releases and those above it fall on them)") } else { note };
+                                let note = if opens_at_period_start && bound.is_some() { format!("{note}; {ON_PERIOD_STARTS}") } else { note };
                                 let r = row(system, i, sv.name.clone(), bound, Some(note));
                                 let terms = window.map(|w| server_terms(system, i, &ordered[..k], &w));
                                 TaskBound { terms: terms.filter(|_| !r.background), ..r }
@@ -1732,7 +1732,16 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
                     })
                     .collect()
             } else if let Some(guarantee) = served[s] {
-                fp_over(system, ordered, |k| guarantee.supply(sv.period_ns, opens_at_period_start(k)), &sv.name, None)
+                let rows = fp_over(system, ordered, |k| guarantee.supply(sv.period_ns, opens_at_period_start(k)), &sv.name, None);
+                // The bound holds for the file's releases: the note says so.
+                rows.into_iter()
+                    .enumerate()
+                    .map(|(k, r)| match (&r.note, r.bound_ns.is_some() && opens_at_period_start(k)) {
+                        (_, false) => r,
+                        (Some(note), true) => TaskBound { note: Some(format!("{note}; {ON_PERIOD_STARTS}")), ..r },
+                        (None, true) => TaskBound { note: Some(ON_PERIOD_STARTS.to_string()), ..r },
+                    })
+                    .collect()
             } else {
                 ordered.iter().map(|&i| row(system, i, sv.name.clone(), None, Some(format!("server {}: {}", sv.name, notes[s].clone().unwrap_or_default())))).collect()
             }
@@ -1749,6 +1758,9 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
     }
     Ok((in_file_order(system, rows), groups))
 }
+
+/// The note of a server task whose windows open at its server's period starts.
+const ON_PERIOD_STARTS: &str = "its windows open at its server's period starts (its releases and those above it fall on them)";
 
 /// Every job of `task` is released at a start of a period of `period_ns`
 /// (on the grid from 0): periodic, its period and offset multiples of it.
@@ -2824,12 +2836,16 @@ memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = 
         // service: the blackout 10 − 4 first, 6 + 3 = 9 ms. Below h (1 ms
         // every 15 ms, off the grid): 6 + 4 = 10 ms (one job of h), or with h
         // on it (every 30 ms from 0) 4 ms.
-        let bound = |t: &str, h: &str| {
+        let row = |t: &str, h: &str| {
             let text = format!("[platform]\ncores = 1\n[[server]]\nname = \"s\"\ncore = 0\nperiod = \"10ms\"\nbudget = \"4ms\"\n[[task]]\nname = \"t\"\nserver = \"s\"\nperiod = \"20ms\"\npet = \"3ms\"\npriority = 1\n{t}{h}");
             let system = parse_task_system(&text, Format::Toml, "t.toml").unwrap();
-            analyze(&system, SchedulerKind::Servers).unwrap().tasks.into_iter().find(|r| r.task == "t").unwrap().bound_ns.unwrap()
+            analyze(&system, SchedulerKind::Servers).unwrap().tasks.into_iter().find(|r| r.task == "t").unwrap()
         };
+        let bound = |t: &str, h: &str| row(t, h).bound_ns.unwrap();
         assert_eq!(bound("", ""), 3 * 1_000_000);
+        // The note says the bound holds for the file's releases.
+        assert_eq!(row("", "").note.as_deref(), Some(ON_PERIOD_STARTS));
+        assert_eq!(row("arrival = \"sporadic\"\n", "").note, None);
         assert_eq!(bound("offset = \"5ms\"\n", ""), 9 * 1_000_000);
         assert_eq!(bound("arrival = \"sporadic\"\n", ""), 9 * 1_000_000);
         let h = |period: &str| format!("[[task]]\nname = \"h\"\nserver = \"s\"\nperiod = \"{period}\"\npet = \"1ms\"\npriority = 2\n");

@@ -480,17 +480,14 @@ pub fn response_window(own: Demand, higher: &[Demand], reload: Reload, server: &
         let alone_spends = if alone_spend { (alone / m.max(1) as f64).floor() as u64 } else { 0 };
         let by_requests = ((requests / m.max(1) as f64).floor() as u64).min(alone_spends.saturating_add(touched(w)));
         let spent = by_requests.saturating_add(server.memory_grid_apart as u64);
-        // The period the window opens in lost (its memory budget spent d
-        // before at least), a that spend M, b that serve Q' (what is sure of
-        // each period, within R'), and the last, w ≤ Q' of work, done
-        // R' − Q' + w into its period.
+        // What is sure of each period, Q' within R' (`per_period_end`).
         let per_period = |q: u64, within_ns: u64| per_period_end(server, time, spent, q, within_ns);
         let end = match server.guarantee {
             Guarantee::PerPeriod { budget_ns, within_ns } => per_period(budget_ns, within_ns),
             Guarantee::Blocks { budgets, per_period: sure } => {
                 // Any K periods serve G_K (the one the window opens in lost
-                // whole, but at a period's start), less Q − d per service that spends M (it runs d at
-                // least, and Q at most); or, where some is sure of each
+                // whole, unless it opens at a period's start), less Q − d per
+                // service that spends M (it runs d at least, and Q at most); or, where some is sure of each
                 // period, the bound above with it (not the supply's own: the
                 // period the window opens in may have spent M).
                 let d = server.spend_credit_ns().min(server.budget_ns);
