@@ -378,6 +378,16 @@ def test_mc2_files_get_per_task_bounds_that_check_sim_holds():
     c = r["levels"]["C"]
     for t in c["tardiness_bounds"]:
         assert rows[t["task"]]["bound_ns"] == rows[t["task"]]["deadline_ns"] + t["bound_ns"], t
+    # --explain splits Levels A and B. T1@cpu3: its slot, nothing else. Core 0:
+    # T3@cpu0 (Level B, 47 ms every 400 ms) below the table's T0@cpu0 and
+    # T1@cpu0, 10 + 4 ms at their Level-B PETs from 0 every 100 ms: w = 47 + 14
+    # = 61 ms (A(61) = 14), its PET and 14 ms of the table's time.
+    assert (rows["T1@cpu3"]["terms"]["own_pet_ns"], rows["T1@cpu3"]["terms"]["supply_wait_ns"]) == (5 * MS, 0)
+    t3 = rows["T3@cpu0"]
+    assert (t3["bound_ns"], t3["terms"]["own_pet_ns"], t3["terms"]["supply_wait_ns"]) == (61 * MS, 47 * MS, 14 * MS)
+    for row in rows.values():
+        if row.get("terms"):
+            assert sum(v for k, v in row["terms"].items() if k not in ("jobs", "earlier_releases_ns")) == row["bound_ns"], row
     # Every bound holds in the simulation of the same file (MC² scheduler, Level-C PETs).
     p = cli("analyze", ROOT / "examples/mc2-llc-light.toml", "--check-sim", "--duration", "3s", "--json")
     assert p.returncode == 0, p.stderr

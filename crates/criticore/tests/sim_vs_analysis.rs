@@ -99,6 +99,8 @@ fn assert_no_ab_miss(exec: ExecModel, hyperperiods: u64) {
             let what = format!("seed {} ({exec:?}), task[{i}] {} (Level {:?}, core {:?})", case.seed, task.name, task.level, task.core);
             if let Some(b) = bounds[i].bound_ns {
                 assert!(stats.max_response_ns <= b, "{what}: response {} ns above its bound {b} ns: {stats:?}", stats.max_response_ns);
+                // `--explain`: its terms fill the bound exactly.
+                assert_eq!(bounds[i].terms.map(|t| t.window_ns()), Some(b), "{what}: {:?}", bounds[i].terms);
                 bounded += 1;
             }
             // Releases at 0, T, …, end − T; every deadline is at or before the end.

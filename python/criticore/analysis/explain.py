@@ -26,7 +26,7 @@ TERMS = [
     ("reload_ns", "preemption reloads"),
     ("regulation_ns", "budget stalls and the monitor's suspensions"),
     ("blocking_ns", "blocking by lower-priority work"),
-    ("supply_wait_ns", "time its server does not run"),
+    ("supply_wait_ns", "time its server (or MC²'s Level-A table) does not give it"),
 ]
 
 

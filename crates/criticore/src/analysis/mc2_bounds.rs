@@ -18,9 +18,11 @@
 //! - Level D: best effort, no bound.
 //!
 //! Each level's bound holds when jobs run at most their PET at that level
-//! (`--exec-level` C, the default, or B for Levels A and B).
+//! (`--exec-level` C, the default, or B for Levels A and B). Levels A and B
+//! split their bounds for `--explain` (`Split`): own time, higher Level-B
+//! PETs, and Level A's table time (`BoundTerms::supply_wait_ns`).
 
-use super::classic::TaskBound;
+use super::classic::{BoundTerms, TaskBound};
 use super::level_a::{self, CyclicTable};
 use super::level_b;
 use super::mc2::Mc2Result;
@@ -52,7 +54,7 @@ pub fn task_bounds_with(system: &TaskSystem, prov: Provisioning, main: &Mc2Resul
         .map(|i| {
             let t = &system.tasks[i];
             let level = t.level.unwrap_or(Level::D);
-            let row = |on: String, bound: Option<u64>, schedulable: Option<bool>, note: Option<String>| TaskBound {
+            let row = |on: String, bound: Option<u64>, schedulable: Option<bool>, note: Option<String>, terms: Option<BoundTerms>| TaskBound {
                 task: t.name.clone(),
                 on,
                 // A background Level-D task has no jobs: nothing per job to show.
@@ -62,7 +64,7 @@ pub fn task_bounds_with(system: &TaskSystem, prov: Provisioning, main: &Mc2Resul
                 bound_ns: bound,
                 schedulable,
                 note,
-                terms: None,
+                terms,
                 background: t.is_background(),
             };
             let core = t.core.unwrap_or(0);
@@ -70,15 +72,19 @@ pub fn task_bounds_with(system: &TaskSystem, prov: Provisioning, main: &Mc2Resul
             match level {
                 Level::A => match &tables[core] {
                     Some(table) => {
-                        let b = level_a_bound(table, i, t.period_ns);
-                        row(on(), b, Some(b.is_some_and(|b| b <= t.deadline_ns)), Some("Level A: the end of its last table slot".into()))
+                        let worst = level_a_bound(table, i, t.period_ns);
+                        let b = worst.map(|w| w.response_ns);
+                        let terms = worst.map(|w| BoundTerms { jobs: 1, own_pet_ns: w.own_ns, supply_wait_ns: w.response_ns - w.own_ns, ..BoundTerms::default() });
+                        row(on(), b, Some(b.is_some_and(|b| b <= t.deadline_ns)), Some("Level A: the end of its last table slot".into()), terms)
                     }
-                    None => row(on(), None, Some(false), Some("Level A: no table for this core".into())),
+                    None => row(on(), None, Some(false), Some("Level A: no table for this core".into()), None),
                 },
                 Level::B => {
-                    let b = tables[core].as_ref().zip(per_core[core].as_ref()).and_then(|(table, (charged, busy))| level_b_bound(system, charged, busy, table.hyperperiod_ns, i));
+                    let w = tables[core].as_ref().zip(per_core[core].as_ref()).and_then(|(table, (charged, busy))| level_b_bound(system, charged, busy, table.hyperperiod_ns, i));
+                    let b = w.map(|w| w.response_ns);
                     let note = if b.is_some() { "Level B: rate-monotonic below the Level-A table" } else { "Level B: the response passes its period (or Level A has no table): no bound" };
-                    row(on(), b, Some(b.is_some_and(|b| b <= t.deadline_ns)), Some(note.into()))
+                    let terms = w.map(|w| BoundTerms { jobs: 1, own_pet_ns: w.own_ns, higher_pet_ns: w.higher_ns, supply_wait_ns: w.level_a_ns, ..BoundTerms::default() });
+                    row(on(), b, Some(b.is_some_and(|b| b <= t.deadline_ns)), Some(note.into()), terms)
                 }
                 Level::C => {
                     let b = c_tardiness(i).map(|x| t.deadline_ns.saturating_add(x));
@@ -86,29 +92,46 @@ pub fn task_bounds_with(system: &TaskSystem, prov: Provisioning, main: &Mc2Resul
                         Some(_) => "Level C: deadline + tardiness bound x + e (bounded tardiness, MC²'s Level-C guarantee)",
                         None => "Level C: no tardiness bound (the Level-C test fails)",
                     };
-                    row("global".into(), b, Some(b.is_some()), Some(note.into()))
+                    row("global".into(), b, Some(b.is_some()), Some(note.into()), None)
                 }
-                Level::D => row("global".into(), None, None, Some("Level D: best effort, not analyzed".into())),
+                Level::D => row("global".into(), None, None, Some("Level D: best effort, not analyzed".into()), None),
             }
         })
         .collect()
 }
 
-/// Level A: the worst (end of a job's last slot − its release) over the table.
-fn level_a_bound(table: &CyclicTable, task: usize, period_ns: u64) -> Option<u64> {
-    let mut worst = None;
+/// A Level-A or Level-B bound split (`--explain`): the job's own time, the
+/// higher-priority Level-B jobs', and the Level-A table's time (for a
+/// Level-A job: the table's time not in its own slots, other tasks' slots
+/// and idle); they sum to the response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Split {
+    response_ns: u64,
+    own_ns: u64,
+    higher_ns: u64,
+    level_a_ns: u64,
+}
+
+/// Level A: the worst (end of a job's last slot − its release) over the
+/// table, with that job's slots' time.
+fn level_a_bound(table: &CyclicTable, task: usize, period_ns: u64) -> Option<Split> {
+    let mut worst: Option<Split> = None;
     for s in table.slots.iter().filter(|s| s.task == task) {
         let release = (s.job - 1) * period_ns;
         let response = (s.start_ns + s.length_ns).saturating_sub(release);
-        worst = Some(worst.map_or(response, |w: u64| w.max(response)));
+        if worst.is_none_or(|w| response > w.response_ns) {
+            // The job's slots up to this one (a job's slots come in order).
+            let own: u64 = table.slots.iter().filter(|x| x.task == task && x.job == s.job && x.start_ns <= s.start_ns).map(|x| x.length_ns).sum();
+            worst = Some(Split { response_ns: response, own_ns: own.min(response), higher_ns: 0, level_a_ns: response - own.min(response) });
+        }
     }
     worst
 }
 
 /// Level B's first-job response (None past its period), over the core's
 /// A and B tasks `charged` at Level-B PETs and Level A's `busy` intervals
-/// (hyperperiod `h`).
-fn level_b_bound(system: &TaskSystem, charged: &[Charged], busy: &[(u64, u64)], h: u64, task: usize) -> Option<u64> {
+/// (hyperperiod `h`), split at the fixed point w = C + Σ ⌈w/T⌉·C + A(w).
+fn level_b_bound(system: &TaskSystem, charged: &[Charged], busy: &[(u64, u64)], h: u64, task: usize) -> Option<Split> {
     let own = charged.iter().find(|c| c.task == task)?;
     // Rate-monotonic, ties by file order (the simulator's key).
     let higher: Vec<_> = charged
@@ -117,12 +140,14 @@ fn level_b_bound(system: &TaskSystem, charged: &[Charged], busy: &[(u64, u64)], 
         .collect();
     let mut w = own.pet_ns;
     loop {
-        let next = own.pet_ns + higher.iter().map(|h| w.div_ceil(h.period_ns) * h.pet_ns).sum::<u64>() + max_in_window(busy, h, w);
+        let higher_ns = higher.iter().map(|h| w.div_ceil(h.period_ns) * h.pet_ns).sum::<u64>();
+        let level_a_ns = max_in_window(busy, h, w);
+        let next = own.pet_ns + higher_ns + level_a_ns;
         if next > own.period_ns {
             return None;
         }
         if next == w {
-            return Some(w);
+            return Some(Split { response_ns: w, own_ns: own.pet_ns, higher_ns, level_a_ns });
         }
         w = next;
     }
@@ -193,6 +218,7 @@ mod tests {
             slots: vec![Slot { task: 0, job: 1, start_ns: 0, length_ns: 4 }, Slot { task: 0, job: 1, start_ns: 10, length_ns: 2 }],
         };
         assert_eq!(a_busy(&table, |_| 5), vec![(0, 4), (10, 11)]);
-        assert_eq!(level_a_bound(&table, 0, 20), Some(12));
+        // Its one job ends at 12: 4 + 2 in its slots, 6 of the table's time between.
+        assert_eq!(level_a_bound(&table, 0, 20), Some(Split { response_ns: 12, own_ns: 6, higher_ns: 0, level_a_ns: 6 }));
     }
 }

@@ -17,7 +17,7 @@
 //! - A window that opens at a period's start (every release of its tasks
 //!   falls on one: server_memory.rs) has no blackout before the first
 //!   service: Q within R of each period's start from the window's, so
-//!     sbf(t) = ⌊t/P⌋·Q + min(Q, (t mod P) − (R − Q), 0 at least),
+//!     sbf(t) = ⌊t/P⌋·Q + min(Q, max(0, (t mod P) − (R − Q))),
 //!   and x takes (⌈x/Q⌉ − 1)·P + R − Q + the last chunk.
 //! - A server sure of G_K only in every K consecutive periods of its own
 //!   (`server_supply.rs`, K = 1..=BLOCKS): a window of t holds at least
