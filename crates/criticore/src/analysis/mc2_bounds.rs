@@ -74,8 +74,7 @@ pub fn task_bounds_with(system: &TaskSystem, prov: Provisioning, main: &Mc2Resul
                     Some(table) => {
                         let worst = level_a_bound(table, i, t.period_ns);
                         let b = worst.map(|w| w.response_ns);
-                        let terms = worst.map(|w| BoundTerms { jobs: 1, own_pet_ns: w.own_ns, supply_wait_ns: w.response_ns - w.own_ns, ..BoundTerms::default() });
-                        row(on(), b, Some(b.is_some_and(|b| b <= t.deadline_ns)), Some("Level A: the end of its last table slot".into()), terms)
+                        row(on(), b, Some(b.is_some_and(|b| b <= t.deadline_ns)), Some("Level A: the end of its last table slot".into()), worst.map(Split::terms))
                     }
                     None => row(on(), None, Some(false), Some("Level A: no table for this core".into()), None),
                 },
@@ -83,8 +82,7 @@ pub fn task_bounds_with(system: &TaskSystem, prov: Provisioning, main: &Mc2Resul
                     let w = tables[core].as_ref().zip(per_core[core].as_ref()).and_then(|(table, (charged, busy))| level_b_bound(system, charged, busy, table.hyperperiod_ns, i));
                     let b = w.map(|w| w.response_ns);
                     let note = if b.is_some() { "Level B: rate-monotonic below the Level-A table" } else { "Level B: the response passes its period (or Level A has no table): no bound" };
-                    let terms = w.map(|w| BoundTerms { jobs: 1, own_pet_ns: w.own_ns, higher_pet_ns: w.higher_ns, supply_wait_ns: w.level_a_ns, ..BoundTerms::default() });
-                    row(on(), b, Some(b.is_some_and(|b| b <= t.deadline_ns)), Some(note.into()), terms)
+                    row(on(), b, Some(b.is_some_and(|b| b <= t.deadline_ns)), Some(note.into()), w.map(Split::terms))
                 }
                 Level::C => {
                     let b = c_tardiness(i).map(|x| t.deadline_ns.saturating_add(x));
@@ -110,6 +108,13 @@ struct Split {
     own_ns: u64,
     higher_ns: u64,
     level_a_ns: u64,
+}
+
+impl Split {
+    /// As `--explain` shows it: Level A's time is what the table does not give the job.
+    fn terms(self) -> BoundTerms {
+        BoundTerms { jobs: 1, own_pet_ns: self.own_ns, higher_pet_ns: self.higher_ns, supply_wait_ns: self.level_a_ns, ..BoundTerms::default() }
+    }
 }
 
 /// Level A: the worst (end of a job's last slot − its release) over the
