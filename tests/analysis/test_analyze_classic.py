@@ -4,9 +4,11 @@ implies, per-task bounds worked out by hand, and `--check-sim`."""
 from __future__ import annotations
 
 import json
+import math
 import random
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -254,10 +256,11 @@ def test_explain_splits_a_bound_into_terms_that_sum_to_it(tmp_path):
     assert r.returncode == 2 and "--explain" in r.stderr, r.stderr
 
 
-def test_explain_of_a_bound_without_terms_gives_the_bound_not_no_bound(tmp_path):
-    # pedf bounds each task by its deadline where the demand test passes and
-    # splits nothing: --explain gives that bound and says so, where it once
-    # said "no bound to split". A task without a bound still gets that line.
+def test_explain_splits_an_edf_bound_and_shows_the_load_its_test_weighs(tmp_path):
+    # pedf bounds each task by its deadline where the demand test passes: the
+    # split is that deadline, and the test weighs the core's long-run demand,
+    # 1/4 + 2/6 = 7/12 of it, all PETs. A task without a bound still gets
+    # "no bound to split", with the term that failed its core.
     f = tmp_path / "edf.toml"
     f.write_text(
         "[platform]\ncores = 1\n"
@@ -267,10 +270,40 @@ def test_explain_of_a_bound_without_terms_gives_the_bound_not_no_bound(tmp_path)
     r = cli("analyze", str(f), "--scheduler", "pedf", "--explain", "b")
     assert r.returncode == 0, r.stderr
     out = " ".join(r.stdout.split())
-    assert "no bound to split" not in out and "bound 6 ms, within its deadline 6 ms" in out, out
-    assert "the pedf test does not split its bounds into terms yet" in out, out
+    assert "What the bound is made of: its deadline" in out and "its deadline 6 ms 100.0% = bound 6 ms" in out, out
+    assert "bound 6 ms: its deadline, which EDF meets since the test passes" in out, out
+    assert "the long-run demand on core 0, in cores" in out and "PETs 0.5833 = total 0.5833" in out, out
+    r = cli("analyze", str(f), "--scheduler", "pedf", "--explain", "b", "--json")
+    e = json.loads(r.stdout)["explain"]
+    assert e["terms"]["deadline_ns"] == 6_000_000 and sum(v for k, v in e["terms"].items() if k.endswith("_ns")) == e["bound_ns"] == 6_000_000, e
+    assert abs(e["load"]["pet"] - 7 / 12) < 1e-12 and e["load"]["of"] == "core 0" and e["largest_load"] is None, e
+    # The bombs pass on their PETs alone (100 ms every 100 ms: 1 core each)
+    # and fail with memory: the note says so, and MemGuard's stalls are the
+    # largest share besides the PETs.
+    r = cli("analyze", str(ROOT / "examples" / "memguard-bombs.toml"), "--scheduler", "pedf", "--explain", "bomb1", "--json")
+    e = json.loads(r.stdout)["explain"]
+    assert e["terms"] is None and e["note"].startswith("memory stalls push demand over the core: it passes the processor demand test on its PETs alone"), e
+    assert e["load"]["pet"] == 1.0 and e["largest_load"] == "regulation" and e["load"]["total"] > 1, e
     r = cli("analyze", str(ROOT / "examples" / "mrs-memory.toml"), "--explain", "Task7")
     assert r.returncode == 0 and "no bound to split: demand with memory stalls outgrows the server" in " ".join(r.stdout.split()), r.stdout
+
+
+def test_explain_splits_a_level_c_bound_into_deadline_x_and_its_pet():
+    # MC² Level C in examples/mc2-llc-light.toml, by the Level-C report's
+    # supply: x = (E_L(m−1) + Σσ)/(Σû − (m−1)·u_max − U_L(m−1)) with the
+    # three largest PETs 3 × 271 ms, Σσ = 105.48 + 114.18 + 117.48 + 105.48
+    # = 442.62 ms and 2.95 − 3·0.17 − 0.51 = 1.93: x = 1255.62/1.93 ms.
+    # T5#1 (136 ms, deadline 800 ms) is bounded by 800 ms + ⌈x⌉ + 136 ms.
+    x_ns = math.ceil(Fraction(125_562 * 10**6, 193))
+    r = cli("analyze", str(ROOT / "examples" / "mc2-llc-light.toml"), "--explain", "T5#1", "--json")
+    assert r.returncode == 0, r.stderr
+    e = json.loads(r.stdout)["explain"]
+    t = e["terms"]
+    assert (t["deadline_ns"], t["tardiness_ns"], t["own_pet_ns"]) == (800_000_000, x_ns, 136_000_000), t
+    assert e["bound_ns"] == 800_000_000 + x_ns + 136_000_000, e
+    r = cli("analyze", str(ROOT / "examples" / "mc2-llc-light.toml"), "--explain", "T5#1")
+    out = " ".join(r.stdout.split())
+    assert "What the bound is made of: deadline + x + its cost" in out and "the tardiness bound's x 650.6 ms" in out, out
 
 
 def test_explain_splits_a_global_fp_bound_into_its_cost_and_the_higher_share(tmp_path):

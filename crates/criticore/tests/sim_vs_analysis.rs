@@ -87,6 +87,7 @@ fn run(case: &Case, exec: ExecModel, duration_ns: u64, record_jobs: bool) -> Sim
 fn assert_no_ab_miss(exec: ExecModel, hyperperiods: u64) {
     let mut jobs = 0u64;
     let mut bounded = 0u64;
+    let mut level_c = 0u64;
     for case in cases() {
         let end = hyperperiods * case.hyperperiod_ns;
         let result = run(case, exec, end, false);
@@ -94,6 +95,12 @@ fn assert_no_ab_miss(exec: ExecModel, hyperperiods: u64) {
         let bounds = task_bounds(&case.system, Provisioning::MC2_ISOLATED, &case.analysis);
         for (i, (task, stats)) in case.system.tasks.iter().zip(&result.per_task).enumerate() {
             if !matches!(task.level, Some(Level::A | Level::B)) {
+                // `--explain` of a Level-C bound: D + ⌈x⌉ + e fills it.
+                if let Some(b) = bounds[i].bound_ns.filter(|_| task.level == Some(Level::C)) {
+                    let terms = bounds[i].terms.expect("a Level-C bound splits");
+                    assert_eq!((terms.window_ns(), terms.deadline_ns), (b, task.deadline_ns), "seed {}: task[{i}] {}: {terms:?}", case.seed, task.name);
+                    level_c += 1;
+                }
                 continue;
             }
             let what = format!("seed {} ({exec:?}), task[{i}] {} (Level {:?}, core {:?})", case.seed, task.name, task.level, task.core);
@@ -116,6 +123,7 @@ fn assert_no_ab_miss(exec: ExecModel, hyperperiods: u64) {
     assert!(jobs > 10 * SYSTEMS as u64, "only {jobs} A/B jobs checked");
     // Level A always has its table's bound; Level B one where the response fits its period.
     assert!(bounded > 2 * SYSTEMS as u64, "only {bounded} A/B tasks had a bound");
+    assert!(level_c > 0, "no Level-C task had a bound");
 }
 
 #[test]

@@ -65,12 +65,14 @@ pub struct TaskBound {
     pub background: bool,
 }
 
-/// A fixed-priority bound split by kind (`analyze --explain`): the demand in
-/// the window [0, w) that ends with the worst job, job `jobs − 1` of the
-/// busy period, released `earlier_releases_ns` after it opens. The terms
-/// sum to w, and w − earlier_releases_ns is the bound. PETs include a job's
-/// memory time alone (docs/memory-model.md item 1); what co-runners on other
-/// cores add is interference.
+/// A bound split by kind (`analyze --explain`). Under fixed priority: the
+/// demand in the window [0, w) that ends with the worst job, job `jobs − 1`
+/// of the busy period, released `earlier_releases_ns` after it opens. The
+/// terms sum to w, and w − earlier_releases_ns is the bound. Under EDF the
+/// bound is the deadline, plus ⌈x⌉ and the job's cost under bounded
+/// tardiness; the terms sum to it. PETs include a job's memory time alone
+/// (docs/memory-model.md item 1); what co-runners on other cores add is
+/// interference.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct BoundTerms {
     /// The task's own jobs in the window.
@@ -109,6 +111,14 @@ pub struct BoundTerms {
     pub supply_wait_ns: u64,
     /// How long after the window opens the worst job is released (q·T).
     pub earlier_releases_ns: u64,
+    /// Under EDF (pedf, gedf, MC²'s Level C): its relative deadline, which a
+    /// job meets once the test passes; a window of demand is the test's, not
+    /// the bound's (`edf_terms`).
+    pub deadline_ns: u64,
+    /// Under bounded tardiness (gedf, MC²'s Level C): the tardiness bound's
+    /// ⌈x⌉ (Devi and Anderson: a job is late by at most x + its cost, the
+    /// cost being the own terms above).
+    pub tardiness_ns: u64,
 }
 
 impl BoundTerms {
@@ -127,6 +137,8 @@ impl BoundTerms {
             + self.regulation_ns
             + self.blocking_ns
             + self.supply_wait_ns
+            + self.deadline_ns
+            + self.tardiness_ns
     }
 }
 
@@ -138,6 +150,34 @@ pub struct GroupResult {
     /// None when a task's test did not decide.
     pub schedulable: Option<bool>,
     pub note: Option<String>,
+    /// Under EDF (pedf, gedf): what the test weighs, its jobs' long-run
+    /// demand split by kind (`--explain`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load: Option<Load>,
+}
+
+/// The long-run demand of a core's (or the cores') jobs by kind, in shares
+/// of one core: their charged costs per period split as [`cost_terms`]
+/// splits one job's, and MemGuard's stalls (`edf_demand::Stalls::rate`).
+/// The EDF tests weigh their sum (Liu and Layland's U ≤ 1 where deadlines
+/// are implicit; the demand test at its points otherwise).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Load {
+    pub pet: f64,
+    pub cold: f64,
+    pub interference: f64,
+    pub reload: f64,
+    pub regulation: f64,
+}
+
+/// The [`Load`] of `tasks` charged `cost` (per task of the file), their
+/// stalls at `regulation` of the time.
+fn load(system: &TaskSystem, mem: Option<&Memory>, tasks: &[usize], cost: &[u64], regulation: f64) -> Load {
+    tasks.iter().filter(|&&i| !system.tasks[i].is_background()).fold(Load { regulation, ..Load::default() }, |l, &i| {
+        let t = cost_terms(system, mem, i, cost[i]);
+        let per = |ns: u64| ns as f64 / system.tasks[i].period_ns as f64;
+        Load { pet: l.pet + per(t.own_pet_ns), cold: l.cold + per(t.own_cold_ns), interference: l.interference + per(t.own_interference_ns), reload: l.reload + per(t.reload_ns), ..l }
+    })
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -1320,7 +1360,7 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>, waits: O
             continue;
         }
         let name = format!("core {core}");
-        let core_rows = if edf {
+        let (core_rows, core_load) = if edf {
             // A release preempts only a job with a later absolute deadline: one of a longer relative deadline.
             // A background job's deadline is never: it runs only when no job waits (no demand, no reload owed).
             let preempts = |j: usize, i: usize| system.tasks[i].core == system.tasks[j].core && system.tasks[i].deadline_ns > system.tasks[j].deadline_ns && !system.tasks[i].is_background();
@@ -1344,12 +1384,20 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>, waits: O
                 Some(s) => edf_demand::schedulable_with_stalls(&tasks, s),
                 None => edf_demand::schedulable(&tasks),
             };
-            let fails = match (memory.is_some(), stalls.is_some()) {
-                (_, true) => "the core fails the processor demand test with memory stalls (fluid model) and MemGuard's budget stalls",
-                (true, false) => "the core fails the processor demand test with memory stalls (fluid model)",
-                _ => "the core fails the processor demand test",
+            // Which term failed it (Build 5): the PETs alone, or the memory on top of them.
+            let cpu_fails = || {
+                let pets: Vec<Sporadic> = with_jobs.iter().map(|&i| sporadic(system, i, pet(system, i))).collect();
+                edf_demand::schedulable(&pets) == Ok(false)
             };
-            on.iter()
+            let fails = match (memory.is_some(), stalls.is_some()) {
+                (false, _) => "the core fails the processor demand test: CPU demand exceeds the core",
+                _ if verdict == Ok(false) && cpu_fails() => "the core fails the processor demand test on its PETs alone: CPU demand exceeds the core",
+                (true, true) => "memory stalls push demand over the core: it passes the processor demand test on its PETs alone, not with memory stalls (fluid model) and MemGuard's budget stalls",
+                (true, false) => "memory stalls push demand over the core: it passes the processor demand test on its PETs alone, not with memory stalls (fluid model)",
+            };
+            let rate = stalls.as_ref().map_or(0.0, |s| s.rate(&tasks));
+            let rows = on
+                .iter()
                 .map(|&i| match verdict {
                     Ok(ok) => {
                         let note = match (ok, &stalls) {
@@ -1358,25 +1406,27 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>, waits: O
                             (true, None) => memory_note(system, i, memory),
                             (false, _) => Some(fails.to_string()),
                         };
-                        row(system, i, name.clone(), ok.then_some(system.tasks[i].deadline_ns), note)
+                        let r = row(system, i, name.clone(), ok.then_some(system.tasks[i].deadline_ns), note);
+                        TaskBound { terms: (ok && !r.background).then(|| edf_terms(system, memory, i, cost[i], None)), ..r }
                     }
                     Err(why) => not_decided(system, i, name.clone(), why),
                 })
-                .collect()
+                .collect();
+            (rows, Some(load(system, memory, &with_jobs, &cost, rate)))
         } else if let Some(i) = memory.and_then(|_| on.iter().copied().find(|&i| system.tasks[i].limited_preemption())) {
             // Blocking and last regions are bounded for CPU-only cores so far.
             let t = &system.tasks[i];
             let kind = if t.preemption == Preemption::Preemptive { "non-preemptive copies of" } else { t.preemption.name() };
             let why = format!("no bound yet for limited preemption with memory stalls ({kind} task {} on this core); without memory profiles the core is analyzed", t.name);
-            on.iter().map(|&j| undecided(system, j, name.clone(), why.clone())).collect()
+            (on.iter().map(|&j| undecided(system, j, name.clone(), why.clone())).collect(), None)
         } else if memory.is_some() {
-            fp_rows.next().expect("a round's rows per pfp core")
+            (fp_rows.next().expect("a round's rows per pfp core"), None)
         } else {
-            fp_over(system, &by_rank(system, &on), |_| Supply::Dedicated, &name, waits)
+            (fp_over(system, &by_rank(system, &on), |_| Supply::Dedicated, &name, waits), None)
         };
         let ok = all_of(core_rows.iter().map(|r: &TaskBound| r.schedulable));
         rows.extend(core_rows);
-        groups.push(GroupResult { name, utilization: utilization(system, &on), schedulable: ok, note: None });
+        groups.push(GroupResult { name, utilization: utilization(system, &on), schedulable: ok, note: None, load: core_load });
     }
     Ok((rows, groups))
 }
@@ -1400,11 +1450,13 @@ fn global_edf(system: &TaskSystem, mem: Option<&Memory>) -> (Vec<TaskBound>, Vec
     let u = utilization(system, &all);
     // Above m cores' worth no tardiness is bounded (exactly: Σ C/T > m).
     let over = cmp_sum(&utilizations(all.iter().map(|&i| (pet(system, i), system.tasks[i].period_ns))), Frac::new(m as u128, 1)) == Ordering::Greater;
+    // On the PETs alone (Build 5: which term made it unbounded).
+    let cpu_over = cmp_sum(&utilizations(all.iter().map(|&i| (system.tasks[i].pet_at(Level::C), system.tasks[i].period_ns))), Frac::new(m as u128, 1)) == Ordering::Greater;
     let rows: Vec<TaskBound>;
     let test;
     if gfb {
         test = "Goossens-Funk-Baruah density test";
-        rows = all.iter().map(|&i| row(system, i, "global".into(), Some(system.tasks[i].deadline_ns), memory_note(system, i, mem))).collect();
+        rows = all.iter().map(|&i| TaskBound { terms: Some(edf_terms(system, mem, i, cost[i], None)), ..row(system, i, "global".into(), Some(system.tasks[i].deadline_ns), memory_note(system, i, mem)) }).collect();
     } else if implicit {
         // Bounded tardiness (Devi & Anderson 2005, the Level-C bound with σ = 0):
         // a job responds within T + x + C.
@@ -1419,10 +1471,12 @@ fn global_edf(system: &TaskSystem, mem: Option<&Memory>) -> (Vec<TaskBound>, Vec
                 let note = match tard {
                     Some(_) if memory_note(system, i, mem).is_some() => Some("deadline + bounded tardiness, with memory stalls (fluid model, unregulated)".to_string()),
                     Some(_) => Some("deadline + bounded tardiness".to_string()),
-                    None if over => Some(format!("utilization {u:.4} exceeds the {m} cores: tardiness grows without bound")),
+                    None if over && !cpu_over => Some(format!("memory stalls push demand over the {m} cores: utilization {u:.4} on PETs alone, above {m} with memory stalls (fluid model): tardiness grows without bound")),
+                    None if over => Some(format!("utilization {u:.4} exceeds the {m} cores: CPU demand exceeds them, tardiness grows without bound")),
                     None => Some("fails the bounded-tardiness condition".to_string()),
                 };
-                row(system, i, "global".into(), tard.map(|x| system.tasks[i].deadline_ns + x), note)
+                let terms = tard.map(|x| edf_terms(system, mem, i, cost[i], Some(x)));
+                TaskBound { terms, ..row(system, i, "global".into(), tard.map(|x| system.tasks[i].deadline_ns + x), note) }
             })
             .collect();
     } else {
@@ -1432,7 +1486,7 @@ fn global_edf(system: &TaskSystem, mem: Option<&Memory>) -> (Vec<TaskBound>, Vec
     let background = (0..system.tasks.len()).filter(|&i| system.tasks[i].is_background()).map(|i| row(system, i, "global".into(), None, None));
     let rows = in_file_order(system, rows.into_iter().chain(background).collect());
     let ok = all_of(rows.iter().map(|r| r.schedulable));
-    (rows, vec![GroupResult { name: format!("{m} cores"), utilization: u, schedulable: ok, note: None }], test)
+    (rows, vec![GroupResult { name: format!("{m} cores"), utilization: u, schedulable: ok, note: None, load: Some(load(system, mem, &all, &cost, 0.0)) }], test)
 }
 
 fn global_fp(system: &TaskSystem, mem: Option<&Memory>) -> (Vec<TaskBound>, Vec<GroupResult>) {
@@ -1455,25 +1509,35 @@ fn global_fp(system: &TaskSystem, mem: Option<&Memory>) -> (Vec<TaskBound>, Vec<
         .collect();
     let rows = in_file_order(system, rows);
     let ok = all_of(rows.iter().map(|r| r.schedulable));
-    (rows, vec![GroupResult { name: format!("{m} cores"), utilization: utilization(system, &all), schedulable: ok, note: None }])
+    (rows, vec![GroupResult { name: format!("{m} cores"), utilization: utilization(system, &all), schedulable: ok, note: None, load: None }])
 }
 
-/// A global fixed-priority bound R split into its terms (`--explain`): one
-/// job, its cost C (PET, cold start, LLC interference and contention, the
-/// reload a preemption costs it) and R − C, the higher-priority work shared
-/// among the cores (`gfp_rta`: R = C + ⌊Σ min(W, R − C + 1)/m⌋ at most).
-fn global_fp_terms(system: &TaskSystem, mem: Option<&Memory>, i: usize, cost_ns: u64, bound_ns: u64) -> BoundTerms {
+/// One job's charged cost C split into its terms (`--explain`): its PET, its
+/// cold start, LLC interference and contention, and the reload a preemption
+/// costs it (`memory::charged_costs`).
+fn cost_terms(system: &TaskSystem, mem: Option<&Memory>, i: usize, cost_ns: u64) -> BoundTerms {
     let pet_i = pet(system, i);
     let (time, cold) = mem.map_or((pet_i, 0), |m| (m.costs[i].time_ns, m.costs[i].cold_ns));
     let own_cold_ns = cold.min(time - pet_i);
-    BoundTerms {
-        jobs: 1,
-        own_pet_ns: pet_i,
-        own_cold_ns,
-        own_interference_ns: time - pet_i - own_cold_ns,
-        reload_ns: cost_ns - time,
-        higher_share_ns: bound_ns - cost_ns,
-        ..BoundTerms::default()
+    BoundTerms { jobs: 1, own_pet_ns: pet_i, own_cold_ns, own_interference_ns: time - pet_i - own_cold_ns, reload_ns: cost_ns - time, ..BoundTerms::default() }
+}
+
+/// A global fixed-priority bound R split into its terms (`--explain`): one
+/// job, its cost C ([`cost_terms`]) and R − C, the higher-priority work
+/// shared among the cores (`gfp_rta`: R = C + ⌊Σ min(W, R − C + 1)/m⌋ at most).
+fn global_fp_terms(system: &TaskSystem, mem: Option<&Memory>, i: usize, cost_ns: u64, bound_ns: u64) -> BoundTerms {
+    BoundTerms { higher_share_ns: bound_ns - cost_ns, ..cost_terms(system, mem, i, cost_ns) }
+}
+
+/// An EDF bound split into its terms (`--explain`): the deadline D where
+/// the test meets it (pedf, Goossens-Funk-Baruah); under bounded tardiness
+/// D + ⌈x⌉ + C, the job's cost C split by [`cost_terms`] (Devi and Anderson
+/// 2005: tardiness ≤ x + C; `tardiness_ns` ⌈x + C⌉ from `level_c`).
+fn edf_terms(system: &TaskSystem, mem: Option<&Memory>, i: usize, cost_ns: u64, tardiness_bound_ns: Option<u64>) -> BoundTerms {
+    let deadline_ns = system.tasks[i].deadline_ns;
+    match tardiness_bound_ns {
+        None => BoundTerms { jobs: 1, deadline_ns, ..BoundTerms::default() },
+        Some(tard) => BoundTerms { deadline_ns, tardiness_ns: tard - cost_ns, ..cost_terms(system, mem, i, cost_ns) },
     }
 }
 
@@ -1754,7 +1818,7 @@ fn servers(system: &TaskSystem, mem: Option<&Memory>) -> Result<(Vec<TaskBound>,
     for ((s, sv), server_rows) in system.servers.iter().enumerate().zip(best) {
         let ok = if served[s].is_some() { all_of(server_rows.iter().map(|r| r.schedulable)) } else { Some(false) };
         rows.extend(server_rows);
-        groups.push(GroupResult { name: sv.name.clone(), utilization: sv.budget_ns as f64 / sv.period_ns as f64, schedulable: ok, note: notes[s].clone() });
+        groups.push(GroupResult { name: sv.name.clone(), utilization: sv.budget_ns as f64 / sv.period_ns as f64, schedulable: ok, note: notes[s].clone(), load: None });
     }
     Ok((in_file_order(system, rows), groups))
 }
@@ -2507,6 +2571,14 @@ mod tests {
             let r = analyze(&system, SchedulerKind::Pedf).unwrap();
             assert!(r.notes.is_empty(), "{:?}", r.notes);
             assert_eq!(r.schedulable, Some(long_run && met), "Q = {q}: c_a {c_a}, n_a {n_a}, c_b {c_b}");
+            // `--explain`: the stalls' long-run share beside the jobs' costs.
+            let load = r.groups[0].load.expect("pedf weighs a load");
+            let rate = n_a / 10e6 * (ms - issue) as f64 / (q as f64);
+            assert!((load.regulation - rate).abs() < 1e-12 && (load.pet - 0.36).abs() < 1e-12, "Q = {q}: {load:?}, rate {rate}");
+            if !(long_run && met) {
+                // 2/10 + 4/25 = 0.36 on PETs alone: the stalls fail it.
+                assert!(r.tasks[0].note.as_deref().unwrap().starts_with("memory stalls push demand over the core"), "{:?}", r.tasks[0].note);
+            }
             verdicts.push(long_run && met);
         }
         assert!(verdicts.contains(&true) && verdicts.contains(&false), "{verdicts:?}");
@@ -2543,7 +2615,14 @@ mod tests {
             assert_eq!(r.test, "processor demand test per core with memory stalls");
             let a = r.tasks.iter().find(|t| t.task == "a").unwrap();
             assert_eq!(a.schedulable, Some(fits), "PET {pet_ms} ms: charged {ca} and {cc} ns");
-            assert_eq!(a.note.as_deref(), Some(if fits { "with memory stalls (fluid model, unregulated)" } else { "the core fails the processor demand test with memory stalls (fluid model)" }));
+            let fails = "memory stalls push demand over the core: it passes the processor demand test on its PETs alone, not with memory stalls (fluid model)";
+            assert_eq!(a.note.as_deref(), Some(if fits { "with memory stalls (fluid model, unregulated)" } else { fails }));
+            // `--explain`: the core's load by kind sums to the charged utilization, its PETs' share apart.
+            let load = r.groups[0].load.expect("pedf weighs a load");
+            let charged = ca as f64 / 10e6 + cc as f64 / 12e6;
+            let total = load.pet + load.cold + load.interference + load.reload + load.regulation;
+            assert!((total - charged).abs() < 1e-9 && (load.pet - pet_ms as f64 * (1.0 / 10.0 + 1.0 / 12.0)).abs() < 1e-12, "{load:?} against {charged}");
+            assert!(load.cold > 0.0 && load.reload > 0.0 && load.regulation == 0.0, "{load:?}");
             // CPU-only the core is at most 0.733 loaded: the memory decides.
             assert!(pet_ms * 12 + pet_ms * 10 <= 88);
             verdicts.push(fits);
@@ -2702,6 +2781,39 @@ memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = 
         let a = analyzed(SchedulerKind::Gedf, 2, &[(8_000_000, 10_000_000), (8_000_000, 10_000_000), (1_000_000, 10_000_000)]);
         let bounds: Vec<Option<u64>> = a.tasks.iter().map(|t| t.bound_ns).collect();
         assert_eq!(bounds, vec![Some(38_000_000), Some(38_000_000), Some(31_000_000)]);
+        // `--explain`: D + ⌈x⌉ + e, term by term.
+        let ms = 1_000_000;
+        assert_eq!(a.tasks[2].terms, Some(BoundTerms { jobs: 1, own_pet_ns: ms, deadline_ns: 10 * ms, tardiness_ns: 20 * ms, ..BoundTerms::default() }));
+        // The long-run demand the test weighs: 1.7 of the 2 cores, all PETs.
+        let load = a.groups[0].load.expect("gedf weighs a load");
+        assert!((load.pet - 1.7).abs() < 1e-12 && load.cold + load.interference + load.reload + load.regulation == 0.0, "{load:?}");
+    }
+
+    #[test]
+    fn an_edf_bound_is_its_deadline_and_the_note_names_the_term_that_fails() {
+        let ms = 1_000_000;
+        // One core, (2, 10) and (3, 15) ms: U = 0.4, each bound its deadline.
+        let a = analyzed(SchedulerKind::Pedf, 1, &[(2 * ms, 10 * ms), (3 * ms, 15 * ms)]);
+        assert_eq!(a.tasks[1].bound_ns, Some(15 * ms));
+        assert_eq!(a.tasks[1].terms, Some(BoundTerms { jobs: 1, deadline_ns: 15 * ms, ..BoundTerms::default() }));
+        let load = a.groups[0].load.expect("pedf weighs a load");
+        assert!((load.pet - 0.4).abs() < 1e-12, "{load:?}");
+        // GFB on 2 cores: the same, bound = deadline.
+        let g = analyzed(SchedulerKind::Gedf, 2, &[(2 * ms, 10 * ms), (3 * ms, 15 * ms)]);
+        assert_eq!(g.tasks[0].terms, Some(BoundTerms { jobs: 1, deadline_ns: 10 * ms, ..BoundTerms::default() }));
+        // (6, 10) and (9, 15) ms: U = 1.2 on PETs alone.
+        let a = analyzed(SchedulerKind::Pedf, 1, &[(6 * ms, 10 * ms), (9 * ms, 15 * ms)]);
+        assert_eq!(a.tasks[0].note.as_deref(), Some("the core fails the processor demand test: CPU demand exceeds the core"));
+        assert_eq!(a.tasks[0].terms, None);
+        let g = analyzed(SchedulerKind::Gedf, 1, &[(6 * ms, 10 * ms), (9 * ms, 15 * ms)]);
+        assert_eq!(g.tasks[0].note.as_deref(), Some("utilization 1.2000 exceeds the 1 cores: CPU demand exceeds them, tardiness grows without bound"));
+        // With memory profiles too, the PETs alone fail it.
+        let text = "[platform]\ncores = 1\n\
+                    [[task]]\nname = \"a\"\ncore = 0\nperiod = \"10ms\"\npet = \"6ms\"\n\
+                    memory = { wss = \"4MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }\n\
+                    [[task]]\nname = \"b\"\ncore = 0\nperiod = \"15ms\"\npet = \"9ms\"\n";
+        let a = analyze(&parse_task_system(text, Format::Toml, "t.toml").unwrap(), SchedulerKind::Pedf).unwrap();
+        assert_eq!(a.tasks[0].note.as_deref(), Some("the core fails the processor demand test on its PETs alone: CPU demand exceeds the core"));
     }
 
     #[test]

@@ -161,7 +161,7 @@ impl Stalls {
     }
 
     /// Long-run share of the time stalled.
-    fn rate(&self, tasks: &[EdfTask]) -> f64 {
+    pub fn rate(&self, tasks: &[EdfTask]) -> f64 {
         let per_ns: f64 = tasks.iter().zip(&self.requests).map(|(k, &n)| n / k.period_ns as f64).sum();
         per_ns * (self.period_ns - self.issue_ns.min(self.period_ns)) as f64 / self.budget.max(1) as f64 + if self.reclaim { 0.5 } else { 0.0 }
     }

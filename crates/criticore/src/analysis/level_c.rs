@@ -120,6 +120,8 @@ pub struct LevelCTest {
     pub x_ns: Option<f64>,
     /// Tardiness bound x + eᵢ per task of `tasks`, rounded up to whole ns.
     pub tardiness_bounds_ns: Vec<Option<u64>>,
+    /// eᵢ per task of `tasks`, as charged.
+    pub pets_ns: Vec<u64>,
 }
 
 impl LevelCTest {
@@ -168,6 +170,7 @@ pub fn restricted_supply_gedf(per_core: Vec<CoreSupply>, tasks: &[Charged]) -> L
         tardiness_condition,
         x_ns: x.as_ref().map(exact::to_f64),
         tardiness_bounds_ns,
+        pets_ns: tasks.iter().map(|c| c.pet_ns).collect(),
     }
 }
 
@@ -219,6 +222,7 @@ fn small(per_core: &[CoreSupply], tasks: &[Charged]) -> Option<LevelCTest> {
         tardiness_condition: slack_ok,
         x_ns: x.map(|(n, d)| n as f64 / d as f64),
         tardiness_bounds_ns,
+        pets_ns: tasks.iter().map(|c| c.pet_ns).collect(),
     })
 }
 

@@ -49,7 +49,11 @@ pub fn task_bounds_with(system: &TaskSystem, prov: Provisioning, main: &Mc2Resul
             Some((charged, busy))
         })
         .collect();
-    let c_tardiness = |i: usize| main.level_c.tasks.iter().position(|&t| t == i).and_then(|k| main.level_c.tardiness_bounds_ns[k]);
+    // A Level-C task's tardiness bound ⌈x + e⌉ and its e.
+    let c_tardiness = |i: usize| {
+        let c = &main.level_c;
+        c.tasks.iter().position(|&t| t == i).and_then(|k| c.tardiness_bounds_ns[k].map(|x| (x, c.pets_ns[k])))
+    };
     (0..system.tasks.len())
         .map(|i| {
             let t = &system.tasks[i];
@@ -85,12 +89,15 @@ pub fn task_bounds_with(system: &TaskSystem, prov: Provisioning, main: &Mc2Resul
                     row(on(), b, Some(b.is_some_and(|b| b <= t.deadline_ns)), Some(note.into()), w.map(Split::terms))
                 }
                 Level::C => {
-                    let b = c_tardiness(i).map(|x| t.deadline_ns.saturating_add(x));
+                    let tard = c_tardiness(i);
+                    let b = tard.map(|(x, _)| t.deadline_ns.saturating_add(x));
                     let note = match b {
                         Some(_) => "Level C: deadline + tardiness bound x + e (bounded tardiness, MC²'s Level-C guarantee)",
                         None => "Level C: no tardiness bound (the Level-C test fails)",
                     };
-                    row("global".into(), b, Some(b.is_some()), Some(note.into()), None)
+                    // D + ⌈x⌉ + e: its deadline, the bound's x and its PET as charged.
+                    let terms = tard.filter(|_| b != Some(u64::MAX)).map(|(x, e)| BoundTerms { jobs: 1, own_pet_ns: e, deadline_ns: t.deadline_ns, tardiness_ns: x - e, ..BoundTerms::default() });
+                    row("global".into(), b, Some(b.is_some()), Some(note.into()), terms)
                 }
                 Level::D => row("global".into(), None, None, Some("Level D: best effort, not analyzed".into()), None),
             }
