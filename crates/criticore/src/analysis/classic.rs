@@ -1438,50 +1438,70 @@ fn global_edf(system: &TaskSystem, mem: Option<&Memory>) -> (Vec<TaskBound>, Vec
     let implicit = system.tasks.iter().all(|t| t.deadline_ns == t.period_ns);
     // A release preempts only a job with a later absolute deadline: one of a longer relative deadline.
     let cost = charged(system, mem, |j, i| system.tasks[i].deadline_ns > system.tasks[j].deadline_ns && !system.tasks[i].is_background());
-    let pet = |_: &TaskSystem, i: usize| cost[i];
+    // The same tests on the PETs alone name the term that fails them (Build 5):
+    // with memory profiles, memory stalls where the PETs alone pass.
+    let pets: Vec<u64> = (0..system.tasks.len()).map(|i| pet(system, i)).collect();
     // Goossens, Funk & Baruah (2003): Σδ ≤ m − (m−1)·δ_max meets every deadline
     // (δ = C/min(D, T); utilization for implicit deadlines).
     // Decided exactly: Σδ + (m−1)·δ_max ≤ m over rationals.
-    let density = |i: usize| Frac::new(pet(system, i) as u128, system.tasks[i].deadline_ns.min(system.tasks[i].period_ns) as u128);
-    let mut terms: Vec<Frac> = all.iter().map(|&i| density(i)).collect();
-    let max = terms.iter().copied().max().unwrap_or(Frac::new(0, 1));
-    terms.push(Frac::new(max.num * (m as u128 - 1), max.den));
-    let gfb = cmp_sum(&terms, Frac::new(m as u128, 1)) != Ordering::Greater;
-    let u = utilization(system, &all);
+    let gfb_on = |c: &[u64]| {
+        let mut terms: Vec<Frac> = all.iter().map(|&i| Frac::new(c[i] as u128, system.tasks[i].deadline_ns.min(system.tasks[i].period_ns) as u128)).collect();
+        let max = terms.iter().copied().max().unwrap_or(Frac::new(0, 1));
+        terms.push(Frac::new(max.num * (m as u128 - 1), max.den));
+        cmp_sum(&terms, Frac::new(m as u128, 1)) != Ordering::Greater
+    };
     // Above m cores' worth no tardiness is bounded (exactly: Σ C/T > m).
-    let over = cmp_sum(&utilizations(all.iter().map(|&i| (pet(system, i), system.tasks[i].period_ns))), Frac::new(m as u128, 1)) == Ordering::Greater;
-    // On the PETs alone (Build 5: which term made it unbounded).
-    let cpu_over = cmp_sum(&utilizations(all.iter().map(|&i| (system.tasks[i].pet_at(Level::C), system.tasks[i].period_ns))), Frac::new(m as u128, 1)) == Ordering::Greater;
+    let over_on = |c: &[u64]| cmp_sum(&utilizations(all.iter().map(|&i| (c[i], system.tasks[i].period_ns))), Frac::new(m as u128, 1)) == Ordering::Greater;
+    // Bounded tardiness (Devi & Anderson 2005, the Level-C bound with σ = 0):
+    // a job responds within D + x + C.
+    let tardiness_on = |c: &[u64]| {
+        let full: Vec<CoreSupply> = (0..m).map(CoreSupply::full).collect();
+        restricted_supply_gedf(full, &all.iter().map(|&i| Charged { task: i, pet_ns: c[i], period_ns: system.tasks[i].period_ns }).collect::<Vec<_>>())
+    };
+    let u = utilization(system, &all);
     let rows: Vec<TaskBound>;
     let test;
-    if gfb {
+    if gfb_on(&cost) {
         test = "Goossens-Funk-Baruah density test";
         rows = all.iter().map(|&i| TaskBound { terms: Some(edf_terms(system, mem, i, cost[i], None)), ..row(system, i, "global".into(), Some(system.tasks[i].deadline_ns), memory_note(system, i, mem)) }).collect();
     } else if implicit {
-        // Bounded tardiness (Devi & Anderson 2005, the Level-C bound with σ = 0):
-        // a job responds within T + x + C.
         test = "Goossens-Funk-Baruah, else bounded tardiness";
-        let full: Vec<CoreSupply> = (0..m).map(CoreSupply::full).collect();
-        let charged: Vec<Charged> = all.iter().map(|&i| Charged { task: i, pet_ns: pet(system, i), period_ns: system.tasks[i].period_ns }).collect();
-        let t = restricted_supply_gedf(full, &charged);
+        let t = tardiness_on(&cost);
+        // Why none is bounded, said once for all.
+        let unbounded = if over_on(&cost) {
+            if mem.is_some() && !over_on(&pets) {
+                format!("memory stalls push demand over the {m} cores: utilization {u:.4} on PETs alone, above {m} with memory stalls (fluid model): tardiness grows without bound")
+            } else {
+                format!("utilization {u:.4} exceeds the {m} cores: CPU demand exceeds them, tardiness grows without bound")
+            }
+        } else if mem.is_none() {
+            "fails the bounded-tardiness condition".to_string()
+        } else if tardiness_on(&pets).schedulable() {
+            "memory stalls push demand past the bounded-tardiness condition: it holds on the PETs alone, not with memory stalls (fluid model)".to_string()
+        } else {
+            "fails the bounded-tardiness condition on the PETs alone: CPU demand".to_string()
+        };
         rows = all
             .iter()
             .zip(&t.tardiness_bounds_ns)
             .map(|(&i, tard)| {
                 let note = match tard {
-                    Some(_) if memory_note(system, i, mem).is_some() => Some("deadline + bounded tardiness, with memory stalls (fluid model, unregulated)".to_string()),
-                    Some(_) => Some("deadline + bounded tardiness".to_string()),
-                    None if over && !cpu_over => Some(format!("memory stalls push demand over the {m} cores: utilization {u:.4} on PETs alone, above {m} with memory stalls (fluid model): tardiness grows without bound")),
-                    None if over => Some(format!("utilization {u:.4} exceeds the {m} cores: CPU demand exceeds them, tardiness grows without bound")),
-                    None => Some("fails the bounded-tardiness condition".to_string()),
+                    Some(_) if memory_note(system, i, mem).is_some() => "deadline + bounded tardiness, with memory stalls (fluid model, unregulated)".to_string(),
+                    Some(_) => "deadline + bounded tardiness".to_string(),
+                    None => unbounded.clone(),
                 };
                 let terms = tard.map(|x| edf_terms(system, mem, i, cost[i], Some(x)));
-                TaskBound { terms, ..row(system, i, "global".into(), tard.map(|x| system.tasks[i].deadline_ns + x), note) }
+                TaskBound { terms, ..row(system, i, "global".into(), tard.map(|x| system.tasks[i].deadline_ns + x), Some(note)) }
             })
             .collect();
     } else {
         test = "Goossens-Funk-Baruah density test";
-        rows = all.iter().map(|&i| row(system, i, "global".into(), None, Some("fails the density test; no tardiness bound for deadlines shorter than periods".into()))).collect();
+        let why = if mem.is_some() && gfb_on(&pets) {
+            "memory stalls push density over the Goossens-Funk-Baruah bound (it holds on the PETs alone); no tardiness bound for deadlines shorter than periods"
+        } else {
+            "fails the density test; no tardiness bound for deadlines shorter than periods"
+        };
+        rows = all.iter().map(|&i| row(system, i, "global".into(), None, Some(why.into()))).collect();
     }
     let background = (0..system.tasks.len()).filter(|&i| system.tasks[i].is_background()).map(|i| row(system, i, "global".into(), None, None));
     let rows = in_file_order(system, rows.into_iter().chain(background).collect());
@@ -1497,11 +1517,18 @@ fn global_fp(system: &TaskSystem, mem: Option<&Memory>) -> (Vec<TaskBound>, Vec<
     let cost = charged(system, mem, |j, i| rank[j] < rank[i]);
     let tasks: Vec<Sporadic> = ordered.iter().map(|&i| sporadic(system, i, cost[i])).collect();
     let bounds = gfp_rta::response_times(&tasks, m);
+    // Where a bound is missing with memory: the PETs alone name the term (Build 5).
+    let cpu_bounds = mem.filter(|_| bounds.contains(&None)).map(|_| gfp_rta::response_times(&ordered.iter().map(|&i| sporadic(system, i, pet(system, i))).collect::<Vec<_>>(), m));
     let rows = ordered
         .iter()
         .zip(bounds)
-        .map(|(&i, b)| {
-            let note = if b.is_none() { Some("no fixed point within the deadline (here or above)".to_string()) } else { memory_note(system, i, mem) };
+        .enumerate()
+        .map(|(k, (&i, b))| {
+            let note = match (b, cpu_bounds.as_ref().map(|c| c[k])) {
+                (None, Some(Some(_))) => Some("memory stalls push its response past its deadline: on the PETs alone it has a fixed point within it".to_string()),
+                (None, _) => Some("no fixed point within the deadline (here or above)".to_string()),
+                (Some(_), _) => memory_note(system, i, mem),
+            };
             let r = row(system, i, "global".into(), b, note);
             let terms = b.filter(|_| !r.background).map(|bound| global_fp_terms(system, mem, i, cost[i], bound));
             TaskBound { terms, ..r }
@@ -2787,6 +2814,49 @@ memory = { wss = "1MiB", accesses_per_ms = 1000, read_fraction = 1.0, pattern = 
         // The long-run demand the test weighs: 1.7 of the 2 cores, all PETs.
         let load = a.groups[0].load.expect("gedf weighs a load");
         assert!((load.pet - 1.7).abs() < 1e-12 && load.cold + load.interference + load.reload + load.regulation == 0.0, "{load:?}");
+    }
+
+    #[test]
+    fn gedf_and_gfp_notes_say_when_memory_stalls_fail_the_test() {
+        // Two cores, implicit deadlines of 10 ms: a (PET p, 4 MiB random), b
+        // (9 ms), c (0.1 ms). GFB fails on the PETs for p ≥ 2 ms, so the
+        // tardiness test decides: on the PETs its slack 2 − 2·max(p, 9)/10 is
+        // positive. With memory (equal deadlines: no reload charged) a's
+        // cost C_a is its fluid-model time: bounded while C_a < 10 ms; at
+        // C_a ≥ 10 ms the memory stalls fail it, above the 2 cores once
+        // C_a + 9.1 ms > 20 ms.
+        let ms = 1_000_000u64;
+        let mut seen = Vec::new();
+        for p_us in [5_000u64, 7_000, 8_000, 8_500, 9_000, 9_900] {
+            let text = format!(
+                "[platform]\ncores = 2\n\
+                 [[task]]\nname = \"a\"\nperiod = \"10ms\"\npet = \"{p_us}us\"\n\
+                 memory = {{ wss = \"4MiB\", pattern = \"random\", read_fraction = 1.0, accesses_per_ms = 1000 }}\n\
+                 [[task]]\nname = \"b\"\nperiod = \"10ms\"\npet = \"9ms\"\n\
+                 [[task]]\nname = \"c\"\nperiod = \"10ms\"\npet = \"100us\"\n"
+            );
+            let system = parse_task_system(&text, Format::Toml, "t.toml").unwrap();
+            let c_a = memory::job_costs(&system)[0].time_ns;
+            let r = analyze(&system, SchedulerKind::Gedf).unwrap();
+            let note = r.tasks[1].note.clone().unwrap();
+            let expected = if c_a < 10 * ms {
+                "deadline + bounded tardiness"
+            } else if c_a + 9 * ms + ms / 10 > 20 * ms {
+                "memory stalls push demand over the 2 cores"
+            } else {
+                "memory stalls push demand past the bounded-tardiness condition: it holds on the PETs alone"
+            };
+            assert!(note.starts_with(expected), "p {p_us} µs, C_a {c_a} ns: {note}");
+            seen.push(expected);
+            // gfp (a first by index): a's own response C_a passes 10 ms with memory only.
+            let g = analyze(&system, SchedulerKind::Gfp).unwrap();
+            let why = "memory stalls push its response past its deadline: on the PETs alone it has a fixed point within it";
+            assert_eq!(g.tasks[0].bound_ns.is_none(), c_a > 10 * ms, "p {p_us} µs: {:?}", g.tasks[0]);
+            assert!(g.tasks[0].bound_ns.is_some() || g.tasks[0].note.as_deref() == Some(why), "{:?}", g.tasks[0].note);
+        }
+        // All three outcomes are exercised.
+        seen.dedup();
+        assert_eq!(seen.len(), 3, "{seen:?}");
     }
 
     #[test]
