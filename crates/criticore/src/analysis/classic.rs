@@ -57,7 +57,7 @@ pub struct TaskBound {
     pub schedulable: Option<bool>,
     /// Why there is no bound, or what the bound rests on.
     pub note: Option<String>,
-    /// What the bound is made of (fixed priority on a core or in a server).
+    /// What the bound is made of (`--explain`); every bound has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub terms: Option<BoundTerms>,
     /// A background task (no jobs: PET, period and deadline are 0, no bound).
@@ -112,8 +112,8 @@ pub struct BoundTerms {
     /// How long after the window opens the worst job is released (q·T).
     pub earlier_releases_ns: u64,
     /// Under EDF (pedf, gedf, MC²'s Level C): its relative deadline, which a
-    /// job meets once the test passes; a window of demand is the test's, not
-    /// the bound's (`edf_terms`).
+    /// job meets once the test passes (what the test weighs is its group's
+    /// [`Load`], not a window; `edf_terms`).
     pub deadline_ns: u64,
     /// Under bounded tardiness (gedf, MC²'s Level C): the tardiness bound's
     /// ⌈x⌉ (Devi and Anderson: a job is late by at most x + its cost, the
