@@ -53,11 +53,12 @@ def explanation(file: str, report: dict, task: str) -> dict:
         raise InputError(f"{file}: --explain: {reason}", file, "--explain", reason)
     out = {k: row[k] for k in ("task", "on", "pet_ns", "deadline_ns", "bound_ns", "schedulable", "note")}
     out["terms"] = row.get("terms")
-    if out["terms"] is not None and not out["terms"]["deadline_ns"]:
+    if out["terms"] is not None:
         t = out["terms"]
-        # The largest term besides the task's own PETs: what to look at first.
+        # The largest term besides the task's own PETs: what to look at first
+        # (none under EDF, whose bound is its deadline, not a demand).
         rest = [(t[k], k) for k, _ in TERMS if k != "own_pet_ns" and t[k] > 0]
-        out["largest_term"] = max(rest)[1] if rest else None
+        out["largest_term"] = max(rest)[1] if rest and not t["deadline_ns"] else None
     # Under EDF the test weighs its core's (or the cores') load: the group of
     # its row, or the one group of a global test.
     groups = report.get("groups", [])
