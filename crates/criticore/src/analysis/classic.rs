@@ -1384,17 +1384,18 @@ fn partitioned(system: &TaskSystem, edf: bool, memory: Option<&Memory>, waits: O
                 Some(s) => edf_demand::schedulable_with_stalls(&tasks, s),
                 None => edf_demand::schedulable(&tasks),
             };
-            // Which term failed it (Build 5): the PETs alone, or the memory on top of them.
-            let cpu_fails = || {
-                let pets: Vec<Sporadic> = with_jobs.iter().map(|&i| sporadic(system, i, pet(system, i))).collect();
-                edf_demand::schedulable(&pets) == Ok(false)
+            // Which term failed it (Build 5): the PETs alone (the test run
+            // again on them), or the memory on top of them. Only for a core that fails.
+            let fails = || {
+                let cpu_fails = || edf_demand::schedulable(&with_jobs.iter().map(|&i| sporadic(system, i, pet(system, i))).collect::<Vec<_>>()) == Ok(false);
+                match (memory.is_some(), stalls.is_some()) {
+                    (false, _) => "the core fails the processor demand test: CPU demand exceeds the core",
+                    _ if cpu_fails() => "the core fails the processor demand test on its PETs alone: CPU demand exceeds the core",
+                    (true, true) => "memory stalls push demand over the core: it passes the processor demand test on its PETs alone, not with memory stalls (fluid model) and MemGuard's budget stalls",
+                    (true, false) => "memory stalls push demand over the core: it passes the processor demand test on its PETs alone, not with memory stalls (fluid model)",
+                }
             };
-            let fails = match (memory.is_some(), stalls.is_some()) {
-                (false, _) => "the core fails the processor demand test: CPU demand exceeds the core",
-                _ if verdict == Ok(false) && cpu_fails() => "the core fails the processor demand test on its PETs alone: CPU demand exceeds the core",
-                (true, true) => "memory stalls push demand over the core: it passes the processor demand test on its PETs alone, not with memory stalls (fluid model) and MemGuard's budget stalls",
-                (true, false) => "memory stalls push demand over the core: it passes the processor demand test on its PETs alone, not with memory stalls (fluid model)",
-            };
+            let fails = (verdict == Ok(false)).then(fails).unwrap_or_default();
             let rate = stalls.as_ref().map_or(0.0, |s| s.rate(&tasks));
             let rows = on
                 .iter()
