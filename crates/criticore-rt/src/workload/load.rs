@@ -482,6 +482,28 @@ impl Walker {
     /// `delay_nb` rounds of the two-add delay loop (Fig. 4).
     #[inline(always)]
     pub fn iteration(&mut self, write_nb: u32, read_nb: u32, delay_nb: u64) {
+        let sink = self.lines(write_nb, read_nb);
+        // Fig. 4 delay_loop: two adds per iteration.
+        let (mut a, mut b) = (sink, sink);
+        for _ in 0..delay_nb {
+            a = std::hint::black_box(a.wrapping_add(1));
+            b = std::hint::black_box(b.wrapping_add(1));
+        }
+        self.sink = std::hint::black_box(a ^ b ^ sink);
+    }
+
+    /// One iteration whose delay is `delay_ns` of running time
+    /// (`spin::spin_ns`), not a round count: a periodic job's.
+    #[inline(always)]
+    pub fn iteration_for(&mut self, write_nb: u32, read_nb: u32, delay_ns: u64) {
+        let sink = self.lines(write_nb, read_nb);
+        self.sink = std::hint::black_box(crate::workload::spin::spin_ns(delay_ns, sink) ^ sink);
+    }
+
+    /// Fig. 4's write_loop and read_loop: `write_nb` then `read_nb` whole
+    /// lines; the value read (the delay's seed).
+    #[inline(always)]
+    fn lines(&mut self, write_nb: u32, read_nb: u32) -> u64 {
         let n = (write_nb + read_nb) as usize;
         if self.pos + n > self.lines {
             if self.fresh_pages {
@@ -521,13 +543,7 @@ impl Walker {
             }
             self.pos += 1;
         }
-        // Fig. 4 delay_loop: two adds per iteration.
-        let (mut a, mut b) = (sink, sink);
-        for _ in 0..delay_nb {
-            a = std::hint::black_box(a.wrapping_add(1));
-            b = std::hint::black_box(b.wrapping_add(1));
-        }
-        self.sink = std::hint::black_box(a ^ b ^ sink);
+        sink
     }
 }
 

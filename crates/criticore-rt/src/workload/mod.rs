@@ -9,4 +9,5 @@ pub mod periodic;
 pub mod phase;
 pub mod profile;
 pub mod sizing_cache;
+pub mod spin;
 pub mod worker;

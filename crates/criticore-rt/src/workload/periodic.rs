@@ -7,9 +7,10 @@
 //!
 //! A phase of `work` ns at `accesses_per_ms` and `read_fraction` becomes
 //! `lines = accesses_per_ms × work / 1 ms` line accesses, `read_fraction × 10`
-//! of every 10 lines read, and a delay loop sized so that the phase takes
-//! `work` alone on this machine (calibrated at start, then measured with its
-//! delay and corrected: `fit_phase`). If its lines alone
+//! of every 10 lines read, and after every 10 lines a delay of running time
+//! (`spin.rs`) sized so that the phase takes `work` alone on this machine
+//! (the lines calibrated at start, then the phase measured with its delay and
+//! corrected: `fit_phase`). If its lines alone
 //! take longer than `work`, the delay is 0 and the phase runs longer than the
 //! file says (reported). A task without a memory profile spins for its PET.
 //! The lines are walked over the task's working set in address order
@@ -145,7 +146,7 @@ impl JobPlan {
                 (w, cal.ns_per_iteration)
             });
             let alone = w.iterations as f64 * ns_per_iteration;
-            if w.iterations > 0 && w.delay_nb == 0 && alone > work as f64 * 1.02 {
+            if w.iterations > 0 && w.delay_ns == 0 && alone > work as f64 * 1.02 {
                 notes.push(format!("phase {i}: {lines} line accesses take {:.0} µs alone here, more than its {:.0} µs of work", alone / 1e3, work as f64 / 1e3));
             }
             phases.push(w);
@@ -185,34 +186,32 @@ pub struct JobRecord {
     pub memory_requests: u64,
 }
 
-/// This machine's costs, measured once: ns per iteration of 10 lines for
-/// `read_nb` reads with no delay, and ns per delay-loop round.
+/// This machine's cost, measured once: ns per iteration of 10 lines for
+/// `read_nb` reads with no delay (the delay is in time: `spin.rs`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Calibration {
     pub ns_per_iteration: f64,
-    pub ns_per_delay: f64,
 }
 
 pub fn calibrate(walker: &mut Walker, read_nb: u32) -> Calibration {
     // The least of several trials: the cost undisturbed by the machine, so a
     // job alone takes its PET and interference shows as a longer job.
-    let best = |walker: &mut Walker, write_nb: u32, read_nb: u32, delay: u64, n: u64| trials(walker, write_nb, read_nb, delay, n, 7)[0];
-    best(walker, LINES_PER_ITERATION - read_nb, read_nb, 0, 20_000); // warm-up
-    let ns_per_iteration = best(walker, LINES_PER_ITERATION - read_nb, read_nb, 0, 20_000);
-    let ns_per_delay = best(walker, 0, 0, 200_000, 1) / 200_000.0;
-    Calibration { ns_per_iteration, ns_per_delay: ns_per_delay.max(0.01) }
+    let best = |walker: &mut Walker| trials(walker, LINES_PER_ITERATION - read_nb, read_nb, 0, 20_000, 7)[0];
+    best(walker); // warm-up
+    Calibration { ns_per_iteration: best(walker) }
 }
 
-/// CPU ns per iteration over `n` iterations, `count` times, sorted. In this
-/// thread's CPU time: a task calibrates inside its server, often stopped
-/// mid-trial, and neither that nor preemption may count.
-fn trials(walker: &mut Walker, write_nb: u32, read_nb: u32, delay_nb: u64, n: u64, count: usize) -> Vec<f64> {
+/// CPU ns per iteration over `n` iterations with `delay_ns` after each,
+/// `count` times, sorted. In this thread's CPU time: a task calibrates inside
+/// its server, often stopped mid-trial, and neither that nor preemption may
+/// count.
+fn trials(walker: &mut Walker, write_nb: u32, read_nb: u32, delay_ns: u64, n: u64, count: usize) -> Vec<f64> {
     let cpu_ns = crate::os::clock::thread_cpu_ns;
     let mut t: Vec<f64> = (0..count)
         .map(|_| {
             let start = cpu_ns();
             for _ in 0..n {
-                walker.iteration(write_nb, read_nb, delay_nb);
+                walker.iteration_for(write_nb, read_nb, delay_ns);
             }
             (cpu_ns() - start) as f64 / n as f64
         })
@@ -225,10 +224,10 @@ fn trials(walker: &mut Walker, write_nb: u32, read_nb: u32, delay_nb: u64, n: u6
 pub fn phase_work(work_ns: u64, lines: u64, read_nb: u32, cal: &Calibration) -> PhaseWork {
     let iterations = lines.div_ceil(LINES_PER_ITERATION as u64);
     if iterations == 0 {
-        return PhaseWork { iterations: 0, read_nb, delay_nb: (work_ns as f64 / cal.ns_per_delay) as u64, work_ns };
+        return PhaseWork { iterations: 0, read_nb, delay_ns: work_ns, work_ns };
     }
     let spare = work_ns as f64 / iterations as f64 - cal.ns_per_iteration;
-    PhaseWork { iterations, read_nb, delay_nb: (spare / cal.ns_per_delay).max(0.0) as u64, work_ns }
+    PhaseWork { iterations, read_nb, delay_ns: spare.max(0.0) as u64, work_ns }
 }
 
 /// Size a phase by measuring it: start from [`phase_work`], then run the
@@ -239,20 +238,20 @@ pub fn phase_work(work_ns: u64, lines: u64, read_nb: u32, cal: &Calibration) -> 
 /// Fig. 4) they cannot, and the phase alone would run long.
 pub fn fit_phase(walker: &mut Walker, work_ns: u64, lines: u64, read_nb: u32, cal: &Calibration) -> PhaseWork {
     let mut w = phase_work(work_ns, lines, read_nb, cal);
-    if w.iterations == 0 || w.delay_nb == 0 {
+    if w.iterations == 0 || w.delay_ns == 0 {
         return w;
     }
     let target = work_ns as f64 / w.iterations as f64;
     let n = w.iterations.clamp(1, 10_000);
     for _ in 0..6 {
         // The median of 5: the phase as it will run, not its best case.
-        let cost = trials(walker, LINES_PER_ITERATION - read_nb, read_nb, w.delay_nb, n, 5)[2];
+        let cost = trials(walker, LINES_PER_ITERATION - read_nb, read_nb, w.delay_ns, n, 5)[2];
         let error = cost - target;
         if error.abs() <= 0.02 * target {
             break;
         }
-        w.delay_nb = (w.delay_nb as f64 - error / cal.ns_per_delay).max(0.0) as u64;
-        if w.delay_nb == 0 {
+        w.delay_ns = (w.delay_ns as f64 - error).max(0.0) as u64;
+        if w.delay_ns == 0 {
             break;
         }
     }
@@ -351,7 +350,7 @@ fn walk_phases(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPa
             p.mark(EventKind::Phase, i as u32);
         }
         if ph.iterations == 0 {
-            walker.iteration(0, 0, ph.delay_nb);
+            walker.iteration_for(0, 0, ph.delay_ns);
             continue;
         }
         let (writes, reads) = (LINES_PER_ITERATION - ph.read_nb, ph.read_nb);
@@ -360,7 +359,7 @@ fn walk_phases(spec: &PeriodicSpec, walker: &mut Walker, page: Option<&CounterPa
             // Publish every 64 iterations, as the load publishes every ~64 lines' worth.
             let batch = (ph.iterations - done).min(64);
             for _ in 0..batch {
-                walker.iteration(writes, reads, ph.delay_nb);
+                walker.iteration_for(writes, reads, ph.delay_ns);
             }
             done += batch;
             if let Some(p) = page {
@@ -381,14 +380,14 @@ mod tests {
 
     #[test]
     fn a_phase_is_sized_to_its_work() {
-        let cal = Calibration { ns_per_iteration: 100.0, ns_per_delay: 0.5 };
-        // 1 ms of work, 5,000 lines = 500 iterations: 2,000 ns each, 1,900 ns of delay = 3,800 rounds.
+        let cal = Calibration { ns_per_iteration: 100.0 };
+        // 1 ms of work, 5,000 lines = 500 iterations: 2,000 ns each, 1,900 ns of delay.
         let p = phase_work(1_000_000, 5_000, 3, &cal);
-        assert_eq!((p.iterations, p.read_nb, p.delay_nb), (500, 3, 3_800));
+        assert_eq!((p.iterations, p.read_nb, p.delay_ns), (500, 3, 1_900));
         // Lines that alone take longer than the work: no delay.
-        assert_eq!(phase_work(1_000, 5_000, 3, &cal).delay_nb, 0);
+        assert_eq!(phase_work(1_000, 5_000, 3, &cal).delay_ns, 0);
         // No lines: compute only, the whole work as delay.
-        assert_eq!(phase_work(1_000_000, 0, 0, &cal).delay_nb, 2_000_000);
+        assert_eq!(phase_work(1_000_000, 0, 0, &cal).delay_ns, 1_000_000);
     }
 
     #[test]
@@ -401,7 +400,7 @@ mod tests {
             period_ns: 5_000_000,
             deadline_ns: 5_000_000,
             offset_ns: 0,
-            phases: vec![PhaseWork { iterations: 100, read_nb: 4, delay_nb: 0, work_ns: 0 }, PhaseWork { iterations: 0, read_nb: 0, delay_nb: 1000, work_ns: 0 }],
+            phases: vec![PhaseWork { iterations: 100, read_nb: 4, delay_ns: 0, work_ns: 0 }, PhaseWork { iterations: 0, read_nb: 0, delay_ns: 1000, work_ns: 0 }],
             buffer_bytes: 1 << 20,
             line_bytes: 64,
             jobs: Some(4),
@@ -439,7 +438,7 @@ mod tests {
             period_ns: 1_000,
             deadline_ns: 1_000,
             offset_ns: 0,
-            phases: vec![PhaseWork { iterations: 1_000, read_nb: 4, delay_nb: 0, work_ns: 0 }],
+            phases: vec![PhaseWork { iterations: 1_000, read_nb: 4, delay_ns: 0, work_ns: 0 }],
             buffer_bytes: 1 << 20,
             line_bytes: 64,
             jobs: Some(2_000),
@@ -503,7 +502,7 @@ mod tests {
             period_ns: u64::MAX,
             deadline_ns: u64::MAX,
             offset_ns: 0,
-            phases: vec![PhaseWork { iterations: 64, read_nb: 3, delay_nb: 0, work_ns: 0 }],
+            phases: vec![PhaseWork { iterations: 64, read_nb: 3, delay_ns: 0, work_ns: 0 }],
             buffer_bytes: 1 << 20,
             line_bytes: 64,
             jobs: Some(3),

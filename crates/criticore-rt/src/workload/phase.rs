@@ -6,8 +6,9 @@ pub struct PhaseWork {
     /// Iterations of 10 lines (0 = compute only).
     pub iterations: u64,
     pub read_nb: u32,
-    /// Delay-loop rounds after each iteration (or, compute only, in total).
-    pub delay_nb: u64,
+    /// Running time spun after each iteration (or, compute only, in total):
+    /// `spin::spin_ns`.
+    pub delay_ns: u64,
     /// The work the file gives this phase (ns, alone).
     pub work_ns: u64,
 }

@@ -1,5 +1,5 @@
 //! This machine's sizing of a periodic task's phases (`periodic::fit_phase`:
-//! iterations of 10 lines and delay rounds so a phase takes its work alone),
+//! iterations of 10 lines and the delay after each so a phase takes its work alone),
 //! remembered between runs. Calibrating and fitting take about 0.2 s a
 //! program, one program after another before the common start; remembered,
 //! a run's set-up before time 0 takes milliseconds (docs/runtime.md,
@@ -30,7 +30,7 @@ struct Entry {
     measured_unix_s: u64,
     iterations: u64,
     read_nb: u32,
-    delay_nb: u64,
+    delay_ns: u64,
     work_ns: u64,
     /// ns per iteration of 10 lines alone, with no delay (for the notes).
     ns_per_iteration: f64,
@@ -111,11 +111,11 @@ impl SizingCache {
             return None;
         }
         let e = self.store.entries.get(&key.text())?;
-        (self.now_s.saturating_sub(e.measured_unix_s) < VALID_S).then(|| (PhaseWork { iterations: e.iterations, read_nb: e.read_nb, delay_nb: e.delay_nb, work_ns: e.work_ns }, e.ns_per_iteration))
+        (self.now_s.saturating_sub(e.measured_unix_s) < VALID_S).then(|| (PhaseWork { iterations: e.iterations, read_nb: e.read_nb, delay_ns: e.delay_ns, work_ns: e.work_ns }, e.ns_per_iteration))
     }
 
     pub fn put(&mut self, key: &PhaseKey, w: &PhaseWork, ns_per_iteration: f64) {
-        let e = Entry { measured_unix_s: self.now_s, iterations: w.iterations, read_nb: w.read_nb, delay_nb: w.delay_nb, work_ns: w.work_ns, ns_per_iteration };
+        let e = Entry { measured_unix_s: self.now_s, iterations: w.iterations, read_nb: w.read_nb, delay_ns: w.delay_ns, work_ns: w.work_ns, ns_per_iteration };
         self.store.entries.retain(|_, old| self.now_s.saturating_sub(old.measured_unix_s) < VALID_S);
         self.store.entries.insert(key.text(), e);
         self.changed = true;
@@ -143,7 +143,7 @@ mod tests {
     }
 
     fn work() -> PhaseWork {
-        PhaseWork { iterations: 200, read_nb: 5, delay_nb: 1_234, work_ns: 1_000_000 }
+        PhaseWork { iterations: 200, read_nb: 5, delay_ns: 1_234, work_ns: 1_000_000 }
     }
 
     #[test]
@@ -163,6 +163,13 @@ mod tests {
         assert_eq!(SizingCache::at(Some(path.clone()), true, 1_000_001).get(&key(1_000_000)), None);
         // A store written on another machine is not reused.
         let text = std::fs::read_to_string(&path).unwrap().replace(&machine(), "another machine");
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(SizingCache::at(Some(path.clone()), false, 1_000_001).get(&key(1_000_000)), None);
+        // A store from before delays were in time (rounds, `delay_nb`) is not read as ns.
+        let mut c = SizingCache::at(Some(path.clone()), false, 1_000_000);
+        c.put(&key(1_000_000), &work(), 812.5);
+        c.save();
+        let text = std::fs::read_to_string(&path).unwrap().replace("delay_ns", "delay_nb");
         std::fs::write(&path, text).unwrap();
         assert_eq!(SizingCache::at(Some(path.clone()), false, 1_000_001).get(&key(1_000_000)), None);
         // A store that is not JSON is ignored, not an error.
