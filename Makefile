@@ -38,6 +38,7 @@ run: build
 # ran, passed and was skipped, with each skip's reason (tools/test_summary.py).
 RUST_LOG   := target/test-rust.log
 PY_REPORT  := target/test-python.xml
+PY_RUNTIME_REPORT := target/test-python-runtime.xml
 
 test-rust:
 	mkdir -p target
@@ -52,14 +53,17 @@ browser:
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium) \
 		|| echo "chromium could not be installed: tests/report's browser checks will be skipped"
 
+# The tests that time real processes (marked `runtime`, tests/conftest.py)
+# run alone after the rest, which runs on both cores (pytest-xdist).
 test-python: build browser
 	mkdir -p target
-	$(PY) -m pytest -q -rfEs --junitxml=$(PY_REPORT)
+	rc=0; $(PY) -m pytest -q -rfEs -n 2 -m "not runtime" --junitxml=$(PY_REPORT) || rc=1; \
+		$(PY) -m pytest -q -rfEs -m runtime --junitxml=$(PY_RUNTIME_REPORT) || rc=1; exit $$rc
 
 # Both suites run even when the first fails; the summary counts both.
 test: install
-	rm -f $(RUST_LOG) $(PY_REPORT); rc=0; $(MAKE) --no-print-directory test-rust || rc=1; $(MAKE) --no-print-directory test-python || rc=1; \
-		$(PY) tools/test_summary.py $(RUST_LOG) $(PY_REPORT); exit $$rc
+	rm -f $(RUST_LOG) $(PY_REPORT) $(PY_RUNTIME_REPORT); rc=0; $(MAKE) --no-print-directory test-rust || rc=1; $(MAKE) --no-print-directory test-python || rc=1; \
+		$(PY) tools/test_summary.py $(RUST_LOG) $(PY_REPORT) $(PY_RUNTIME_REPORT); exit $$rc
 
 bench: build
 	$(PY) benches/analysis_reference.py

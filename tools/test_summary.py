@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """What `make test` ran, passed and skipped, and why each skip: the last lines of `make test`.
 
-    tools/test_summary.py RUST_LOG PYTEST_JUNIT_XML
+    tools/test_summary.py RUST_LOG PYTEST_JUNIT_XML [PYTEST_JUNIT_XML ...]
 
 RUST_LOG is `cargo test`'s (non-quiet) output: every test binary's
 "test result:" line counts, and a test skipped at run time (a missing
 capability, crates/criticore-rt/tests) shows as "test NAME ... ignored, REASON".
-PYTEST_JUNIT_XML is pytest's --junitxml report: each <skipped> carries its
-reason. Exit 1 when the logs are missing, so a summary is never made up.
+PYTEST_JUNIT_XML is pytest's --junitxml report (one per pytest run, counted
+together): each <skipped> carries its reason. Exit 1 when the logs are missing, so a summary is never made up.
 """
 
 from __future__ import annotations
@@ -33,11 +33,10 @@ def rust(log: Path) -> tuple[int, int, int, list[str]]:
     return passed, failed, ignored, why
 
 
-def python(xml: Path) -> tuple[int, int, int, list[str]]:
-    root = ET.parse(xml).getroot()
+def python(xmls: list[Path]) -> tuple[int, int, int, list[str]]:
     passed = failed = skipped = 0
     why = []
-    for case in root.iter("testcase"):
+    for case in (c for xml in xmls for c in ET.parse(xml).getroot().iter("testcase")):
         if (s := case.find("skipped")) is not None:
             skipped += 1
             why.append(f"{case.get('classname')}::{case.get('name')}: {s.get('message', '')}")
@@ -49,10 +48,10 @@ def python(xml: Path) -> tuple[int, int, int, list[str]]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 3 or not all(Path(a).is_file() for a in argv[1:]):
+    if len(argv) < 3 or not all(Path(a).is_file() for a in argv[1:]):
         print(__doc__, file=sys.stderr)
         return 1
-    rows = [("Rust", *rust(Path(argv[1]))), ("Python", *python(Path(argv[2])))]
+    rows = [("Rust", *rust(Path(argv[1]))), ("Python", *python([Path(a) for a in argv[2:]]))]
     print("tests: " + "; ".join(f"{name} {p} passed, {f} failed, {s} skipped" for name, p, f, s, _ in rows))
     for name, *_, why in rows:
         for w in why:
