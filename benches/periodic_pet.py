@@ -23,21 +23,22 @@ import tempfile
 import time
 from pathlib import Path
 
+MS = 1_000_000
+# name: (PET ns, the task's memory profile line).
 TASKS = {
-    # 4 ms, 20,000 lines streamed over 64 MiB (tests/regulate/test_regulate_mcti.py's crit).
-    "stream": 'pet = "4ms"\nmemory = { wss = "64MiB", pattern = "stream", read_fraction = 0.5, accesses_per_ms = 5000 }\n',
-    # 2 ms of random reads over 16 MiB.
-    "random": 'pet = "2ms"\nmemory = { wss = "16MiB", pattern = "random", read_fraction = 1.0, accesses_per_ms = 2000 }\n',
-    # 3 ms of compute.
-    "compute": 'pet = "3ms"\n',
+    # 20,000 lines streamed over 64 MiB (tests/regulate/test_regulate_mcti.py's crit).
+    "stream": (4 * MS, 'memory = { wss = "64MiB", pattern = "stream", read_fraction = 0.5, accesses_per_ms = 5000 }\n'),
+    # Random reads over 16 MiB.
+    "random": (2 * MS, 'memory = { wss = "16MiB", pattern = "random", read_fraction = 1.0, accesses_per_ms = 2000 }\n'),
+    # Compute only.
+    "compute": (3 * MS, ""),
 }
-PET_NS = {"stream": 4_000_000, "random": 2_000_000, "compute": 3_000_000}
 
 
 def task_file(d: Path, name: str) -> Path:
     f = d / f"{name}.toml"
     f.write_text('[platform]\ncores = 2\nllc = { size = "32MiB", ways = 16, colors = 16, line = "64B" }\n'
-                 f'[[task]]\nname = "{name}"\ncore = 1\nperiod = "20ms"\n{TASKS[name]}')
+                 f'[[task]]\nname = "{name}"\ncore = 1\nperiod = "20ms"\npet = "{TASKS[name][0]}ns"\n{TASKS[name][1]}')
     return f
 
 
@@ -51,7 +52,7 @@ def run(worker: str, f: Path, name: str, seconds: float, d: Path) -> list[float]
         p.send_signal(signal.SIGTERM)
         p.wait(timeout=30)
     with log.open() as fh:
-        return sorted(int(r["exec_ns"]) / PET_NS[name] for r in csv.DictReader(fh))
+        return sorted(int(r["exec_ns"]) / TASKS[name][0] for r in csv.DictReader(fh))
 
 
 def main() -> None:

@@ -7,7 +7,8 @@ RUST_LOG is `cargo test`'s (non-quiet) output: every test binary's
 "test result:" line counts, and a test skipped at run time (a missing
 capability, crates/criticore-rt/tests) shows as "test NAME ... ignored, REASON".
 PYTEST_JUNIT_XML is pytest's --junitxml report (one per pytest run, counted
-together): each <skipped> carries its reason. Exit 1 when the logs are missing, so a summary is never made up.
+together): each <skipped> carries its reason. Exit 1 when the logs are
+missing, so a summary is never made up.
 """
 
 from __future__ import annotations

@@ -483,12 +483,7 @@ impl Walker {
     #[inline(always)]
     pub fn iteration(&mut self, write_nb: u32, read_nb: u32, delay_nb: u64) {
         let sink = self.lines(write_nb, read_nb);
-        // Fig. 4 delay_loop: two adds per iteration.
-        let (mut a, mut b) = (sink, sink);
-        for _ in 0..delay_nb {
-            a = std::hint::black_box(a.wrapping_add(1));
-            b = std::hint::black_box(b.wrapping_add(1));
-        }
+        let (a, b) = crate::workload::spin::rounds(delay_nb, sink, sink);
         self.sink = std::hint::black_box(a ^ b ^ sink);
     }
 

@@ -54,18 +54,26 @@ impl RunningTime {
 pub fn spin_ns(ns: u64, seed: u64) -> u64 {
     let (mut a, mut b) = (seed, seed);
     if ns == 0 {
-        return a ^ b;
+        return 0;
     }
     let mut clock = RunningTime::from(now_ns());
     loop {
-        for _ in 0..ROUNDS_PER_READ {
-            a = std::hint::black_box(a.wrapping_add(1));
-            b = std::hint::black_box(b.wrapping_add(1));
-        }
+        (a, b) = rounds(ROUNDS_PER_READ as u64, a, b);
         if clock.read(now_ns()) >= ns {
             return a ^ b;
         }
     }
+}
+
+/// Fig. 4's delay_loop: `n` rounds of two adds, each kept by `black_box`.
+/// `criticore load --delay N` spins by this count; [`spin_ns`] by time.
+#[inline(always)]
+pub fn rounds(n: u64, mut a: u64, mut b: u64) -> (u64, u64) {
+    for _ in 0..n {
+        a = std::hint::black_box(a.wrapping_add(1));
+        b = std::hint::black_box(b.wrapping_add(1));
+    }
+    (a, b)
 }
 
 #[cfg(test)]
